@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * arm64: user-space counter reads with mrs.  The kernel (5.17 and later)
+ * allows them when the sysctl kernel.perf_user_access is 1 and the event
+ * asks for it with bit 1 of config1; the page's index is then the counter
+ * number plus one, and index 32 is the cycle counter.
+ */
+#ifndef LOPE_ARCH_H
+#define LOPE_ARCH_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#define LOPE_ARCH_NAME "aarch64"
+
+#define lope_arch_rmb() __asm__ __volatile__("dmb ishld" ::: "memory")
+
+#define LOPE_ARM64_CYCLE_COUNTER 31
+
+#define LOPE_MRS_EVCNTR(n)                                                   \
+	case n:                                                              \
+		__asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
+		break
+
+static inline uint64_t lope_arch_rdpmc(uint32_t counter)
+{
+	uint64_t v = 0;
+
+	switch (counter) {
+		LOPE_MRS_EVCNTR(0);
+		LOPE_MRS_EVCNTR(1);
+		LOPE_MRS_EVCNTR(2);
+		LOPE_MRS_EVCNTR(3);
+		LOPE_MRS_EVCNTR(4);
+		LOPE_MRS_EVCNTR(5);
+		LOPE_MRS_EVCNTR(6);
+		LOPE_MRS_EVCNTR(7);
+		LOPE_MRS_EVCNTR(8);
+		LOPE_MRS_EVCNTR(9);
+		LOPE_MRS_EVCNTR(10);
+		LOPE_MRS_EVCNTR(11);
+		LOPE_MRS_EVCNTR(12);
+		LOPE_MRS_EVCNTR(13);
+		LOPE_MRS_EVCNTR(14);
+		LOPE_MRS_EVCNTR(15);
+		LOPE_MRS_EVCNTR(16);
+		LOPE_MRS_EVCNTR(17);
+		LOPE_MRS_EVCNTR(18);
+		LOPE_MRS_EVCNTR(19);
+		LOPE_MRS_EVCNTR(20);
+		LOPE_MRS_EVCNTR(21);
+		LOPE_MRS_EVCNTR(22);
+		LOPE_MRS_EVCNTR(23);
+		LOPE_MRS_EVCNTR(24);
+		LOPE_MRS_EVCNTR(25);
+		LOPE_MRS_EVCNTR(26);
+		LOPE_MRS_EVCNTR(27);
+		LOPE_MRS_EVCNTR(28);
+		LOPE_MRS_EVCNTR(29);
+		LOPE_MRS_EVCNTR(30);
+	case LOPE_ARM64_CYCLE_COUNTER:
+		__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
+		break;
+	}
+	return v;
+}
+
+static inline uint64_t lope_arch_cycles(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+/* config1 bit 1 asks the arm_pmuv3 driver for user access ("rdpmc"). */
+static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
+{
+	attr->config1 |= 1ull << 1;
+}
+
+#define LOPE_ARCH_RDPMC_SWITCH "/proc/sys/kernel/perf_user_access"
+#define LOPE_ARCH_RDPMC_SWITCH_ALT LOPE_ARCH_RDPMC_SWITCH
+
+#endif /* LOPE_ARCH_H */

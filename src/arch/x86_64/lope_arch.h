@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* x86-64: rdpmc and rdtsc for the engine's user-space read. */
+#ifndef LOPE_ARCH_H
+#define LOPE_ARCH_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#define LOPE_ARCH_NAME "x86_64"
+
+/* x86 loads are not reordered with other loads: a compiler barrier will do. */
+#define lope_arch_rmb() __asm__ __volatile__("" ::: "memory")
+
+static inline uint64_t lope_arch_rdpmc(uint32_t counter)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t lope_arch_cycles(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* x86 needs no attribute bit to allow user-space reads. */
+static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
+{
+	(void)attr;
+}
+
+/*
+ * The sysfs switch for user-space reads: /sys/.../cpu/rdpmc is 0 (never),
+ * 1 (only while the task has an event mapped, the default) or 2 (always).
+ */
+#define LOPE_ARCH_RDPMC_SWITCH "/sys/bus/event_source/devices/cpu/rdpmc"
+#define LOPE_ARCH_RDPMC_SWITCH_ALT "/sys/bus/event_source/devices/cpu_core/rdpmc"
+
+#endif /* LOPE_ARCH_H */

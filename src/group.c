@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An event group: open, map, enable/disable, read with rdpmc or read(2),
+ * and per-event bases that make reset, write and restart free of system
+ * calls.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "group.h"
+#include "mmap_read.h"
+#include "sys.h"
+
+static uint64_t hw_pmc(void *arg, uint32_t counter)
+{
+	(void)arg;
+	return lope_arch_rdpmc(counter);
+}
+
+static uint64_t hw_cycles(void *arg)
+{
+	(void)arg;
+	return lope_arch_cycles();
+}
+
+static const struct lope_reader hw_reader = {
+	.pmc = hw_pmc,
+	.cycles = hw_cycles,
+};
+
+int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
+		    unsigned int flags)
+{
+	struct lope_group *g;
+
+	if (!out || cpu < -1 || (pid == -1 && cpu == -1))
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->pid = pid;
+	g->cpu = cpu;
+	g->flags = flags;
+	g->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	*out = g;
+	return 0;
+}
+
+void lope_group__delete(struct lope_group *g)
+{
+	if (!g)
+		return;
+	lope_group__close(g);
+	free(g->ev);
+	free(g->cur);
+	free(g->buf);
+	free(g);
+}
+
+/* Grow the event array and the read buffers to hold @nr events. */
+static int reserve(struct lope_group *g, int nr)
+{
+	struct lope_event *ev;
+	struct lope_counts *cur;
+	uint64_t *buf;
+	int cap = g->cap ? g->cap : 4;
+
+	if (nr <= g->cap)
+		return 0;
+	while (cap < nr)
+		cap *= 2;
+	ev = realloc(g->ev, (size_t)cap * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	g->ev = ev;
+	cur = realloc(g->cur, (size_t)cap * sizeof(*cur));
+	if (!cur)
+		return -ENOMEM;
+	g->cur = cur;
+	buf = realloc(g->buf, (size_t)(3 + cap) * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	g->buf = buf;
+	g->cap = cap;
+	return 0;
+}
+
+int lope_group__add(struct lope_group *g, const struct perf_event_attr *attr)
+{
+	struct lope_event *e;
+	int err;
+
+	if (!g || !attr)
+		return -EINVAL;
+	if (g->opened)
+		return -EBUSY;
+	err = reserve(g, g->nr + 1);
+	if (err)
+		return err;
+	e = &g->ev[g->nr];
+	memset(e, 0, sizeof(*e));
+	memcpy(&e->attr, attr, sizeof(e->attr));
+	e->attr.size = sizeof(e->attr);
+	e->fd = -1;
+	return g->nr++;
+}
+
+int lope_group__nr(const struct lope_group *g)
+{
+	return g ? g->nr : -EINVAL;
+}
+
+struct perf_event_attr *lope_group__attr(struct lope_group *g, int idx)
+{
+	if (!g || idx < 0 || idx >= g->nr)
+		return NULL;
+	return &g->ev[idx].attr;
+}
+
+int lope_group__fd(const struct lope_group *g, int idx)
+{
+	if (!g || idx < 0 || idx >= g->nr)
+		return -EINVAL;
+	return g->ev[idx].fd;
+}
+
+/*
+ * Kernel groups: one for the whole set, or one per event when separate
+ * (multiplexing).  PERF_FORMAT_GROUP is not combined with inherit, which
+ * older kernels refuse, so inherited sets read each event on its own.
+ */
+static bool one_kernel_group(const struct lope_group *g)
+{
+	return !(g->flags & LOPE_SEPARATE);
+}
+
+static bool group_read(const struct lope_group *g)
+{
+	return one_kernel_group(g) && !(g->flags & LOPE_INHERIT) && g->nr > 0;
+}
+
+static bool is_leader(const struct lope_group *g, int i)
+{
+	return i == 0 || !one_kernel_group(g);
+}
+
+/* Software-only PMU types whose counters are never user-readable. */
+static bool never_user_readable(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_SOFTWARE ||
+	       attr->type == PERF_TYPE_TRACEPOINT ||
+	       attr->type == PERF_TYPE_BREAKPOINT;
+}
+
+/* Events on the calling thread alone can be read in user space. */
+static bool self_monitoring(const struct lope_group *g)
+{
+	return (g->pid == 0 || g->pid == lope_gettid()) && g->cpu == -1 &&
+	       !(g->flags & LOPE_INHERIT);
+}
+
+static void prepare_attr(const struct lope_group *g, int i,
+			 struct perf_event_attr *attr)
+{
+	attr->size = sizeof(*attr);
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (group_read(g))
+		attr->read_format |= PERF_FORMAT_GROUP;
+	attr->disabled = is_leader(g, i);
+	attr->inherit = !!(g->flags & LOPE_INHERIT);
+	if (self_monitoring(g) && !never_user_readable(attr))
+		lope_arch_prepare_attr(attr);
+}
+
+/*
+ * Map the event's page and touch it now, so the first read after start
+ * takes no page fault.  Failure (e.g. perf_event_mlock_kb exhausted) only
+ * means this event is read with read(2).
+ */
+static void map_page(struct lope_group *g, struct lope_event *e)
+{
+	void *p = lope_sys->mmap(g->page_size, PROT_READ,
+				 MAP_SHARED | MAP_POPULATE, e->fd);
+
+	if (p == MAP_FAILED)
+		return;
+	e->page = p;
+	(void)*(volatile uint32_t *)&e->page->lock;
+	g->nr_mapped++;
+}
+
+int lope_group__open(struct lope_group *g)
+{
+	bool self;
+	int i, err;
+
+	if (!g)
+		return -EINVAL;
+	if (g->opened)
+		return -EBUSY;
+	if (g->nr == 0)
+		return -ENOENT;
+	self = self_monitoring(g);
+	g->user_read = self && !(g->flags & LOPE_NO_RDPMC);
+	for (i = 0; i < g->nr; i++) {
+		struct lope_event *e = &g->ev[i];
+		int leader = is_leader(g, i) ? -1 : g->ev[0].fd;
+
+		prepare_attr(g, i, &e->attr);
+		e->fd = lope_sys->perf_event_open(&e->attr, g->pid, g->cpu,
+						  leader, PERF_FLAG_FD_CLOEXEC);
+		if (e->fd < 0) {
+			err = errno ? -errno : -EINVAL;
+			e->fd = -1;
+			g->opened = true;
+			lope_group__close(g);
+			return err;
+		}
+		memset(&e->base, 0, sizeof(e->base));
+		e->wr = 0;
+		if (never_user_readable(&e->attr))
+			g->user_read = false;
+		if (self)
+			map_page(g, e);
+	}
+	if (g->nr_mapped != g->nr)
+		g->user_read = false;
+	g->owner = self ? lope_gettid() : 0;
+	g->opened = true;
+	g->last = LOPE_PATH_NONE;
+	return 0;
+}
+
+void lope_group__close(struct lope_group *g)
+{
+	int i;
+
+	if (!g || !g->opened)
+		return;
+	/* Members before the leader, so the leader goes last. */
+	for (i = g->nr - 1; i >= 0; i--) {
+		struct lope_event *e = &g->ev[i];
+
+		/* munmap of our own page and close cannot fail in a way
+		 * the caller could act on: the resource is gone either way. */
+		if (e->page)
+			(void)lope_sys->munmap(e->page, g->page_size);
+		if (e->fd >= 0)
+			(void)lope_sys->close(e->fd);
+		e->page = NULL;
+		e->fd = -1;
+	}
+	g->nr_mapped = 0;
+	g->user_read = false;
+	g->opened = false;
+}
+
+static ssize_t read_retry(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = lope_sys->read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* One read(2) of the leader with PERF_FORMAT_GROUP: nr, ena, run, values. */
+static int read_grouped(struct lope_group *g, struct lope_counts *c)
+{
+	size_t len = (size_t)(3 + g->nr) * sizeof(uint64_t);
+	ssize_t n = read_retry(g->ev[0].fd, g->buf, len);
+	int i;
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n != len || g->buf[0] != (uint64_t)g->nr)
+		return -EIO;
+	for (i = 0; i < g->nr; i++) {
+		c[i].val = g->buf[3 + i];
+		c[i].ena = g->buf[1];
+		c[i].run = g->buf[2];
+	}
+	return 0;
+}
+
+/* One read(2) per event: value, ena, run. */
+static int read_each(struct lope_group *g, struct lope_counts *c)
+{
+	size_t len = 3 * sizeof(uint64_t);
+	int i;
+
+	for (i = 0; i < g->nr; i++) {
+		ssize_t n = read_retry(g->ev[i].fd, g->buf, len);
+
+		if (n < 0)
+			return (int)n;
+		if ((size_t)n != len)
+			return -EIO;
+		c[i].val = g->buf[0];
+		c[i].ena = g->buf[1];
+		c[i].run = g->buf[2];
+	}
+	return 0;
+}
+
+/* rdpmc for every event, or nothing: a set is one consistent snapshot. */
+static int read_user(struct lope_group *g, struct lope_counts *c)
+{
+	int i;
+
+	if (!g->user_read || lope_gettid() != g->owner)
+		return -EOPNOTSUPP;
+	for (i = 0; i < g->nr; i++)
+		if (lope_mmap__read(g->ev[i].page, &hw_reader, &c[i], NULL))
+			return -EOPNOTSUPP;
+	return 0;
+}
+
+int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
+{
+	int err;
+
+	if (!g || !c)
+		return -EINVAL;
+	if (!g->opened)
+		return -EBADF;
+	if (read_user(g, c) == 0) {
+		g->last = LOPE_PATH_RDPMC;
+		return 0;
+	}
+	err = group_read(g) ? read_grouped(g, c) : read_each(g, c);
+	if (err)
+		return err;
+	g->last = LOPE_PATH_READ;
+	return 0;
+}
+
+uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run)
+{
+	unsigned __int128 q;
+
+	if (run == 0 || ena == run)
+		return val;
+	q = (unsigned __int128)val * ena / run;
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+/* The value of one event relative to its base, scaled over that interval. */
+static int64_t relative(const struct lope_event *e, const struct lope_counts *c)
+{
+	uint64_t d = c->val - e->base.val;
+	uint64_t ena = c->ena - e->base.ena;
+	uint64_t run = c->run - e->base.run;
+
+	if ((int64_t)d < 0) /* never report a negative count */
+		d = 0;
+	return (int64_t)lope_scale(d, ena, run) + e->wr;
+}
+
+int lope_group__read(struct lope_group *g, int64_t *values)
+{
+	int i, err;
+
+	if (!values)
+		return -EINVAL;
+	err = lope_group__read_raw(g, g ? g->cur : NULL);
+	if (err)
+		return err;
+	for (i = 0; i < g->nr; i++)
+		values[i] = relative(&g->ev[i], &g->cur[i]);
+	return 0;
+}
+
+/* Take the current raw counts as every event's base, with @wr on top. */
+static int rebase(struct lope_group *g, const int64_t *wr)
+{
+	int i, err = lope_group__read_raw(g, g ? g->cur : NULL);
+
+	if (err)
+		return err;
+	for (i = 0; i < g->nr; i++) {
+		g->ev[i].base = g->cur[i];
+		g->ev[i].wr = wr ? wr[i] : 0;
+	}
+	return 0;
+}
+
+int lope_group__reset(struct lope_group *g)
+{
+	return rebase(g, NULL);
+}
+
+int lope_group__write(struct lope_group *g, const int64_t *values)
+{
+	if (!values)
+		return -EINVAL;
+	return rebase(g, values);
+}
+
+static int ioctl_leaders(struct lope_group *g, unsigned long request)
+{
+	int i;
+
+	if (!g)
+		return -EINVAL;
+	if (!g->opened)
+		return -EBADF;
+	for (i = 0; i < g->nr; i++) {
+		if (!is_leader(g, i))
+			continue;
+		if (lope_sys->ioctl(g->ev[i].fd, request,
+				    PERF_IOC_FLAG_GROUP) < 0)
+			return errno ? -errno : -EIO;
+	}
+	return 0;
+}
+
+int lope_group__enable(struct lope_group *g)
+{
+	return ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
+}
+
+int lope_group__disable(struct lope_group *g, int64_t *values)
+{
+	int i, err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+
+	if (err)
+		return err;
+	err = lope_group__read_raw(g, g->cur);
+	if (err)
+		return err;
+	for (i = 0; i < g->nr; i++) {
+		if (values)
+			values[i] = relative(&g->ev[i], &g->cur[i]);
+		g->ev[i].base = g->cur[i];
+		g->ev[i].wr = 0;
+	}
+	return 0;
+}
+
+enum lope_path lope_group__last_path(const struct lope_group *g)
+{
+	return g ? g->last : LOPE_PATH_NONE;
+}
+
+int lope_group__nr_mapped(const struct lope_group *g)
+{
+	return g ? g->nr_mapped : -EINVAL;
+}

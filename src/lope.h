@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lope: a small, PAPI-independent perf_event counting engine.
+ *
+ * A struct lope_group is one PAPI-style event set: a list of perf_event
+ * attributes opened as one kernel group (or as one group per event when
+ * multiplexing), the self-monitoring page of each event mapped and
+ * pre-faulted, and per-event base values so that reset, accumulate and
+ * restart need no system call where the counters are readable from user
+ * space.
+ *
+ * Lifetime rules:
+ *  - a group is used by one thread at a time; the library takes no locks;
+ *  - user-space reads (rdpmc) are only attempted for events opened on the
+ *    calling thread itself (pid 0, any cpu -1, no inherit) and only from the
+ *    thread that opened them; every other read goes through read(2);
+ *  - every function returns 0 (or a non-negative count) on success and a
+ *    negative errno value on failure; the library never prints.
+ */
+#ifndef LOPE_H
+#define LOPE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct perf_event_attr;
+
+#ifndef LOPE_API
+#define LOPE_API __attribute__((visibility("default")))
+#endif
+
+struct lope_group;
+
+/* One event's raw value with its total enabled and running times. */
+struct lope_counts {
+	uint64_t val;
+	uint64_t ena;
+	uint64_t run;
+};
+
+/* Flags for lope_group__new(). */
+enum lope_flags {
+	LOPE_INHERIT = 1u << 0,   /* counters follow children created later  */
+	LOPE_SEPARATE = 1u << 1,  /* one kernel group per event (multiplex)  */
+	LOPE_NO_RDPMC = 1u << 2,  /* never read in user space: read(2) only  */
+};
+
+/* How the last lope_group__read() got its values. */
+enum lope_path {
+	LOPE_PATH_NONE = 0,
+	LOPE_PATH_RDPMC = 1,
+	LOPE_PATH_READ = 2,
+};
+
+/*
+ * Create an empty group measuring @pid (0: the calling thread) on @cpu
+ * (-1: any cpu).  Nothing is opened until lope_group__open().
+ */
+LOPE_API int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
+			     unsigned int flags);
+/* Close everything the group opened and free it.  NULL is accepted. */
+LOPE_API void lope_group__delete(struct lope_group *g);
+
+/*
+ * Append a copy of @attr; returns the event's index.  The engine owns the
+ * read_format, disabled and inherit bits; the caller owns everything else.
+ * The group must not be open.
+ */
+LOPE_API int lope_group__add(struct lope_group *g,
+			     const struct perf_event_attr *attr);
+LOPE_API int lope_group__nr(const struct lope_group *g);
+/* The attribute as it will be (or was) given to the kernel. */
+LOPE_API struct perf_event_attr *lope_group__attr(struct lope_group *g,
+						  int idx);
+
+/*
+ * Open every event disabled, map and pre-fault each event's
+ * self-monitoring page where user-space reads are possible, and zero the
+ * bases.  On failure nothing stays open.  A failed mmap is not an error:
+ * that event is read with read(2).
+ */
+LOPE_API int lope_group__open(struct lope_group *g);
+/* Close descriptors and unmap pages; the attribute list is kept. */
+LOPE_API void lope_group__close(struct lope_group *g);
+LOPE_API int lope_group__fd(const struct lope_group *g, int idx);
+
+/* Start counting: one ioctl per kernel group (one for a normal set). */
+LOPE_API int lope_group__enable(struct lope_group *g);
+/*
+ * Stop counting and read the stopped values, which become the bases the
+ * next lope_group__enable() counts from (a disabled counter does not move).
+ * @values may be NULL; otherwise it receives what lope_group__read() would
+ * have returned just before the stop.
+ */
+LOPE_API int lope_group__disable(struct lope_group *g, int64_t *values);
+
+/*
+ * Values since the last reset/start (plus what lope_group__write() set),
+ * scaled exactly by enabled/running time when the kernel multiplexed them.
+ */
+LOPE_API int lope_group__read(struct lope_group *g, int64_t *values);
+/* Zero the values: takes the current raw counts as bases, no ioctl. */
+LOPE_API int lope_group__reset(struct lope_group *g);
+/* Make the values read back as @values from now on. */
+LOPE_API int lope_group__write(struct lope_group *g, const int64_t *values);
+/* Raw, unscaled kernel values (not relative to any base). */
+LOPE_API int lope_group__read_raw(struct lope_group *g,
+				  struct lope_counts *counts);
+
+/* Which path the last read took, and how many events user space reads. */
+LOPE_API enum lope_path lope_group__last_path(const struct lope_group *g);
+LOPE_API int lope_group__nr_mapped(const struct lope_group *g);
+
+/*
+ * Can this machine read counters in user space?  Opens a throw-away
+ * hardware instructions event on the calling thread and inspects its page.
+ * Returns 1 (yes) or 0 (no) and, when no, a short reason in @why.
+ */
+LOPE_API int lope_rdpmc_usable(char *why, size_t len);
+
+/* Scale @val by @ena/@run exactly (128-bit intermediate, never negative). */
+LOPE_API uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run);
+
+#endif /* LOPE_H */

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The user-space read of one counter from its perf_event self-monitoring
+ * page.  Private to the engine and its tests.
+ *
+ * lope_mmap__read() is a pure function of the page and a counter reader, so
+ * the unit tests can drive it with simulated pages and fake counters while
+ * the engine passes the real rdpmc/rdtsc (which the compiler inlines).
+ */
+#ifndef LOPE_MMAP_READ_H
+#define LOPE_MMAP_READ_H
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#include "lope.h"
+#include "lope_arch.h"
+
+struct lope_reader {
+	/* raw value of hardware counter @counter (the page's index - 1) */
+	uint64_t (*pmc)(void *arg, uint32_t counter);
+	/* the clock the page's time_* fields convert (TSC on x86) */
+	uint64_t (*cycles)(void *arg);
+	void *arg;
+};
+
+/* Sign-extend the low @width bits of @pmc; the kernel keeps the rest in offset. */
+static inline int64_t lope_sign_extend(uint64_t pmc, unsigned int width)
+{
+	unsigned int shift = 64 - width;
+
+	return (int64_t)(pmc << shift) >> shift;
+}
+
+/* Nanoseconds elapsed since the page's last update, from the clock value. */
+static inline uint64_t
+lope_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
+		      uint64_t cyc)
+{
+	uint16_t shift = pc->time_shift;
+	uint32_t mult = pc->time_mult;
+	uint64_t quot, rem;
+
+	if (pc->cap_user_time_short)
+		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
+	quot = cyc >> shift;
+	rem = cyc & (((uint64_t)1 << shift) - 1);
+	return pc->time_offset + quot * mult + ((rem * mult) >> shift);
+}
+
+/*
+ * Read one counter through its page.  Returns 0 with @out filled, or
+ * -EOPNOTSUPP when the page says the counter cannot be read in user space
+ * right now (cap_user_rdpmc clear, index 0, a bad width, or multiplexed
+ * without cap_user_time): the caller must then use read(2).  rdpmc is
+ * executed only after those checks pass.  @retries, if not NULL, is
+ * incremented once per seqlock retry.
+ */
+static inline __attribute__((always_inline)) int
+lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
+		const struct lope_reader *rd, struct lope_counts *out,
+		unsigned long *retries)
+{
+	uint32_t seq, idx;
+	uint64_t ena, run, delta;
+	int64_t count;
+	unsigned int width;
+
+	for (;;) {
+		seq = pc->lock;
+		lope_arch_rmb();
+		if (seq & 1)
+			goto retry;
+		ena = pc->time_enabled;
+		run = pc->time_running;
+		idx = pc->index;
+		width = pc->pmc_width;
+		if (!pc->cap_user_rdpmc || idx == 0 || width == 0 || width > 64)
+			return -EOPNOTSUPP;
+		if (ena != run) {
+			if (!pc->cap_user_time)
+				return -EOPNOTSUPP;
+			delta = lope_mmap__time_delta(pc, rd->cycles(rd->arg));
+			ena += delta;
+			run += delta;
+		}
+		count = pc->offset;
+		count += lope_sign_extend(rd->pmc(rd->arg, idx - 1), width);
+		lope_arch_rmb();
+		if (pc->lock == seq)
+			break;
+retry:
+		if (retries)
+			(*retries)++;
+	}
+	out->val = (uint64_t)count;
+	out->ena = ena;
+	out->run = run;
+	return 0;
+}
+
+#endif /* LOPE_MMAP_READ_H */

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
+			       int cpu, int group_fd, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
+			    flags);
+}
+
+static int sys_ioctl(int fd, unsigned long request, unsigned long arg)
+{
+	return ioctl(fd, request, arg);
+}
+
+static void *sys_mmap(size_t len, int prot, int flags, int fd)
+{
+	return mmap(NULL, len, prot, flags, fd, 0);
+}
+
+const struct lope_sys lope_sys_kernel = {
+	.perf_event_open = sys_perf_event_open,
+	.ioctl = sys_ioctl,
+	.read = read,
+	.mmap = sys_mmap,
+	.munmap = munmap,
+	.close = close,
+};
+
+const struct lope_sys *lope_sys = &lope_sys_kernel;
+
+const struct lope_sys *lope_sys__set(const struct lope_sys *ops)
+{
+	const struct lope_sys *old = lope_sys;
+
+	lope_sys = ops ? ops : &lope_sys_kernel;
+	return old;
+}
+
+/*
+ * A forked child inherits the parent's thread-local cache but not its
+ * perf mappings (the kernel maps them VM_DONTCOPY), so the cache must be
+ * forgotten in the child or it would take the parent's events for its own.
+ */
+static __thread pid_t cached_tid;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static int atfork_registered;
+
+static void forget_tid(void)
+{
+	cached_tid = 0;
+}
+
+static void register_atfork(void)
+{
+	atfork_registered = pthread_atfork(NULL, NULL, forget_tid) == 0;
+}
+
+pid_t lope_gettid(void)
+{
+	if (cached_tid != 0)
+		return cached_tid;
+	if (pthread_once(&atfork_once, register_atfork) != 0 ||
+	    !atfork_registered)
+		return (pid_t)syscall(SYS_gettid); /* uncached, still right */
+	cached_tid = (pid_t)syscall(SYS_gettid);
+	return cached_tid;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Every system call the engine makes goes through lope_sys, so tests can
+ * replace it to inject faults (EMFILE, EACCES, ENOENT, EINTR, mmap
+ * failure ...).  Private to the engine and its tests.
+ */
+#ifndef LOPE_SYS_H
+#define LOPE_SYS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct perf_event_attr;
+
+struct lope_sys {
+	int (*perf_event_open)(struct perf_event_attr *attr, pid_t pid, int cpu,
+			       int group_fd, unsigned long flags);
+	int (*ioctl)(int fd, unsigned long request, unsigned long arg);
+	ssize_t (*read)(int fd, void *buf, size_t len);
+	void *(*mmap)(size_t len, int prot, int flags, int fd);
+	int (*munmap)(void *addr, size_t len);
+	int (*close)(int fd);
+};
+
+/* The table in use; the default calls the kernel. */
+extern const struct lope_sys *lope_sys;
+extern const struct lope_sys lope_sys_kernel;
+
+/* Install @ops (NULL restores the kernel table); returns the previous one. */
+const struct lope_sys *lope_sys__set(const struct lope_sys *ops);
+
+/* The calling thread's id, cached per thread and refreshed after fork. */
+pid_t lope_gettid(void);
+
+#endif /* LOPE_SYS_H */
