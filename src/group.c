@@ -4,7 +4,9 @@
  * and per-event bases that make reset, write and restart free of system
  * calls.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>

@@ -25,7 +25,10 @@
 
 struct perf_event_attr;
 
-#ifndef LOPE_API
+/* Inside libpapi the engine is private: built with -DLOPE_HIDDEN. */
+#ifdef LOPE_HIDDEN
+#define LOPE_API __attribute__((visibility("hidden")))
+#else
 #define LOPE_API __attribute__((visibility("default")))
 #endif
 

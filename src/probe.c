@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Does user-space counter reading really work on this machine, and if not, why. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>

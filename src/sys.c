@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sys/ioctl.h>

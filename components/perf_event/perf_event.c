@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PAPI's perf_event CPU component on the lope engine.
+ *
+ * Thin glue: PAPI's control state becomes one lope_group, PAPI's options
+ * become group flags, and native event names go through PAPI's own libpfm4
+ * naming layer (pe_libpfm4_events.c, kept from the PAPI tree) so names and
+ * codes are identical to stock PAPI.  Reads use rdpmc where the kernel
+ * allows it, read(2) otherwise; reset, accum and restart use base values
+ * in the engine instead of PERF_EVENT_IOC_RESET.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "papi.h"
+#include "papi_internal.h"
+#include "papi_vector.h"
+#include "extras.h"
+
+#include "papi_libpfm4_events.h"
+#include "pe_libpfm4_events.h"
+#include "linux-common.h"
+
+#include "lope/lope.h"
+
+/* PAPI hands us one long long per event; the engine writes int64_t. */
+_Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
+
+/* Software events have no counter limit; this bounds one event set. */
+#define PE_MAX_EVENTS 384
+
+/* Forces the read(2) path, for comparisons with the rdpmc path. */
+#define PE_ENV_NO_RDPMC "LOPE_NO_RDPMC"
+
+/* Domain bits an event's own :u= / :k= modifiers fix, whatever the set says. */
+enum { PE_FIXED_USER = 1, PE_FIXED_KERNEL = 2 };
+
+typedef struct {
+	int initialized;
+} pe_context_t;
+
+typedef struct {
+	struct lope_group *grp; /* NULL until events are added */
+	int nr;
+	int domain;
+	int granularity;
+	int cpu;       /* -1: any; set by PAPI_CPU_ATTACH or PAPI_GRN_SYS */
+	int event_cpu; /* -1, or the cpu an event's :cpu= modifier pins */
+	pid_t tid;    /* 0: the calling thread */
+	int attached;
+	int inherit;
+	int multiplexed;
+	unsigned char fixed[PE_MAX_EVENTS];
+	int64_t counts[PE_MAX_EVENTS];
+} pe_control_t;
+
+papi_vector_t _perf_event_vector;
+static struct native_event_table_t perf_native_event_table;
+static int our_cidx;
+static unsigned int engine_flags; /* LOPE_NO_RDPMC when forced or useless */
+
+static int errno_to_papi(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0:
+		return PAPI_OK;
+	case EPERM:
+	case EACCES:
+		return PAPI_EPERM;
+	case ENODEV:
+	case EOPNOTSUPP:
+		return PAPI_ENOSUPP;
+	case ENOENT:
+		return PAPI_ENOEVNT;
+	case ENOMEM:
+		return PAPI_ENOMEM;
+	case EMFILE:
+	case ENFILE:
+		return PAPI_ECOUNT;
+	case EINVAL:
+		return PAPI_EINVAL;
+	case EBUSY:
+		return PAPI_ECNFLCT;
+	default:
+		return PAPI_ESYS;
+	}
+}
+
+static unsigned int group_flags(const pe_control_t *c)
+{
+	return engine_flags | (c->inherit ? LOPE_INHERIT : 0) |
+	       (c->multiplexed ? LOPE_SEPARATE : 0);
+}
+
+/* The set's domain on one event, except what its own modifiers fixed. */
+static void apply_domain(struct perf_event_attr *attr, unsigned char fixed,
+			 int domain)
+{
+	if (!(fixed & PE_FIXED_USER))
+		attr->exclude_user = !(domain & PAPI_DOM_USER);
+	if (!(fixed & PE_FIXED_KERNEL))
+		attr->exclude_kernel = !(domain & PAPI_DOM_KERNEL);
+}
+
+/*
+ * Build and open a group for @c's current options from @attrs (one per
+ * event), and swap it in only if the kernel accepted it: a rejected option
+ * or event leaves the previous, working group in place.
+ */
+static int reopen(pe_control_t *c, struct lope_group *src)
+{
+	struct lope_group *g;
+	pid_t pid = c->attached ? c->tid : 0;
+	int cpu = c->event_cpu >= 0 ? c->event_cpu : c->cpu, i, err;
+
+	if (c->granularity == PAPI_GRN_SYS) {
+		pid = -1;
+		if (cpu < 0)
+			return PAPI_EINVAL;
+	}
+	err = lope_group__new(&g, pid, cpu, group_flags(c));
+	if (err)
+		return errno_to_papi(err);
+	for (i = 0; i < c->nr; i++) {
+		err = lope_group__add(g, lope_group__attr(src, i));
+		if (err < 0)
+			goto fail;
+		apply_domain(lope_group__attr(g, i), c->fixed[i], c->domain);
+	}
+	err = c->nr ? lope_group__open(g) : 0;
+	if (err)
+		goto fail;
+	if (src != c->grp)
+		lope_group__delete(src);
+	lope_group__delete(c->grp);
+	c->grp = g;
+	return PAPI_OK;
+fail:
+	lope_group__delete(g);
+	return errno_to_papi(err);
+}
+
+/* Reopen with the options as they are now; revert @field to @old on failure. */
+static int set_option(pe_control_t *c, int *field, int value)
+{
+	int old = *field, ret;
+
+	*field = value;
+	if (!c->grp || c->nr == 0)
+		return PAPI_OK; /* checked when events are added */
+	ret = reopen(c, c->grp);
+	if (ret != PAPI_OK)
+		*field = old;
+	return ret;
+}
+
+/* The native event behind a PAPI event code, from PAPI's libpfm4 table. */
+static struct native_event_t *find_native(int papi_code)
+{
+	struct native_event_table_t *t = &perf_native_event_table;
+	int idx = _papi_hwi_get_ntv_idx((unsigned int)papi_code), j;
+
+	if (idx >= 0 && idx < t->num_native_events)
+		return &t->native_events[idx];
+	if (idx < -1)
+		return NULL;
+	for (j = 0; j < t->num_native_events; j++)
+		if (t->native_events[j].papi_event_code == papi_code)
+			return &t->native_events[j];
+	return NULL;
+}
+
+static unsigned char fixed_domains(const struct native_event_t *ntv)
+{
+	const char *name = ntv->allocated_name;
+	unsigned char f = 0;
+
+	if (name && strstr(name, ":u="))
+		f |= PE_FIXED_USER;
+	if (name && strstr(name, ":k="))
+		f |= PE_FIXED_KERNEL;
+	return f;
+}
+
+static int pe_update_control_state(hwd_control_state_t *ctl,
+				   NativeInfo_t *native, int count,
+				   hwd_context_t *ctx)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+	struct lope_group *src;
+	int i, err, ret;
+
+	(void)ctx;
+	lope_group__delete(c->grp);
+	c->grp = NULL;
+	c->nr = 0;
+	c->event_cpu = -1;
+	if (count == 0)
+		return PAPI_OK;
+	if (count > PE_MAX_EVENTS)
+		return PAPI_ECOUNT;
+	err = lope_group__new(&src, 0, -1, 0);
+	if (err)
+		return errno_to_papi(err);
+	for (i = 0; i < count; i++) {
+		struct native_event_t *ntv = find_native(native[i].ni_papi_code);
+
+		if (!ntv) {
+			lope_group__delete(src);
+			return PAPI_ENOEVNT;
+		}
+		/* An event's own :cpu= modifier pins the whole set. */
+		if (ntv->cpu >= 0) {
+			if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu) {
+				lope_group__delete(src);
+				return PAPI_ECNFLCT;
+			}
+			c->event_cpu = ntv->cpu;
+		}
+		err = lope_group__add(src, &ntv->attr);
+		if (err < 0) {
+			lope_group__delete(src);
+			return errno_to_papi(err);
+		}
+		c->fixed[i] = fixed_domains(ntv);
+		native[i].ni_position = i;
+	}
+	c->nr = count;
+	ret = reopen(c, src);
+	if (ret != PAPI_OK) {
+		lope_group__delete(src);
+		c->nr = 0;
+	}
+	return ret;
+}
+
+static int pe_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+
+	(void)ctx;
+	return errno_to_papi(lope_group__enable(c->grp));
+}
+
+static int pe_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+
+	(void)ctx;
+	return errno_to_papi(lope_group__disable(c->grp, NULL));
+}
+
+static int pe_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
+		   long long **events, int flags)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+	int err = lope_group__read(c->grp, c->counts);
+
+	(void)ctx;
+	(void)flags;
+	if (err)
+		return errno_to_papi(err);
+	*events = (long long *)c->counts;
+	return PAPI_OK;
+}
+
+static int pe_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+
+	(void)ctx;
+	return errno_to_papi(lope_group__reset(c->grp));
+}
+
+static int pe_write(hwd_context_t *ctx, hwd_control_state_t *ctl,
+		    long long *from)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < c->nr; i++)
+		c->counts[i] = from[i];
+	return errno_to_papi(lope_group__write(c->grp, c->counts));
+}
+
+static int pe_cleanup_eventset(hwd_control_state_t *ctl)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+
+	lope_group__delete(c->grp);
+	c->grp = NULL;
+	c->nr = 0;
+	return PAPI_OK;
+}
+
+static int pe_set_domain(hwd_control_state_t *ctl, int domain)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+
+	if (domain & ~_perf_event_vector.cmp_info.available_domains)
+		return PAPI_EINVAL;
+	return set_option(c, &c->domain, domain);
+}
+
+static int pe_set_granularity(pe_control_t *c, int granularity)
+{
+	switch (granularity) {
+	case PAPI_GRN_THR:
+		return set_option(c, &c->granularity, granularity);
+	case PAPI_GRN_SYS:
+		if (c->cpu < 0)
+			c->cpu = _papi_getcpu();
+		return set_option(c, &c->granularity, granularity);
+	case PAPI_GRN_PROC:
+	case PAPI_GRN_PROCG:
+	case PAPI_GRN_SYS_CPU:
+		return PAPI_ECMP;
+	default:
+		return PAPI_EINVAL;
+	}
+}
+
+static int pe_attach(pe_control_t *c, pid_t tid)
+{
+	pid_t old = c->tid;
+	int ret;
+
+	c->tid = tid;
+	ret = set_option(c, &c->attached, 1);
+	if (ret != PAPI_OK)
+		c->tid = old;
+	return ret;
+}
+
+static int pe_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
+{
+	pe_control_t *c;
+
+	(void)ctx;
+	switch (code) {
+	case PAPI_MULTIPLEX:
+		c = (pe_control_t *)option->multiplex.ESI->ctl_state;
+		return set_option(c, &c->multiplexed, 1);
+	case PAPI_ATTACH:
+		c = (pe_control_t *)option->attach.ESI->ctl_state;
+		return pe_attach(c, (pid_t)option->attach.tid);
+	case PAPI_DETACH:
+		c = (pe_control_t *)option->attach.ESI->ctl_state;
+		c->tid = 0;
+		return set_option(c, &c->attached, 0);
+	case PAPI_CPU_ATTACH:
+		c = (pe_control_t *)option->cpu.ESI->ctl_state;
+		return set_option(c, &c->cpu, (int)option->cpu.cpu_num);
+	case PAPI_DOMAIN:
+		c = (pe_control_t *)option->domain.ESI->ctl_state;
+		return pe_set_domain(c, option->domain.domain);
+	case PAPI_GRANUL:
+		c = (pe_control_t *)option->granularity.ESI->ctl_state;
+		return pe_set_granularity(c, option->granularity.granularity);
+	case PAPI_INHERIT:
+		c = (pe_control_t *)option->inherit.ESI->ctl_state;
+		return set_option(c, &c->inherit, !!option->inherit.inherit);
+	case PAPI_DEF_ITIMER:
+	case PAPI_DEF_ITIMER_NS:
+		return PAPI_OK; /* the framework's timer, nothing to do here */
+	default:
+		return PAPI_ENOSUPP;
+	}
+}
+
+static int pe_init_control_state(hwd_control_state_t *ctl)
+{
+	pe_control_t *c = (pe_control_t *)ctl;
+
+	memset(c, 0, sizeof(*c));
+	c->domain = _perf_event_vector.cmp_info.default_domain;
+	c->granularity = _perf_event_vector.cmp_info.default_granularity;
+	c->cpu = -1;
+	c->event_cpu = -1;
+	return PAPI_OK;
+}
+
+static int pe_init_thread(hwd_context_t *ctx)
+{
+	((pe_context_t *)ctx)->initialized = 1;
+	return PAPI_OK;
+}
+
+static int pe_shutdown_thread(hwd_context_t *ctx)
+{
+	((pe_context_t *)ctx)->initialized = 0;
+	return PAPI_OK;
+}
+
+/*
+ * Overflow is emulated by the framework for now (hardware_intr = 0): it
+ * arms an interval timer and calls this on each tick to check the counts.
+ */
+static void pe_dispatch_timer(int n, hwd_siginfo_t *info, void *uc)
+{
+	_papi_hwi_context_t hw_context;
+	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
+	vptr_t address;
+
+	(void)n;
+	if (!thread || !thread->running_eventset[our_cidx])
+		return;
+	hw_context.si = info;
+	hw_context.ucontext = (hwd_ucontext_t *)uc;
+	address = GET_OVERFLOW_ADDRESS(hw_context);
+	_papi_hwi_dispatch_overflow_signal(&hw_context, address, NULL, 0, 0,
+					   &thread, our_cidx);
+}
+
+static int pe_ntv_enum_events(unsigned int *code, int modifier)
+{
+	return _pe_libpfm4_ntv_enum_events(code, modifier, our_cidx,
+					   &perf_native_event_table);
+}
+
+static int pe_ntv_name_to_code(const char *name, unsigned int *code)
+{
+	return _pe_libpfm4_ntv_name_to_code(name, code, our_cidx,
+					    &perf_native_event_table);
+}
+
+static int pe_ntv_code_to_name(unsigned int code, char *name, int len)
+{
+	return _pe_libpfm4_ntv_code_to_name(code, name, len,
+					    &perf_native_event_table);
+}
+
+static int pe_ntv_code_to_descr(unsigned int code, char *descr, int len)
+{
+	return _pe_libpfm4_ntv_code_to_descr(code, descr, len,
+					     &perf_native_event_table);
+}
+
+static int pe_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
+{
+	return _pe_libpfm4_ntv_code_to_info(code, info,
+					    &perf_native_event_table);
+}
+
+static int disable(papi_vector_t *v, int ret, const char *why)
+{
+	snprintf(v->cmp_info.disabled_reason, PAPI_MAX_STR_LEN, "%s", why);
+	v->cmp_info.disabled = ret;
+	return ret;
+}
+
+/* paranoid 3 (a vendor patch) forbids perf_event; 2 forbids kernel counts. */
+static int check_paranoid(papi_vector_t *v)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level, n;
+
+	if (!f)
+		return disable(v, PAPI_ECMP, "perf_event support not detected");
+	n = fscanf(f, "%d", &level);
+	(void)fclose(f); /* read-only stream */
+	if (n != 1)
+		return disable(v, PAPI_ECMP, "cannot read perf_event_paranoid");
+	if (level >= 3)
+		return disable(v, PAPI_ECMP,
+			       "perf_event disabled by perf_event_paranoid=3");
+	if (level == 2 && geteuid() != 0)
+		v->cmp_info.available_domains &= ~PAPI_DOM_KERNEL;
+	return PAPI_OK;
+}
+
+/* fast_counter_read is 1 only if rdpmc really works here; say why not. */
+static void detect_rdpmc(papi_vector_t *v)
+{
+	const char *env = getenv(PE_ENV_NO_RDPMC);
+	char why[PAPI_MAX_STR_LEN];
+
+	if (env && *env && strcmp(env, "0") != 0) {
+		snprintf(why, sizeof(why), "forced off by %s", PE_ENV_NO_RDPMC);
+		v->cmp_info.fast_counter_read = 0;
+	} else {
+		v->cmp_info.fast_counter_read = lope_rdpmc_usable(why, sizeof(why));
+	}
+	engine_flags = v->cmp_info.fast_counter_read ? 0 : LOPE_NO_RDPMC;
+	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN,
+		 "Linux perf_event CPU counters (lope; rdpmc: %.80s)",
+		 v->cmp_info.fast_counter_read ? "yes" : why);
+}
+
+static int libpfm4_reason(int ret)
+{
+	switch (ret) {
+	case PAPI_ENOMEM:
+		return disable(&_perf_event_vector, ret,
+			       "Error libpfm4 memory allocation");
+	case PAPI_ENOSUPP:
+		return disable(&_perf_event_vector, ret,
+			       "Error libpfm4 no PMUs found");
+	case PAPI_ECMP:
+		return disable(&_perf_event_vector, ret,
+			       "Error libpfm4 no default PMU found");
+	case PAPI_ENOEVNT:
+		return disable(&_perf_event_vector, ret,
+			       "Error loading preset events");
+	default:
+		return disable(&_perf_event_vector, ret,
+			       "Unknown libpfm4 related error");
+	}
+}
+
+static int pe_init_component(int cidx)
+{
+	papi_vector_t *v = _papi_hwd[cidx];
+	int ret;
+
+	our_cidx = cidx;
+	ret = check_paranoid(v);
+	if (ret != PAPI_OK)
+		return ret;
+	/* HPCToolkit picks its own signals assuming PAPI uses this one. */
+	v->cmp_info.hardware_intr_sig = SIGRTMIN + 2;
+	if (_papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_INTEL ||
+	    _papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_AMD)
+		v->cmp_info.fast_real_timer = 1;
+	detect_rdpmc(v);
+	if (_papi_libpfm4_init(v) != PAPI_OK)
+		return disable(v, PAPI_ECMP, "Error initializing libpfm4");
+	ret = _pe_libpfm4_init(v, cidx, &perf_native_event_table,
+			       PMU_TYPE_CORE | PMU_TYPE_OS);
+	if (ret != PAPI_OK)
+		return libpfm4_reason(ret);
+	/* The NMI watchdog holds one counter for itself. */
+	if (_linux_detect_nmi_watchdog() && v->cmp_info.num_cntrs > 0)
+		v->cmp_info.num_cntrs--;
+	v->cmp_info.disabled = PAPI_OK;
+	return PAPI_OK;
+}
+
+static int pe_shutdown_component(void)
+{
+	_pe_libpfm4_shutdown(&_perf_event_vector, &perf_native_event_table);
+	_papi_libpfm4_shutdown(&_perf_event_vector);
+	return PAPI_OK;
+}
+
+papi_vector_t _perf_event_vector = {
+	.cmp_info = {
+		.name = "perf_event",
+		.short_name = "perf",
+		.version = "lope-1.0",
+		.description = "Linux perf_event CPU counters (lope)",
+		.default_domain = PAPI_DOM_USER,
+		.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL |
+				     PAPI_DOM_SUPERVISOR,
+		.default_granularity = PAPI_GRN_THR,
+		.available_granularities = PAPI_GRN_THR | PAPI_GRN_SYS,
+		.hardware_intr = 0,
+		.kernel_profile = 0,
+		.attach = 1,
+		.attach_must_ptrace = 1,
+		.cpu = 1,
+		.inherit = 1,
+		.cntr_umasks = 1,
+		.kernel_multiplex = 1,
+		.num_mpx_cntrs = PE_MAX_EVENTS,
+	},
+	.size = {
+		.context = sizeof(pe_context_t),
+		.control_state = sizeof(pe_control_t),
+		.reg_value = sizeof(int),
+		.reg_alloc = sizeof(int),
+	},
+	.init_component = pe_init_component,
+	.shutdown_component = pe_shutdown_component,
+	.init_thread = pe_init_thread,
+	.shutdown_thread = pe_shutdown_thread,
+	.init_control_state = pe_init_control_state,
+	.update_control_state = pe_update_control_state,
+	.cleanup_eventset = pe_cleanup_eventset,
+	.dispatch_timer = pe_dispatch_timer,
+	.start = pe_start,
+	.stop = pe_stop,
+	.read = pe_read,
+	.reset = pe_reset,
+	.write = pe_write,
+	.ctl = pe_ctl,
+	.set_domain = pe_set_domain,
+	.ntv_enum_events = pe_ntv_enum_events,
+	.ntv_name_to_code = pe_ntv_name_to_code,
+	.ntv_code_to_name = pe_ntv_code_to_name,
+	.ntv_code_to_descr = pe_ntv_code_to_descr,
+	.ntv_code_to_info = pe_ntv_code_to_info,
+};
