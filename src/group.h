@@ -24,8 +24,9 @@ struct lope_group {
 	int nr, cap;
 	struct lope_event *ev;
 	bool opened;
-	bool user_read;  /* every event mapped and possibly rdpmc-readable */
-	pid_t owner;     /* the only thread that may read in user space */
+	bool user_read;     /* every event mapped and possibly rdpmc-readable */
+	bool have_snapshot; /* g->cur holds a read made since the last enable */
+	pid_t owner;        /* the only thread that may read in user space */
 	int nr_mapped;
 	enum lope_path last;
 	size_t page_size;

@@ -43,9 +43,9 @@ struct lope_counts {
 
 /* Flags for lope_group__new(). */
 enum lope_flags {
-	LOPE_INHERIT = 1u << 0,   /* counters follow children created later  */
-	LOPE_SEPARATE = 1u << 1,  /* one kernel group per event (multiplex)  */
-	LOPE_NO_RDPMC = 1u << 2,  /* never read in user space: read(2) only  */
+	LOPE_INHERIT = 1u << 0,  /* counters follow children created later  */
+	LOPE_SEPARATE = 1u << 1, /* one kernel group per event (multiplex)  */
+	LOPE_NO_RDPMC = 1u << 2, /* never read in user space: read(2) only  */
 };
 
 /* How the last lope_group__read() got its values. */
@@ -96,6 +96,14 @@ LOPE_API int lope_group__enable(struct lope_group *g);
  * have returned just before the stop.
  */
 LOPE_API int lope_group__disable(struct lope_group *g, int64_t *values);
+/*
+ * Stop counting right after a lope_group__read() (PAPI_stop reads, then
+ * stops): the counts that read saw become the bases, so stopping is one
+ * ioctl.  What the counters add between that read and the stop (the
+ * caller's own code) goes to the next interval instead of being lost.
+ * Without a read since the last enable this is lope_group__disable().
+ */
+LOPE_API int lope_group__disable_after_read(struct lope_group *g);
 
 /*
  * Values since the last reset/start (plus what lope_group__write() set),

@@ -43,7 +43,8 @@ lope_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
 	uint64_t quot, rem;
 
 	if (pc->cap_user_time_short)
-		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
+		cyc = pc->time_cycles +
+		      ((cyc - pc->time_cycles) & pc->time_mask);
 	quot = cyc >> shift;
 	rem = cyc & (((uint64_t)1 << shift) - 1);
 	return pc->time_offset + quot * mult + ((rem * mult) >> shift);

@@ -49,7 +49,7 @@ typedef struct {
 	int granularity;
 	int cpu;       /* -1: any; set by PAPI_CPU_ATTACH or PAPI_GRN_SYS */
 	int event_cpu; /* -1, or the cpu an event's :cpu= modifier pins */
-	pid_t tid;    /* 0: the calling thread */
+	pid_t tid;     /* 0: the calling thread */
 	int attached;
 	int inherit;
 	int multiplexed;
@@ -206,7 +206,8 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 	if (err)
 		return errno_to_papi(err);
 	for (i = 0; i < count; i++) {
-		struct native_event_t *ntv = find_native(native[i].ni_papi_code);
+		struct native_event_t *ntv =
+			find_native(native[i].ni_papi_code);
 
 		if (!ntv) {
 			lope_group__delete(src);
@@ -250,7 +251,7 @@ static int pe_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	pe_control_t *c = (pe_control_t *)ctl;
 
 	(void)ctx;
-	return errno_to_papi(lope_group__disable(c->grp, NULL));
+	return errno_to_papi(lope_group__disable_after_read(c->grp));
 }
 
 static int pe_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
@@ -483,7 +484,8 @@ static void detect_rdpmc(papi_vector_t *v)
 		snprintf(why, sizeof(why), "forced off by %s", PE_ENV_NO_RDPMC);
 		v->cmp_info.fast_counter_read = 0;
 	} else {
-		v->cmp_info.fast_counter_read = lope_rdpmc_usable(why, sizeof(why));
+		v->cmp_info.fast_counter_read =
+			lope_rdpmc_usable(why, sizeof(why));
 	}
 	engine_flags = v->cmp_info.fast_counter_read ? 0 : LOPE_NO_RDPMC;
 	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN,

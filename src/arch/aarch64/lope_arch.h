@@ -17,8 +17,8 @@
 
 #define LOPE_ARM64_CYCLE_COUNTER 31
 
-#define LOPE_MRS_EVCNTR(n)                                                   \
-	case n:                                                              \
+#define LOPE_MRS_EVCNTR(n)                                                    \
+	case n:                                                               \
 		__asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
 		break
 

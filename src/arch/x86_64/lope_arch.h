@@ -38,6 +38,7 @@ static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
  * 1 (only while the task has an event mapped, the default) or 2 (always).
  */
 #define LOPE_ARCH_RDPMC_SWITCH "/sys/bus/event_source/devices/cpu/rdpmc"
-#define LOPE_ARCH_RDPMC_SWITCH_ALT "/sys/bus/event_source/devices/cpu_core/rdpmc"
+#define LOPE_ARCH_RDPMC_SWITCH_ALT \
+	"/sys/bus/event_source/devices/cpu_core/rdpmc"
 
 #endif /* LOPE_ARCH_H */
