@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job: build the engine, both PAPI builds (ours and stock) and the
+# tools, then show our papi_avail header and run the overhead benchmark.
+# Builds in the source tree; scripts/test.sh uses the same build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x configure ] || ./autogen.sh
+if [ ! -f Makefile ]; then
+	[ -e third_party/papi-src/src/papi.h ] || scripts/get-papi-src.sh
+	./configure
+fi
+make -j2
+make -s --no-print-directory demo
