@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The engine must build for the other architecture too: compile src/*.c
+# (and the engine unit tests, which include the arch header) for aarch64
+# with -Wall -Wextra -Werror, if the cross compiler is installed.
+# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cc=${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}
+arch=aarch64
+
+if ! command -v "$cc" >/dev/null 2>&1; then
+	echo "SKIP: cross-compile $arch: $arch cross compiler not installed ($cc)"
+	exit 0
+fi
+echo "# $("$cc" --version | head -n 1)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-cross.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+compile() { # name, source, extra flags...
+	local name=$1 src=$2
+	shift 2
+	if "$cc" -std=gnu11 -O2 -Wall -Wextra -Werror \
+		-I"$top/src" -I"$top/src/arch/$arch" "$@" \
+		-c "$src" -o "$tmp/$(basename "$src" .c).o" 2>"$tmp/err"; then
+		echo "PASS: $name"
+	else
+		echo "FAIL: $name: $(grep -m1 -E 'error|warning' "$tmp/err" || head -n1 "$tmp/err")"
+		sed 's/^/# /' "$tmp/err" | head -n 20
+		fail=1
+	fi
+}
+
+n=0
+for src in "$top"/src/*.c; do
+	[ -e "$src" ] || continue
+	compile "cross-compile $arch: src/$(basename "$src")" "$src"
+	n=$((n + 1))
+done
+if [ "$n" -eq 0 ]; then
+	echo "FAIL: cross-compile $arch: no source in $top/src"
+	exit 1
+fi
+for src in "$top"/ctests/engine/*.c; do
+	[ -e "$src" ] || continue
+	compile "cross-compile $arch: ctests/engine/$(basename "$src")" \
+		"$src" -I"$top/ctests"
+done
+exit "$fail"

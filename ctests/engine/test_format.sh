@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The engine's sources follow the top-level .clang-format: one case per
+# file of src/*.c src/*.h src/arch/*/*.h, checked with
+# `clang-format --dry-run --Werror`.  Fix with
+#	clang-format -i src/*.c src/*.h src/arch/*/*.h
+# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cf=${CLANG_FORMAT:-clang-format}
+
+if ! command -v "$cf" >/dev/null 2>&1; then
+	echo "SKIP: clang-format: clang-format not installed"
+	exit 0
+fi
+if [ ! -f "$top/.clang-format" ]; then
+	echo "FAIL: clang-format: $top/.clang-format missing"
+	exit 1
+fi
+echo "# $("$cf" --version)"
+
+fail=0
+cd "$top" || exit 1
+for f in src/*.c src/*.h src/arch/*/*.h; do
+	[ -e "$f" ] || continue
+	if out=$("$cf" --style=file --dry-run --Werror "$f" 2>&1); then
+		echo "PASS: clang-format: $f"
+	else
+		n=$(printf '%s\n' "$out" | grep -c 'error:')
+		first=$(printf '%s\n' "$out" | grep -m1 'error:' |
+			sed "s|^$top/||")
+		echo "FAIL: clang-format: $f: $n place(s) differ, first: $first"
+		fail=1
+	fi
+done
+exit "$fail"

@@ -1,0 +1,1032 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine (lope.h) on real kernel software events: task-clock,
+ * page-faults, context-switches and cpu-migrations of the calling thread.
+ * Software events are never readable with rdpmc, so every read here takes
+ * the read(2) path; what is checked is the group lifecycle, the base
+ * arithmetic (reset, write, disable/enable), the flags, the resource
+ * accounting (descriptors, mappings, page faults) and the bad inputs.
+ *
+ * Time is checked against the thread's own CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID): task-clock over an interval must be at least
+ * the busy time spent in it (less a margin) and at most the CPU time of
+ * the whole interval (plus a margin).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lope.h"
+#include "tap.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { EV_TASK_CLOCK, EV_PAGE_FAULTS, EV_CTX_SWITCHES, EV_MIGRATIONS, NEV };
+
+static const uint64_t sw_config[NEV] = {
+	PERF_COUNT_SW_TASK_CLOCK,
+	PERF_COUNT_SW_PAGE_FAULTS,
+	PERF_COUNT_SW_CONTEXT_SWITCHES,
+	PERF_COUNT_SW_CPU_MIGRATIONS,
+};
+
+static const char *const sw_name[NEV] = {
+	"task-clock",
+	"page-faults",
+	"context-switches",
+	"cpu-migrations",
+};
+
+#define MS (1000 * 1000ll) /* task-clock counts nanoseconds */
+#define SLACK_NS (2 * MS)  /* task-clock vs the thread CPU clock */
+#define TOUCH_PAGES 64     /* page faults caused per busy() */
+#define SLEEPS 3           /* context switches caused per busy() */
+
+/* exclude_kernel for our attributes (1 if the kernel refuses 0). */
+static int excl_kernel;
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+
+static void sw_attr(struct perf_event_attr *a, int ev)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = sw_config[ev];
+	a->exclude_kernel = (unsigned int)excl_kernel;
+	a->exclude_hv = 1;
+}
+
+static int64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Spin until this thread has used @ms more milliseconds of CPU. */
+static void burn_ms(int ms)
+{
+	int64_t end = thread_ns() + ms * MS;
+	volatile unsigned long x = 0;
+
+	while (thread_ns() < end) {
+		int i;
+
+		for (i = 0; i < 1000; i++)
+			x++;
+	}
+}
+
+/* Fault in TOUCH_PAGES fresh anonymous pages. */
+static void touch_pages(void)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, TOUCH_PAGES * ps, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	if (p == MAP_FAILED)
+		return;
+	for (i = 0; i < TOUCH_PAGES; i++)
+		((volatile char *)p)[(size_t)i * ps] = 1;
+	munmap(p, TOUCH_PAGES * ps);
+}
+
+/* Give up the CPU SLEEPS times (voluntary context switches). */
+static void sleep_a_bit(void)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < SLEEPS; i++)
+		nanosleep(&ts, NULL);
+}
+
+/* Work that every event notices: CPU time, page faults, switches. */
+static void busy(int ms)
+{
+	burn_ms(ms);
+	touch_pages();
+	sleep_a_bit();
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strchr(line, '\n'))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Create a group of @n events from @attrs and open it. */
+static int make_group_attrs(struct lope_group **gp, pid_t pid,
+			    unsigned int flags,
+			    const struct perf_event_attr *attrs, int n)
+{
+	int i, rc;
+
+	*gp = NULL;
+	rc = lope_group__new(gp, pid, -1, flags);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		rc = lope_group__add(*gp, &attrs[i]);
+		if (rc != i) {
+			lope_group__delete(*gp);
+			*gp = NULL;
+			return rc < 0 ? rc : -EINVAL;
+		}
+	}
+	rc = lope_group__open(*gp);
+	if (rc) {
+		lope_group__delete(*gp);
+		*gp = NULL;
+	}
+	return rc;
+}
+
+/* Create a group of the first @nev software events and open it. */
+static int make_group(struct lope_group **gp, pid_t pid, unsigned int flags,
+		      int nev)
+{
+	struct perf_event_attr a[NEV];
+	int i;
+
+	for (i = 0; i < nev; i++)
+		sw_attr(&a[i], i);
+	return make_group_attrs(gp, pid, flags, a, nev);
+}
+
+/*
+ * A mappable event that is not a software event: the x86 msr PMU's tsc.
+ * The kernel maps its page but never lets user space read it (index 0),
+ * so it exercises mapping, pre-faulting and the fall-back to read(2) on a
+ * machine without a core PMU.
+ */
+static struct perf_event_attr tsc_attr;
+static int have_tsc;
+static char tsc_why[256];
+
+static void probe_tsc(void)
+{
+	const char *dir = "/sys/bus/event_source/devices/msr";
+	char path[256];
+	unsigned int type, config;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/type", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(tsc_why, sizeof(tsc_why), "no msr PMU (%s missing)",
+			 dir);
+		return;
+	}
+	if (fscanf(f, "%u", &type) != 1)
+		type = 0;
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/events/tsc", dir);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "event=%x", &config) != 1 || type == 0) {
+		if (f)
+			fclose(f);
+		snprintf(tsc_why, sizeof(tsc_why), "msr PMU has no tsc event");
+		return;
+	}
+	fclose(f);
+	memset(&tsc_attr, 0, sizeof(tsc_attr));
+	tsc_attr.size = sizeof(tsc_attr);
+	tsc_attr.type = type;
+	tsc_attr.config = config; /* the msr PMU refuses exclude_* bits */
+	fd = (int)syscall(SYS_perf_event_open, &tsc_attr, 0, -1, -1, 0);
+	if (fd < 0) {
+		snprintf(tsc_why, sizeof(tsc_why), "cannot open msr/tsc: %s",
+			 strerror(errno));
+		return;
+	}
+	close(fd);
+	have_tsc = 1;
+}
+
+/* attrs = [msr/tsc if available] + the first @nsw software events. */
+static int mixed_attrs(struct perf_event_attr *a, int nsw)
+{
+	int i, n = 0;
+
+	if (have_tsc)
+		a[n++] = tsc_attr;
+	for (i = 0; i < nsw; i++)
+		sw_attr(&a[n++], i);
+	return n;
+}
+
+static void fmt_vals(char *buf, size_t len, const int64_t *v, int n)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%" PRId64,
+					i ? " " : "", sw_name[i], v[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* The lifecycle, for several flag combinations and sizes              */
+
+static const struct config {
+	int line;
+	const char *name;
+	unsigned int flags;
+	int nev;
+} configs[] = {
+	{ __LINE__, "group of 4", 0, 4 },
+	{ __LINE__, "group of 1", 0, 1 },
+	{ __LINE__, "NO_RDPMC group of 4", LOPE_NO_RDPMC, 4 },
+	{ __LINE__, "SEPARATE 4", LOPE_SEPARATE, 4 },
+	{ __LINE__, "SEPARATE 1", LOPE_SEPARATE, 1 },
+	{ __LINE__, "SEPARATE|NO_RDPMC 4", LOPE_SEPARATE | LOPE_NO_RDPMC, 4 },
+};
+
+#define CASE(fmt, ...) \
+	(snprintf(name, sizeof(name), "%s: " fmt, c->name, ##__VA_ARGS__), name)
+
+/* Check that every value in @v is within [lo[i], hi[i]]. */
+static int within(const int64_t *v, const int64_t *lo, const int64_t *hi, int n,
+		  char *why, size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] < lo[i] || v[i] > hi[i]) {
+			snprintf(why, len,
+				 "%s = %" PRId64 " not in [%" PRId64
+				 ", %" PRId64 "]",
+				 sw_name[i], v[i], lo[i], hi[i]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static void lifecycle(const struct config *c)
+{
+	struct lope_group *g;
+	char name[200], why[400], vs[300];
+	int64_t v0[NEV], v1[NEV], v2[NEV], w[NEV], lo[NEV], hi[NEV];
+	int64_t t0, t1;
+	int fds_before = count_fds(), fds_open;
+	int i, j, rc, n = c->nev, ok;
+	enum lope_path path;
+
+	rc = make_group(&g, 0, c->flags, n);
+	if (!lope_check(rc == 0, CASE("new/add/open"), "rc %d (%s)", rc,
+			strerror(-rc)))
+		return;
+	fds_open = count_fds();
+	lope_check(lope_group__nr(g) == n && fds_open == fds_before + n,
+		   CASE("%d events, %d descriptors", n, n),
+		   "nr %d, %d new descriptors", lope_group__nr(g),
+		   fds_open - fds_before);
+	/* doc/design.md: software events are never mapped */
+	lope_check(lope_group__nr_mapped(g) == 0,
+		   CASE("software events are not mapped"),
+		   "nr_mapped %d, want 0", lope_group__nr_mapped(g));
+
+	ok = 1;
+	for (i = 0; i < n && ok; i++) {
+		if (lope_group__fd(g, i) < 0)
+			ok = 0;
+		for (j = 0; j < i; j++)
+			if (lope_group__fd(g, i) == lope_group__fd(g, j))
+				ok = 0;
+	}
+	lope_check(ok, CASE("descriptors valid and distinct"), "fd(%d) = %d",
+		   i - 1, lope_group__fd(g, i - 1));
+
+	/* enable, work, read: everything grows, task-clock by the busy time */
+	t0 = thread_ns();
+	rc = lope_group__enable(g);
+	lope_check(rc == 0, CASE("enable"), "rc %d", rc);
+	rc = lope_group__read(g, v0);
+	busy(30);
+	rc |= lope_group__read(g, v1);
+	t1 = thread_ns();
+	path = lope_group__last_path(g);
+	fmt_vals(vs, sizeof(vs), v1, n);
+	lope_info("%s: after 30 ms busy: %s", c->name, vs);
+	for (i = 0; i < n; i++) {
+		lo[i] = v0[i];
+		hi[i] = INT64_MAX;
+	}
+	lo[EV_TASK_CLOCK] = v0[EV_TASK_CLOCK] + 30 * MS * 9 / 10;
+	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
+	if (n > EV_PAGE_FAULTS)
+		lo[EV_PAGE_FAULTS] = v0[EV_PAGE_FAULTS] + TOUCH_PAGES;
+	if (n > EV_CTX_SWITCHES && !excl_kernel)
+		lo[EV_CTX_SWITCHES] = v0[EV_CTX_SWITCHES] + SLEEPS;
+	if (rc)
+		lope_fail(CASE("read after busy work"), "read rc %d", rc);
+	else if (within(v1, lo, hi, n, why, sizeof(why)))
+		lope_pass(CASE("read after busy work: task-clock, page faults "
+			       "and switches grew by the work done"));
+	else
+		lope_fail(CASE("read after busy work"), "%s", why);
+	lope_check(path == LOPE_PATH_READ,
+		   CASE("software events read with "
+			"read(2)"),
+		   "last_path %d, want LOPE_PATH_READ", (int)path);
+
+	/* monotonic without reset */
+	ok = 1;
+	memcpy(v0, v1, sizeof(v0));
+	for (j = 0; j < 20 && ok; j++) {
+		burn_ms(1);
+		rc = lope_group__read(g, v2);
+		for (i = 0; i < n; i++)
+			if (rc || v2[i] < v0[i])
+				ok = 0;
+		memcpy(v0, v2, sizeof(v0));
+	}
+	lope_check(ok, CASE("20 reads are monotonic"),
+		   "read %d: rc %d or a value went down", j, rc);
+
+	/* reset: values restart near 0 */
+	t0 = thread_ns();
+	rc = lope_group__reset(g);
+	rc |= lope_group__read(g, v2);
+	t1 = thread_ns();
+	for (i = 0; i < n; i++) {
+		lo[i] = 0;
+		hi[i] = 2; /* a page fault or a switch may slip in */
+	}
+	lo[EV_TASK_CLOCK] = 0;
+	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
+	if (rc)
+		lope_fail(CASE("reset"), "rc %d", rc);
+	else if (within(v2, lo, hi, n, why, sizeof(why)))
+		lope_pass(CASE("reset: values restart near 0"));
+	else
+		lope_fail(CASE("reset: values restart near 0"), "%s", why);
+	path = lope_group__last_path(g);
+	lope_check(path == LOPE_PATH_READ, CASE("reset: last_path READ"),
+		   "last_path %d", (int)path);
+
+	/* write: values read back from the written ones */
+	for (i = 0; i < n; i++)
+		w[i] = 1000000 * (i + 1);
+	t0 = thread_ns();
+	rc = lope_group__write(g, w);
+	rc |= lope_group__read(g, v2);
+	t1 = thread_ns();
+	for (i = 0; i < n; i++) {
+		lo[i] = w[i];
+		hi[i] = w[i] + 2;
+	}
+	hi[EV_TASK_CLOCK] = w[EV_TASK_CLOCK] + t1 - t0 + SLACK_NS;
+	if (rc)
+		lope_fail(CASE("write"), "rc %d", rc);
+	else if (within(v2, lo, hi, n, why, sizeof(why)))
+		lope_pass(CASE("write: values continue from the written ones"));
+	else
+		lope_fail(CASE("write"), "%s", why);
+
+	/* disable: values returned, the stopped counters do not move */
+	burn_ms(5);
+	rc = lope_group__read(g, v0);
+	rc |= lope_group__disable(g, v1);
+	ok = rc == 0;
+	for (i = 0; i < n; i++)
+		if (v1[i] < v0[i])
+			ok = 0;
+	fmt_vals(vs, sizeof(vs), v1, n);
+	lope_check(ok, CASE("disable returns the values at the stop"),
+		   "rc %d; %s", rc, vs);
+	rc = lope_group__read(g, v0);
+	busy(20);
+	rc |= lope_group__read(g, v2);
+	ok = rc == 0;
+	for (i = 0; i < n; i++)
+		if (v0[i] != v2[i] || v0[i] != 0)
+			ok = 0;
+	fmt_vals(vs, sizeof(vs), v2, n);
+	lope_check(ok,
+		   CASE("disabled counters do not move (read 0: the "
+			"stop values are the new bases)"),
+		   "rc %d; after 20 ms busy: %s", rc, vs);
+
+	/* enable again: counting restarts from 0, not from the old values */
+	t0 = thread_ns();
+	rc = lope_group__enable(g);
+	busy(30);
+	rc |= lope_group__read(g, v2);
+	t1 = thread_ns();
+	for (i = 0; i < n; i++) {
+		lo[i] = 0;
+		hi[i] = INT64_MAX;
+	}
+	lo[EV_TASK_CLOCK] = 30 * MS * 9 / 10;
+	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
+	if (n > EV_PAGE_FAULTS) {
+		lo[EV_PAGE_FAULTS] = TOUCH_PAGES;
+		hi[EV_PAGE_FAULTS] = TOUCH_PAGES + 20;
+	}
+	if (rc)
+		lope_fail(CASE("re-enable"), "rc %d", rc);
+	else if (within(v2, lo, hi, n, why, sizeof(why)))
+		lope_pass(CASE("re-enable counts from 0 again"));
+	else
+		lope_fail(CASE("re-enable counts from 0 again"), "%s", why);
+	rc = lope_group__disable(g, NULL);
+	lope_check(rc == 0, CASE("disable with NULL values"), "rc %d", rc);
+
+	/* close keeps the attributes; reopen works */
+	lope_group__close(g);
+	lope_check(lope_group__nr(g) == n && count_fds() == fds_before,
+		   CASE("close: descriptors gone, attributes kept"),
+		   "nr %d, %d descriptors (before open %d)", lope_group__nr(g),
+		   count_fds(), fds_before);
+	rc = lope_group__open(g);
+	if (rc == 0)
+		rc = lope_group__enable(g);
+	busy(10);
+	if (rc == 0)
+		rc = lope_group__read(g, v2);
+	lope_check(rc == 0 && v2[EV_TASK_CLOCK] >= 9 * MS &&
+			   count_fds() == fds_before + n,
+		   CASE("reopen after close counts again"),
+		   "rc %d, task-clock %" PRId64 ", %d descriptors", rc,
+		   rc ? 0 : v2[EV_TASK_CLOCK], count_fds());
+	lope_group__delete(g);
+	lope_check(count_fds() == fds_before, CASE("delete closes everything"),
+		   "%d descriptors, %d before", count_fds(), fds_before);
+}
+
+/* ------------------------------------------------------------------ */
+/* LOPE_INHERIT: children forked after enable are counted              */
+
+static pid_t fork_burner(int ms)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		burn_ms(ms);
+		_exit(0);
+	}
+	return pid;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void test_inherit(void)
+{
+	static const struct {
+		int line;
+		unsigned int flags;
+		int nev;
+		int counted;
+	} rows[] = {
+		{ __LINE__, LOPE_INHERIT, 1, 1 },
+		{ __LINE__, LOPE_INHERIT, 4, 1 },
+		{ __LINE__, LOPE_INHERIT | LOPE_SEPARATE, 4, 1 },
+		{ __LINE__, 0, 4, 0 },
+	};
+	unsigned int r;
+
+	for (r = 0; r < ARRAY_SIZE(rows); r++) {
+		struct lope_group *g;
+		int64_t v[NEV];
+		char name[160];
+		pid_t pid;
+		int rc;
+
+		snprintf(name, sizeof(name),
+			 "inherit: flags %#x, %d events: busy child %s "
+			 "(line %d)",
+			 rows[r].flags, rows[r].nev,
+			 rows[r].counted ? "counted" : "not counted",
+			 rows[r].line);
+		rc = make_group(&g, 0, rows[r].flags, rows[r].nev);
+		if (rc) {
+			lope_fail(name, "open rc %d (%s)", rc, strerror(-rc));
+			continue;
+		}
+		rc = lope_group__enable(g);
+		pid = fork_burner(200);
+		if (pid < 0 || reap(pid) < 0) {
+			lope_fail(name, "child failed");
+			lope_group__delete(g);
+			continue;
+		}
+		rc |= lope_group__read(g, v);
+		if (rc)
+			lope_fail(name, "rc %d", rc);
+		else if (rows[r].counted && v[EV_TASK_CLOCK] < 180 * MS)
+			lope_fail(name,
+				  "task-clock %" PRId64 " ns < 180 ms "
+				  "after a child burned 200 ms",
+				  v[EV_TASK_CLOCK]);
+		else if (!rows[r].counted && v[EV_TASK_CLOCK] > 100 * MS)
+			lope_fail(name,
+				  "task-clock %" PRId64 " ns: the child "
+				  "was counted without LOPE_INHERIT",
+				  v[EV_TASK_CLOCK]);
+		else if (lope_group__last_path(g) != LOPE_PATH_READ)
+			lope_fail(name, "last_path %d",
+				  (int)lope_group__last_path(g));
+		else
+			lope_pass(name);
+		lope_info("inherit flags %#x: task-clock %" PRId64
+			  " ns, nr_mapped %d",
+			  rows[r].flags, v[EV_TASK_CLOCK],
+			  lope_group__nr_mapped(g));
+		lope_group__delete(g);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* A mappable event (msr/tsc): mapped, guarded, read with read(2)      */
+
+static void test_mappable(void)
+{
+	static const struct {
+		int line;
+		unsigned int flags;
+		int nsw;         /* software events after the tsc */
+		int want_mapped; /* -1: not specified */
+	} rows[] = {
+		{ __LINE__, 0, 0, 1 },
+		{ __LINE__, 0, 2, 1 },
+		{ __LINE__, LOPE_SEPARATE, 2, 1 },
+		{ __LINE__, LOPE_NO_RDPMC, 0, -1 },
+		{ __LINE__, LOPE_INHERIT, 0, 0 },
+	};
+	unsigned int r;
+
+	if (!have_tsc) {
+		lope_skip("mappable event: msr/tsc", "%s", tsc_why);
+		return;
+	}
+	for (r = 0; r < ARRAY_SIZE(rows); r++) {
+		struct perf_event_attr a[NEV + 1];
+		struct lope_group *g;
+		int64_t v0[NEV + 1], v1[NEV + 1];
+		char name[200];
+		int rc, n = mixed_attrs(a, rows[r].nsw), mapped;
+
+		snprintf(name, sizeof(name),
+			 "mappable event: msr/tsc + %d software, flags %#x "
+			 "(line %d)",
+			 rows[r].nsw, rows[r].flags, rows[r].line);
+		rc = make_group_attrs(&g, 0, rows[r].flags, a, n);
+		if (rc) {
+			lope_fail(name, "open rc %d (%s)", rc, strerror(-rc));
+			continue;
+		}
+		mapped = lope_group__nr_mapped(g);
+		rc = lope_group__enable(g);
+		rc |= lope_group__read(g, v0);
+		burn_ms(5);
+		rc |= lope_group__read(g, v1);
+		if (rc)
+			lope_fail(name, "rc %d", rc);
+		else if (rows[r].want_mapped >= 0 &&
+			 mapped != rows[r].want_mapped)
+			lope_fail(name, "nr_mapped %d, want %d", mapped,
+				  rows[r].want_mapped);
+		else if (v1[0] <= v0[0] || v0[0] < 0)
+			lope_fail(name,
+				  "tsc did not advance: %" PRId64
+				  " then %" PRId64,
+				  v0[0], v1[0]);
+		else if (lope_group__last_path(g) != LOPE_PATH_READ)
+			lope_fail(name, "last_path %d: the page forbids rdpmc",
+				  (int)lope_group__last_path(g));
+		else
+			lope_pass(name);
+		lope_info("msr/tsc flags %#x: nr_mapped %d, tsc %" PRId64
+			  " cycles over 5 ms busy",
+			  rows[r].flags, mapped, v1[0] - v0[0]);
+		lope_group__delete(g);
+	}
+}
+
+/*
+ * A forked child is another thread: lope.h says it reads with read(2).
+ * The kernel does not copy perf mappings into the child, so a child that
+ * touched the parent's page would die of SIGSEGV.
+ */
+static void test_fork_read(void)
+{
+	struct perf_event_attr a[NEV + 1];
+	struct lope_group *g;
+	int64_t v[NEV + 1];
+	const char *name = "fork: a child reading the parent's group uses "
+			   "read(2) and does not touch the unmapped page";
+	pid_t pid;
+	int rc, status, n;
+
+	/* only mappable events, so that the owner would read the pages */
+	if (have_tsc) {
+		a[0] = tsc_attr;
+		a[1] = tsc_attr;
+		n = 2;
+	} else {
+		n = mixed_attrs(a, 2);
+	}
+	rc = make_group_attrs(&g, 0, 0, a, n);
+	if (rc) {
+		lope_fail(name, "open rc %d", rc);
+		return;
+	}
+	rc = lope_group__enable(g);
+	rc |= lope_group__read(g, v); /* the parent caches its tid */
+	if (rc) {
+		lope_fail(name, "parent rc %d", rc);
+		lope_group__delete(g);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+
+		(void)setrlimit(RLIMIT_CORE, &no_core);
+		rc = lope_group__read(g, v);
+		_exit(rc == 0 && lope_group__last_path(g) == LOPE_PATH_READ ?
+			      0 :
+			      1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		lope_fail(name, "fork/wait failed: %s", strerror(errno));
+	else if (WIFSIGNALED(status))
+		lope_fail(name, "child killed by signal %d (%s)",
+			  WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (WEXITSTATUS(status) != 0)
+		lope_fail(name, "child read failed or took the rdpmc path");
+	else if (!have_tsc)
+		lope_skip(name,
+			  "no mappable event here (%s), so the child "
+			  "had no page to touch",
+			  tsc_why);
+	else
+		lope_pass(name);
+	lope_group__delete(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Resources: descriptors and mappings, on success and on failure      */
+
+static const struct fail_row {
+	int line;
+	unsigned int flags;
+	int bad_at; /* position of the invalid event among 4 */
+} fail_rows[] = {
+	{ __LINE__, 0, 0 },
+	{ __LINE__, 0, 3 },
+	{ __LINE__, LOPE_SEPARATE, 0 },
+	{ __LINE__, LOPE_SEPARATE, 2 },
+	{ __LINE__, LOPE_INHERIT, 3 },
+};
+
+static void cycle_once(void)
+{
+	struct perf_event_attr a[NEV + 1];
+	struct lope_group *g;
+	int64_t v[NEV + 1];
+	int n = mixed_attrs(a, NEV);
+
+	if (make_group_attrs(&g, 0, 0, a, n))
+		return;
+	lope_group__enable(g);
+	lope_group__read(g, v);
+	lope_group__disable(g, v);
+	lope_group__close(g);
+	lope_group__open(g);
+	lope_group__delete(g);
+}
+
+static void test_leaks(void)
+{
+	int fds0, maps0, fds1, maps1;
+	unsigned int r;
+
+	cycle_once(); /* warm up malloc and friends */
+	fds0 = count_fds();
+	maps0 = count_maps();
+	cycle_once();
+	fds1 = count_fds();
+	maps1 = count_maps();
+	lope_check(fds0 == fds1 && maps0 == maps1,
+		   have_tsc ? "resources: new/open/enable/read/disable/close/"
+			      "open/delete (msr/tsc + 4 software) leaves no "
+			      "descriptor or mapping" :
+			      "resources: new/open/enable/read/disable/close/"
+			      "open/delete (4 software) leaves no descriptor",
+		   "descriptors %d -> %d, maps lines %d -> %d", fds0, fds1,
+		   maps0, maps1);
+
+	for (r = 0; r < ARRAY_SIZE(fail_rows); r++) {
+		const struct fail_row *f = &fail_rows[r];
+		struct perf_event_attr a[NEV + 1];
+		struct lope_group *g;
+		char name[160];
+		int i, n, rc, fds_after, maps_after;
+
+		snprintf(name, sizeof(name),
+			 "resources: failed open (flags %#x, bad event at %d) "
+			 "leaves nothing open (line %d)",
+			 f->flags, f->bad_at, f->line);
+		rc = lope_group__new(&g, 0, -1, f->flags);
+		if (rc) {
+			lope_fail(name, "new rc %d", rc);
+			continue;
+		}
+		/* [msr/tsc,] software events: a mapped page to clean up */
+		n = mixed_attrs(a, have_tsc ? NEV - 1 : NEV);
+		a[f->bad_at].type = 0xdead;
+		for (i = 0; i < n; i++)
+			lope_group__add(g, &a[i]);
+		fds0 = count_fds();
+		maps0 = count_maps();
+		rc = lope_group__open(g);
+		fds_after = count_fds();
+		maps_after = count_maps();
+		if (rc >= 0)
+			lope_fail(name, "open of type 0xdead succeeded (rc %d)",
+				  rc);
+		else if (fds_after != fds0 || maps_after != maps0)
+			lope_fail(name,
+				  "rc %d but descriptors %d -> %d, maps "
+				  "%d -> %d",
+				  rc, fds0, fds_after, maps0, maps_after);
+		else
+			lope_pass(name);
+		lope_group__delete(g);
+	}
+	lope_info("resources: %d descriptors, %d maps lines at the end",
+		  count_fds(), count_maps());
+}
+
+/* ------------------------------------------------------------------ */
+/* No page fault on the measuring path                                 */
+
+/*
+ * Control for test_minflt: does touching a freshly mapped perf page (no
+ * MAP_POPULATE) fault on this kernel?  Linux 6.15 and later insert the
+ * pages at mmap time, so there the pre-faulting cannot be seen missing.
+ * Returns the number of minor faults, or -1.
+ */
+static long first_touch_faults(void)
+{
+	struct perf_event_attr a;
+	struct rusage ru0, ru1;
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	volatile struct perf_event_mmap_page *pc;
+	int fd;
+
+	sw_attr(&a, EV_TASK_CLOCK);
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return -1;
+	pc = mmap(NULL, ps, PROT_READ, MAP_SHARED, fd, 0);
+	if (pc == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	getrusage(RUSAGE_THREAD, &ru0);
+	getrusage(RUSAGE_THREAD, &ru0);
+	(void)pc->lock;
+	getrusage(RUSAGE_THREAD, &ru1);
+	munmap((void *)pc, ps);
+	close(fd);
+	return ru1.ru_minflt - ru0.ru_minflt;
+}
+
+static void test_minflt(void)
+{
+	struct perf_event_attr a[NEV + 1];
+	struct lope_group *g;
+	struct rusage ru0, ru1;
+	int64_t v[NEV + 1];
+	long ctl;
+	int rc, n;
+
+	/*
+	 * With only mappable events the read looks at every page (and falls
+	 * back to read(2) because the page forbids rdpmc): a page that was
+	 * not pre-faulted would fault right there.
+	 */
+	if (have_tsc) {
+		a[0] = tsc_attr;
+		a[1] = tsc_attr;
+		n = 2;
+	} else {
+		n = mixed_attrs(a, NEV);
+	}
+	ctl = first_touch_faults();
+	if (ctl == 0)
+		lope_info("page faults: this kernel maps perf pages at mmap "
+			  "time, so a missing pre-fault would go unnoticed");
+	else
+		lope_info("page faults: first touch of an unpopulated perf "
+			  "page takes %ld fault(s) here",
+			  ctl);
+	rc = make_group_attrs(&g, 0, 0, a, n);
+	if (rc) {
+		lope_fail("page faults: enable + first read", "open rc %d", rc);
+		return;
+	}
+	memset(v, 0, sizeof(v));
+	getrusage(RUSAGE_THREAD, &ru0); /* warm up */
+	getrusage(RUSAGE_THREAD, &ru0);
+	rc = lope_group__enable(g);
+	rc |= lope_group__read(g, v);
+	getrusage(RUSAGE_THREAD, &ru1);
+	lope_check(rc == 0 && ru1.ru_minflt == ru0.ru_minflt &&
+			   ru1.ru_majflt == ru0.ru_majflt,
+		   have_tsc ? "page faults: enable + first read after open "
+			      "take none (2 msr/tsc: pages pre-faulted)" :
+			      "page faults: enable + first read after open "
+			      "take none",
+		   "rc %d, %ld minor / %ld major faults", rc,
+		   ru1.ru_minflt - ru0.ru_minflt,
+		   ru1.ru_majflt - ru0.ru_majflt);
+	lope_group__delete(g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bad inputs (only the documented contract: negative errno, no crash) */
+
+static void test_bad_inputs(void)
+{
+	struct perf_event_attr a;
+	struct lope_group *g = NULL;
+	int64_t v[NEV];
+	int rc;
+
+	lope_group__delete(NULL);
+	lope_pass("bad inputs: lope_group__delete(NULL) is accepted");
+
+	rc = lope_group__new(&g, 0, -1, 0);
+	if (!lope_check(rc == 0 && g, "bad inputs: new", "rc %d", rc))
+		return;
+	sw_attr(&a, EV_TASK_CLOCK);
+	lope_group__add(g, &a);
+	rc = lope_group__enable(g);
+	lope_check(rc < 0, "bad inputs: enable before open fails", "rc %d", rc);
+	rc = lope_group__read(g, v);
+	lope_check(rc < 0, "bad inputs: read before open fails", "rc %d", rc);
+	rc = lope_group__open(g);
+	if (!lope_check(rc == 0, "bad inputs: open", "rc %d", rc)) {
+		lope_group__delete(g);
+		return;
+	}
+	rc = lope_group__add(g, &a);
+	lope_check(rc < 0 && lope_group__nr(g) == 1,
+		   "bad inputs: add on an open group returns a negative errno",
+		   "rc %d, nr %d", rc, lope_group__nr(g));
+	rc = lope_group__open(g);
+	lope_check(rc < 0, "bad inputs: open twice fails", "rc %d", rc);
+	rc = lope_group__read(NULL, v);
+	lope_check(rc < 0, "bad inputs: read of a NULL group fails", "rc %d",
+		   rc);
+	rc = lope_group__read(g, NULL);
+	lope_check(rc < 0, "bad inputs: read into NULL fails", "rc %d", rc);
+	rc = lope_group__write(g, NULL);
+	lope_check(rc < 0, "bad inputs: write from NULL fails", "rc %d", rc);
+	lope_group__delete(g);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_rdpmc_usable(void)
+{
+	char why[256];
+	int have_cpu_pmu, r;
+
+	have_cpu_pmu = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+		       access("/sys/bus/event_source/devices/cpu_core", F_OK) ==
+			       0;
+	memset(why, 0, sizeof(why));
+	r = lope_rdpmc_usable(why, sizeof(why));
+	lope_info("lope_rdpmc_usable: %d (%s)", r, why);
+	if (have_cpu_pmu)
+		lope_check((r == 1) || (r == 0 && why[0]),
+			   "rdpmc_usable: 0 with a reason, or 1",
+			   "returned %d, reason \"%s\"", r, why);
+	else
+		lope_check(r == 0 && why[0],
+			   "rdpmc_usable: no core PMU here: 0 with a reason",
+			   "returned %d, reason \"%s\"", r, why);
+	/* a tiny buffer is fine (the reason is truncated) */
+	r = lope_rdpmc_usable(why, 4);
+	lope_check(r >= 0 && strlen(why) < 4,
+		   "rdpmc_usable: reason truncated to the buffer",
+		   "returned %d, reason length %zu", r, strlen(why));
+}
+
+/*
+ * Can this process count software events at all?  Decide exclude_kernel
+ * (kernel-side counting lets context switches count), or SKIP all.
+ */
+static int probe(char *why, size_t len)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	excl_kernel = 0;
+	sw_attr(&a, EV_TASK_CLOCK);
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		excl_kernel = 1;
+		sw_attr(&a, EV_TASK_CLOCK);
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+		if (fd >= 0)
+			lope_info("kernel-side counting refused: "
+				  "exclude_kernel=1, context switches not "
+				  "checked");
+	}
+	if (fd < 0) {
+		snprintf(why, len,
+			 "perf_event_open(task-clock) failed: %s "
+			 "(perf_event_paranoid?)",
+			 strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int main(void)
+{
+	char why[256];
+	unsigned int i;
+
+	if (probe(why, sizeof(why))) {
+		lope_skip("group: software events", "%s", why);
+		return lope_done();
+	}
+	probe_tsc();
+	if (have_tsc)
+		lope_info("mappable event: msr/tsc (type %u)", tsc_attr.type);
+	else
+		lope_info("no mappable event: %s", tsc_why);
+	test_rdpmc_usable();
+	test_minflt();
+	for (i = 0; i < ARRAY_SIZE(configs); i++)
+		lifecycle(&configs[i]);
+	test_inherit();
+	test_mappable();
+	test_fork_read();
+	test_leaks();
+	test_bad_inputs();
+	return lope_done();
+}

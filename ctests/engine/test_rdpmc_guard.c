@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Proves that lope_mmap__read() never executes the counter-read
+ * instruction (rdpmc on x86, mrs pmevcntr on arm64) when the page forbids
+ * it.  It uses the REAL reader (lope_arch_rdpmc / lope_arch_cycles) on
+ * simulated pages, each case in a forked child: on a machine where user
+ * space may not read counters the instruction faults (SIGSEGV on x86,
+ * SIGILL on arm64), so a child that returns normally with -EOPNOTSUPP
+ * shows the instruction was not reached.
+ *
+ * The positive control reads a page that allows the read: the child is
+ * expected to die of the fault, which shows the guard cases are
+ * meaningful.  Where user-space reads really work (e.g. x86 with
+ * /sys/bus/event_source/devices/cpu/rdpmc = 2) the control cannot fault
+ * and the cases are reported as SKIP.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mmap_read.h"
+#include "tap.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t real_pmc(void *arg, uint32_t counter)
+{
+	(void)arg;
+	return lope_arch_rdpmc(counter);
+}
+
+static uint64_t real_cycles(void *arg)
+{
+	(void)arg;
+	return lope_arch_cycles();
+}
+
+static const struct lope_reader real_reader = { real_pmc, real_cycles, NULL };
+
+static const struct page_case {
+	int line;
+	const char *what;
+	unsigned int cap_user_rdpmc;
+	uint32_t index;
+	unsigned int width;
+	uint64_t ena, run;
+	unsigned int cap_user_time;
+} cases[] = {
+	{ __LINE__, "all-zero page (no PMU)", 0, 0, 0, 0, 0, 0 },
+	{ __LINE__, "cap_user_rdpmc=0", 0, 1, 48, 10, 10, 0 },
+	{ __LINE__, "cap_user_rdpmc=0 index=3 width=64", 0, 3, 64, 10, 10, 0 },
+	{ __LINE__, "cap_user_rdpmc=1 index=0", 1, 0, 48, 10, 10, 0 },
+	{ __LINE__, "cap_user_rdpmc=1 index=0 multiplexed", 1, 0, 48, 10, 5,
+	  1 },
+	{ __LINE__, "cap_user_rdpmc=1 index=1 width=0", 1, 1, 0, 10, 10, 0 },
+	{ __LINE__, "cap_user_rdpmc=1 index=1 width=65", 1, 1, 65, 10, 10, 0 },
+	{ __LINE__, "multiplexed without cap_user_time", 1, 1, 48, 10, 5, 0 },
+};
+
+/* The positive control: everything allows the read. */
+static const struct page_case control = {
+	__LINE__, "cap_user_rdpmc=1 index=1 width=48", 1, 1, 48, 10, 10, 0
+};
+
+static void fill(struct perf_event_mmap_page *pc, const struct page_case *c)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->lock = 2;
+	pc->cap_user_rdpmc = c->cap_user_rdpmc;
+	pc->index = c->index;
+	pc->pmc_width = (uint16_t)c->width;
+	pc->time_enabled = c->ena;
+	pc->time_running = c->run;
+	pc->cap_user_time = c->cap_user_time;
+	pc->time_mult = 1;
+}
+
+/*
+ * Run one read in a child.  Returns the child's wait status; the child
+ * exits 0 when the read returned -EOPNOTSUPP, 1 when it returned 0, 2 on
+ * anything else.
+ */
+static int read_in_child(const struct page_case *c)
+{
+	static struct perf_event_mmap_page page __attribute__((aligned(4096)));
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+		struct lope_counts out;
+		int rc;
+
+		(void)setrlimit(RLIMIT_CORE, &no_core);
+		fill(&page, c);
+		rc = lope_mmap__read(&page, &real_reader, &out, NULL);
+		_exit(rc == -EOPNOTSUPP ? 0 : rc == 0 ? 1 : 2);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+static int faulted(int status)
+{
+	return WIFSIGNALED(status) &&
+	       (WTERMSIG(status) == SIGSEGV || WTERMSIG(status) == SIGILL ||
+		WTERMSIG(status) == SIGBUS);
+}
+
+static void describe(int status, char *buf, size_t len)
+{
+	if (status < 0)
+		snprintf(buf, len, "fork/wait failed: %s", strerror(errno));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		snprintf(buf, len, "exit %d (%s)", WEXITSTATUS(status),
+			 WEXITSTATUS(status) == 0 ? "-EOPNOTSUPP" :
+			 WEXITSTATUS(status) == 1 ? "read succeeded" :
+						    "unexpected rc");
+	else
+		snprintf(buf, len, "wait status %#x", status);
+}
+
+/* What the machine says about user-space reads, for the SKIP reason. */
+static void rdpmc_switch(char *buf, size_t len)
+{
+	FILE *f = fopen(LOPE_ARCH_RDPMC_SWITCH, "r");
+	int v;
+
+	if (!f) {
+		snprintf(buf, len, "%s not present", LOPE_ARCH_RDPMC_SWITCH);
+		return;
+	}
+	if (fscanf(f, "%d", &v) == 1)
+		snprintf(buf, len, "%s = %d", LOPE_ARCH_RDPMC_SWITCH, v);
+	else
+		snprintf(buf, len, "%s unreadable", LOPE_ARCH_RDPMC_SWITCH);
+	fclose(f);
+}
+
+int main(void)
+{
+	char why[256], sw[256], name[160];
+	int status, meaningful;
+	unsigned int i;
+
+	rdpmc_switch(sw, sizeof(sw));
+	lope_info("arch %s; %s", LOPE_ARCH_NAME, sw);
+
+	/* Positive control first: does the instruction fault here at all? */
+	status = read_in_child(&control);
+	describe(status, why, sizeof(why));
+	meaningful = status >= 0 && faulted(status);
+	snprintf(name, sizeof(name),
+		 "rdpmc guard: positive control (%s) faults", control.what);
+	if (meaningful)
+		lope_pass(name);
+	else if (status >= 0 && WIFEXITED(status))
+		lope_skip(name,
+			  "the counter read did not fault (%s; %s): "
+			  "user-space reads are allowed on this machine, so "
+			  "a fault cannot prove the guard",
+			  why, sw);
+	else
+		lope_fail(name, "%s", why);
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct page_case *c = &cases[i];
+
+		snprintf(name, sizeof(name), "rdpmc guard: %s (line %d)",
+			 c->what, c->line);
+		status = read_in_child(c);
+		describe(status, why, sizeof(why));
+		if (status >= 0 && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0) {
+			if (meaningful)
+				lope_pass(name);
+			else
+				lope_skip(name,
+					  "returned -EOPNOTSUPP, but the "
+					  "instruction does not fault here, so "
+					  "that proves nothing (%s)",
+					  sw);
+		} else if (faulted(status)) {
+			lope_fail(name,
+				  "the counter was read although the "
+				  "page forbids it: child %s",
+				  why);
+		} else {
+			lope_fail(name, "child %s, want -EOPNOTSUPP", why);
+		}
+	}
+	return lope_done();
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# run-tests.sh PROG... : run test programs (or executable scripts) that
+# follow the report protocol of ctests/tap.h and sum up their results.
+#
+# Each program's stdout lines "PASS: name", "FAIL: name: reason" and
+# "SKIP: name: reason" are counted; "# ..." lines are information.  A
+# program that dies of a signal, times out, or exits non-zero without
+# printing a FAIL line counts as one FAIL named after the program; one that
+# exits 77 without printing any case line counts as one SKIP.  The last line
+# printed is always "N passed, N failed, N skipped"; the exit status is 1
+# when anything failed, else 0.
+#
+# Environment:
+#   PAPI_OURS_BUILDDIR  if set, prepended to LD_LIBRARY_PATH
+#   LOPE_TEST_TIMEOUT   seconds per program (default 300)
+#   LOPE_SRCDIR         where to look for a PROG that is not found as given
+#                       (VPATH builds list scripts relative to the source
+#                       tree); defaults to the directory above this script
+set -u
+
+timeout_s=${LOPE_TEST_TIMEOUT:-300}
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=${LOPE_SRCDIR:-$(dirname "$here")}
+
+if [ -n "${PAPI_OURS_BUILDDIR:-}" ]; then
+	export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+if [ $# -eq 0 ]; then
+	echo "usage: $0 PROG..." >&2
+	echo "0 passed, 0 failed, 0 skipped"
+	exit 1
+fi
+
+have_timeout=0
+command -v timeout >/dev/null 2>&1 && have_timeout=1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-run-tests.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+skipped="$tmp/skipped"
+: >"$skipped"
+
+npass=0
+nfail=0
+nskip=0
+
+for prog in "$@"; do
+	name=$(basename "$prog")
+	out="$tmp/out"
+	path=$prog
+	if [ ! -e "$path" ] && [ -e "$srcdir/$prog" ]; then
+		path=$srcdir/$prog
+	fi
+	case $path in
+	*/*) ;;
+	*) path=./$path ;;
+	esac
+
+	echo "## $name"
+	if [ ! -e "$path" ]; then
+		echo "FAIL: $name: program not found: $prog"
+		nfail=$((nfail + 1))
+		continue
+	fi
+	# Scripts may lose their x bit on the way (VPATH, tarballs).
+	run=("$path")
+	if [ ! -x "$path" ]; then
+		case $path in
+		*.sh) run=(bash "$path") ;;
+		*)
+			echo "FAIL: $name: not executable: $path"
+			nfail=$((nfail + 1))
+			continue
+			;;
+		esac
+	fi
+	if [ "$have_timeout" = 1 ]; then
+		run=(timeout -k 10 "$timeout_s" "${run[@]}")
+	fi
+
+	# stdout and stderr both shown, in order; case lines come from stdout.
+	"${run[@]}" </dev/null 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+
+	p=$(grep -c '^PASS: ' "$out")
+	f=$(grep -c '^FAIL: ' "$out")
+	s=$(grep -c '^SKIP: ' "$out")
+	grep '^SKIP: ' "$out" >>"$skipped"
+
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		if [ "$rc" -eq 77 ] && [ "$p" -eq 0 ] && [ "$s" -eq 0 ]; then
+			line="SKIP: $name: program exited 77 (skipped) without a reason"
+			echo "$line"
+			echo "$line" >>"$skipped"
+			s=1
+		elif [ "$rc" -eq 77 ]; then
+			: # reported its own cases, then exited "skipped"
+		else
+			if [ "$have_timeout" = 1 ] && [ "$rc" -eq 124 ]; then
+				why="timed out after ${timeout_s} s"
+			elif [ "$rc" -gt 128 ]; then
+				sig=$((rc - 128))
+				signame=$(kill -l "$sig" 2>/dev/null || echo "$sig")
+				why="killed by signal $sig (SIG$signame)"
+			else
+				why="exited with status $rc without a FAIL line"
+			fi
+			echo "FAIL: $name: $why"
+			f=1
+		fi
+	fi
+	npass=$((npass + p))
+	nfail=$((nfail + f))
+	nskip=$((nskip + s))
+done
+
+if [ -s "$skipped" ]; then
+	echo
+	echo "Skipped cases:"
+	sed 's/^SKIP: /  /' "$skipped"
+fi
+echo
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ]
