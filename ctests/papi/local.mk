@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ctests/papi: tests of our PAPI build (libpapi.so with our perf_event
+# component) through the PAPI API.  Linked dynamically against
+# $(PAPI_OURS_BUILDDIR)/libpapi.so; run-tests.sh sets LD_LIBRARY_PATH to
+# that directory.  What each test proves: doc/testing-papi.md.
+
+LOPE_PAPI_TEST_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) -I$(top_srcdir)/ctests
+LOPE_PAPI_TEST_LDADD = $(PAPI_OURS_LIBSO) -lpthread
+
+check_PROGRAMS += ctests/papi/test_papi_api ctests/papi/test_pagefault \
+	ctests/papi/test_threads ctests/papi/test_hw
+LOPE_TESTS += ctests/papi/test_papi_api ctests/papi/test_pagefault \
+	ctests/papi/test_threads ctests/papi/test_hw \
+	ctests/papi/test_debian_tools.sh
+EXTRA_DIST += ctests/papi/test_debian_tools.sh
+
+ctests_papi_test_papi_api_SOURCES = ctests/papi/test_papi_api.c
+ctests_papi_test_papi_api_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_papi_api_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_papi_api_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_papi_api_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_pagefault_SOURCES = ctests/papi/test_pagefault.c
+ctests_papi_test_pagefault_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_pagefault_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_pagefault_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_pagefault_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_threads_SOURCES = ctests/papi/test_threads.c
+ctests_papi_test_threads_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_threads_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_threads_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_threads_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_hw_SOURCES = ctests/papi/test_hw.c
+ctests_papi_test_hw_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_hw_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_hw_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_hw_OBJECTS): papi-ours.stamp

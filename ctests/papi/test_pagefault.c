@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_pagefault: PAPI_start and the first PAPI_read of an event set of
+ * three software events take no minor page fault: everything the first
+ * read needs is set up when the events are added (PAPI_add_event opens
+ * them; pages of events readable in user space are mapped and pre-faulted
+ * there -- see test_hw for hardware events).
+ *
+ * Faults are counted three ways around the measured pair
+ * (PAPI_start; PAPI_read):
+ *  - getrusage(RUSAGE_THREAD).ru_minflt,
+ *  - a perf PAGE_FAULTS_MIN counter opened directly with perf_event_open(2)
+ *    (a mechanism independent of PAPI),
+ *  - the set's own perf::PAGE-FAULTS value in that first read.
+ * Code paths that are not measured are warmed first: getrusage, the
+ * direct counter's read, the stack, the values array, and PAPI_start /
+ * PAPI_read themselves on a *different* event set (so lazy symbol binding
+ * and first-touch of libpapi's text are not charged to the measured set).
+ * The measured set itself is never started or read before the pair.
+ *
+ * Also checks /proc/self/maps across the adds: software events get no
+ * perf page (doc/design.md: they cannot be read in user space, and a mapped
+ * page costs the kernel a rewrite on every reset, enable and context
+ * switch).
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <link.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <papi.h>
+
+#include "tap.h"
+
+/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
+static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
+		*(const char **)data = info->dlpi_name;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *libpapi_path(void)
+{
+	const char *path = "(none: linked statically?)";
+
+	dl_iterate_phdr(libpapi_path_cb, &path);
+	return path;
+}
+
+#define NEV 3
+static const char *const ev_names[NEV] = {
+	"perf::TASK-CLOCK",
+	"perf::PAGE-FAULTS",
+	"perf::CONTEXT-SWITCHES",
+};
+
+/* Lines of /proc/self/maps that map a perf event. */
+static int perf_maps(void)
+{
+	static char buf[1 << 16];
+	char line[512];
+	size_t ll = 0;
+	ssize_t n, i;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), np = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++) {
+			if (ll < sizeof(line) - 1)
+				line[ll++] = buf[i];
+			if (buf[i] == '\n') {
+				line[ll] = 0;
+				if (strstr(line, "anon_inode:[perf_event]"))
+					np++;
+				ll = 0;
+			}
+		}
+	close(fd);
+	return np;
+}
+
+static int open_minflt_counter(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static uint64_t read_counter(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return UINT64_MAX;
+	return v;
+}
+
+/* Touch 128 KiB of stack below us so the measured calls find it mapped. */
+static __attribute__((noinline)) void warm_stack(void)
+{
+	volatile char pad[128 * 1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(pad); i += 256)
+		pad[i] = (char)i;
+}
+
+static int build_set(int *set)
+{
+	int i, rc;
+
+	*set = PAPI_NULL;
+	rc = PAPI_create_eventset(set);
+	for (i = 0; i < NEV && rc == PAPI_OK; i++)
+		rc = PAPI_add_named_event(*set, ev_names[i]);
+	return rc;
+}
+
+int main(void)
+{
+	struct rusage ru0, ru1;
+	long long vals[NEV];
+	uint64_t pf0, pf1;
+	int rc, rc_start, rc_read, set, warm, maps_before, maps_after, pfd;
+	long d_ru;
+
+	rc = PAPI_library_init(PAPI_VER_CURRENT);
+	if (!lope_check(rc == PAPI_VER_CURRENT, "library_init",
+			"PAPI_library_init returned %d", rc))
+		lope_exit();
+	lope_info("libpapi: %s", libpapi_path());
+
+	/* Warm-up on another set: same calls, same events. */
+	rc = build_set(&warm);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(warm);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(warm, vals);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(warm, vals);
+	if (rc == PAPI_OK)
+		rc = PAPI_cleanup_eventset(warm);
+	if (rc == PAPI_OK)
+		rc = PAPI_destroy_eventset(&warm);
+	if (!lope_check(rc == PAPI_OK, "warmup_set", "rc=%d (%s)", rc,
+			PAPI_strerror(rc)))
+		lope_exit();
+
+	maps_before = perf_maps();
+	rc = build_set(&set);
+	if (!lope_check(rc == PAPI_OK, "build_measured_set", "rc=%d (%s)", rc,
+			PAPI_strerror(rc)))
+		lope_exit();
+	maps_after = perf_maps();
+	lope_check(maps_after == maps_before,
+		   "no_perf_page_mapped_for_software_events",
+		   "/proc/self/maps anon_inode:[perf_event] lines: %d before "
+		   "adding %d software events, %d after",
+		   maps_before, NEV, maps_after);
+
+	pfd = open_minflt_counter();
+	if (pfd < 0)
+		lope_info("perf_event_open(PAGE_FAULTS_MIN) failed: %s; "
+			  "getrusage only",
+			  strerror(errno));
+
+	/* warm every path that is not measured */
+	warm_stack();
+	memset(vals, 0, sizeof(vals));
+	getrusage(RUSAGE_THREAD, &ru0);
+	if (pfd >= 0)
+		pf0 = read_counter(pfd);
+
+	/* ---- measured: PAPI_start + first PAPI_read ---- */
+	getrusage(RUSAGE_THREAD, &ru0);
+	pf0 = pfd >= 0 ? read_counter(pfd) : 0;
+	rc_start = PAPI_start(set);
+	rc_read = rc_start == PAPI_OK ? PAPI_read(set, vals) : rc_start;
+	pf1 = pfd >= 0 ? read_counter(pfd) : 0;
+	getrusage(RUSAGE_THREAD, &ru1);
+	/* ---- end ---- */
+
+	if (!lope_check(rc_start == PAPI_OK && rc_read == PAPI_OK,
+			"start_and_first_read_ok", "PAPI_start=%d PAPI_read=%d",
+			rc_start, rc_read))
+		lope_exit();
+
+	d_ru = ru1.ru_minflt - ru0.ru_minflt;
+	lope_check(d_ru == 0, "no_minflt_start_first_read_getrusage",
+		   "getrusage(RUSAGE_THREAD) ru_minflt grew by %ld across "
+		   "PAPI_start + first PAPI_read",
+		   d_ru);
+	if (pfd >= 0)
+		lope_check(pf1 - pf0 == 0,
+			   "no_minflt_start_first_read_perf_counter",
+			   "direct PAGE_FAULTS_MIN counter grew by %llu across "
+			   "PAPI_start + first PAPI_read",
+			   (unsigned long long)(pf1 - pf0));
+	else
+		lope_fail("no_minflt_start_first_read_perf_counter",
+			  "could not open a PAGE_FAULTS_MIN counter");
+	lope_check(vals[1] == 0, "no_fault_in_sets_own_page_faults",
+		   "the set's perf::PAGE-FAULTS read %lld between PAPI_start "
+		   "and the first PAPI_read",
+		   vals[1]);
+	lope_info("first read: task-clock=%lld page-faults=%lld "
+		  "context-switches=%lld",
+		  vals[0], vals[1], vals[2]);
+
+	PAPI_stop(set, vals);
+	PAPI_cleanup_eventset(set);
+	PAPI_destroy_eventset(&set);
+	if (pfd >= 0)
+		close(pfd);
+	PAPI_shutdown();
+	return lope_done();
+}

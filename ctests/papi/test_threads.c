@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_threads: four pthreads, each with its own event set of
+ * perf::TASK-CLOCK, run start/read/stop at the same time.  Thread i spins
+ * for (i+1)*20 ms of its own CPU time, so each thread's value must match
+ * its own CPU clock (and therefore differ from the others'): counts are
+ * per thread, not per process.
+ *
+ * Threads record their results; the main thread reports them after the
+ * join (tap.h wants one reporting thread).
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <papi.h>
+
+#include "tap.h"
+
+/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
+static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
+		*(const char **)data = info->dlpi_name;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *libpapi_path(void)
+{
+	const char *path = "(none: linked statically?)";
+
+	dl_iterate_phdr(libpapi_path_cb, &path);
+	return path;
+}
+
+#define NTHREADS 4
+#define MS 1000000LL
+
+struct result {
+	int idx;
+	int rc_reg, rc_create, rc_add, rc_start, rc_read, rc_stop;
+	int rc_cleanup, rc_destroy, rc_unreg;
+	unsigned long papi_tid, self;
+	long long busy_ns;  /* CPU time the thread spun, CLOCK_THREAD_CPUTIME */
+	long long read_val; /* PAPI_read after the spin                      */
+	long long stop_val; /* PAPI_stop                                     */
+};
+
+static pthread_barrier_t barrier;
+
+static long long thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void busy_ns(long long ns)
+{
+	long long end = thread_ns() + ns;
+	volatile unsigned long sink = 0;
+	int i;
+
+	while (thread_ns() < end)
+		for (i = 0; i < 2000; i++)
+			sink += (unsigned long)i;
+}
+
+static unsigned long self_id(void)
+{
+	return (unsigned long)pthread_self();
+}
+
+static void *worker(void *arg)
+{
+	struct result *r = arg;
+	int set = PAPI_NULL;
+	long long v = -1, t0;
+
+	r->self = self_id();
+	r->rc_reg = PAPI_register_thread();
+	r->papi_tid = PAPI_thread_id();
+	r->rc_create = PAPI_create_eventset(&set);
+	r->rc_add = PAPI_add_named_event(set, "perf::TASK-CLOCK");
+	/* all four sets exist before any starts: they really overlap */
+	pthread_barrier_wait(&barrier);
+	r->rc_start = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns((r->idx + 1) * 20 * MS);
+	r->busy_ns = thread_ns() - t0;
+	r->rc_read = PAPI_read(set, &v);
+	r->read_val = v;
+	v = -1;
+	r->rc_stop = PAPI_stop(set, &v);
+	r->stop_val = v;
+	r->rc_cleanup = PAPI_cleanup_eventset(set);
+	r->rc_destroy = PAPI_destroy_eventset(&set);
+	pthread_barrier_wait(&barrier);
+	r->rc_unreg = PAPI_unregister_thread();
+	return NULL;
+}
+
+int main(void)
+{
+	struct result res[NTHREADS];
+	pthread_t th[NTHREADS];
+	char tn[64];
+	int rc, i, ok;
+
+	rc = PAPI_library_init(PAPI_VER_CURRENT);
+	if (!lope_check(rc == PAPI_VER_CURRENT, "library_init",
+			"PAPI_library_init returned %d", rc))
+		lope_exit();
+	lope_info("libpapi: %s", libpapi_path());
+	rc = PAPI_thread_init(self_id);
+	if (!lope_check(rc == PAPI_OK, "thread_init",
+			"PAPI_thread_init: %d (%s)", rc, PAPI_strerror(rc)))
+		lope_exit();
+
+	pthread_barrier_init(&barrier, NULL, NTHREADS);
+	memset(res, 0, sizeof(res));
+	for (i = 0; i < NTHREADS; i++) {
+		res[i].idx = i;
+		if (pthread_create(&th[i], NULL, worker, &res[i]) != 0) {
+			lope_fail("pthread_create", "thread %d", i);
+			lope_exit();
+		}
+	}
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+
+	for (i = 0; i < NTHREADS; i++) {
+		struct result *r = &res[i];
+
+		snprintf(tn, sizeof(tn), "thread%d_papi_calls_ok", i);
+		lope_check(
+			r->rc_reg == PAPI_OK && r->rc_create == PAPI_OK &&
+				r->rc_add == PAPI_OK &&
+				r->rc_start == PAPI_OK &&
+				r->rc_read == PAPI_OK &&
+				r->rc_stop == PAPI_OK &&
+				r->rc_cleanup == PAPI_OK &&
+				r->rc_destroy == PAPI_OK &&
+				r->rc_unreg == PAPI_OK,
+			tn,
+			"register %d create %d add %d start %d read %d stop %d "
+			"cleanup %d destroy %d unregister %d",
+			r->rc_reg, r->rc_create, r->rc_add, r->rc_start,
+			r->rc_read, r->rc_stop, r->rc_cleanup, r->rc_destroy,
+			r->rc_unreg);
+
+		snprintf(tn, sizeof(tn), "thread%d_thread_id", i);
+		lope_check(r->papi_tid == r->self, tn,
+			   "PAPI_thread_id()=%#lx, pthread_self()=%#lx",
+			   r->papi_tid, r->self);
+
+		snprintf(tn, sizeof(tn), "thread%d_task_clock_own_time", i);
+		ok = r->read_val >= r->busy_ns - r->busy_ns / 10 - 2 * MS &&
+		     r->read_val <= r->busy_ns + r->busy_ns / 10 + 2 * MS;
+		lope_check(
+			ok, tn,
+			"read %lld ns, the thread's own CPU time over the spin "
+			"%lld ns",
+			r->read_val, r->busy_ns);
+
+		snprintf(tn, sizeof(tn), "thread%d_stop_after_read", i);
+		lope_check(r->stop_val >= r->read_val &&
+				   r->stop_val - r->read_val < 20 * MS,
+			   tn, "read %lld, stop %lld", r->read_val,
+			   r->stop_val);
+		lope_info(
+			"thread %d: spun %lld ns, task-clock read %lld stop %lld",
+			i, r->busy_ns, r->read_val, r->stop_val);
+	}
+	/* thread 3 spun 4x thread 0: a per-process count would not show it */
+	lope_check(res[3].read_val > 2 * res[0].read_val,
+		   "threads_counted_separately",
+		   "thread 0 read %lld, thread 3 read %lld (expected > 2x)",
+		   res[0].read_val, res[3].read_val);
+
+	pthread_barrier_destroy(&barrier);
+	PAPI_shutdown();
+	return lope_done();
+}
