@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# utils/papi_overhead: the per-call cost benchmark (see doc/papi_overhead.1).
+# Linked against our libpapi.so without an rpath: the program re-executes
+# itself with LD_LIBRARY_PATH set to our build, then to the stock build, so
+# the dynamic linker, not the binary, chooses which libpapi is measured.  The
+# build directories are compiled in as defaults for ours and --compare.
+
+bin_PROGRAMS += utils/papi_overhead
+utils_papi_overhead_SOURCES = utils/papi_overhead.c
+utils_papi_overhead_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
+	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
+	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
+utils_papi_overhead_LDADD = $(PAPI_OURS_LIBSO) -ldl
+# papi.h comes from our PAPI build: build it before compiling.
+$(utils_papi_overhead_OBJECTS): papi-ours.stamp
+EXTRA_utils_papi_overhead_DEPENDENCIES = papi-ours.stamp
+
+LOPE_DEMO_DEPS = utils/papi_overhead
+
+dist_man1_MANS = doc/papi_overhead.1
+EXTRA_DIST += doc/benchmarks.md
