@@ -51,6 +51,7 @@ typedef struct {
 	int event_cpu; /* -1, or the cpu an event's :cpu= modifier pins */
 	pid_t tid;     /* 0: the calling thread */
 	int attached;
+	int cpu_attached;
 	int inherit;
 	int multiplexed;
 	unsigned char fixed[PE_MAX_EVENTS];
@@ -103,6 +104,7 @@ static void apply_domain(struct perf_event_attr *attr, unsigned char fixed,
 		attr->exclude_user = !(domain & PAPI_DOM_USER);
 	if (!(fixed & PE_FIXED_KERNEL))
 		attr->exclude_kernel = !(domain & PAPI_DOM_KERNEL);
+	attr->exclude_hv = !(domain & PAPI_DOM_SUPERVISOR);
 }
 
 /*
@@ -116,7 +118,9 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 	pid_t pid = c->attached ? c->tid : 0;
 	int cpu = c->event_cpu >= 0 ? c->event_cpu : c->cpu, i, err;
 
-	if (c->granularity == PAPI_GRN_SYS) {
+	/* A set attached to a cpu counts every task there, as PAPI's
+	 * PAPI_CPU_ATTACHED state says; stock counted only the caller. */
+	if (c->granularity == PAPI_GRN_SYS || c->cpu_attached) {
 		pid = -1;
 		if (cpu < 0)
 			return PAPI_EINVAL;
@@ -337,6 +341,19 @@ static int pe_attach(pe_control_t *c, pid_t tid)
 	return ret;
 }
 
+static int pe_cpu_attach(pe_control_t *c, int cpu)
+{
+	int old = c->cpu, ret;
+
+	if (cpu < 0)
+		return PAPI_EINVAL;
+	c->cpu = cpu;
+	ret = set_option(c, &c->cpu_attached, 1);
+	if (ret != PAPI_OK)
+		c->cpu = old;
+	return ret;
+}
+
 static int pe_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
 	pe_control_t *c;
@@ -355,7 +372,7 @@ static int pe_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 		return set_option(c, &c->attached, 0);
 	case PAPI_CPU_ATTACH:
 		c = (pe_control_t *)option->cpu.ESI->ctl_state;
-		return set_option(c, &c->cpu, (int)option->cpu.cpu_num);
+		return pe_cpu_attach(c, (int)option->cpu.cpu_num);
 	case PAPI_DOMAIN:
 		c = (pe_control_t *)option->domain.ESI->ctl_state;
 		return pe_set_domain(c, option->domain.domain);
