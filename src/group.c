@@ -35,6 +35,8 @@ static const struct lope_reader hw_reader = {
 	.cycles = hw_cycles,
 };
 
+static uint64_t measure_read_cost(struct lope_group *g);
+
 int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
 		    unsigned int flags)
 {
@@ -239,8 +241,9 @@ int lope_group__open(struct lope_group *g)
 	if (g->nr_mapped != g->nr)
 		g->user_read = false;
 	g->owner = self ? lope_gettid() : 0;
-	g->have_snapshot = false;
+	g->snap_at = 0;
 	g->opened = true;
+	g->read_cost = measure_read_cost(g);
 	g->last = LOPE_PATH_NONE;
 	return 0;
 }
@@ -333,6 +336,32 @@ static int read_user(struct lope_group *g, struct lope_counts *c)
 	return 0;
 }
 
+static int read_kernel(struct lope_group *g)
+{
+	return group_read(g) ? read_grouped(g, g->cur) : read_each(g, g->cur);
+}
+
+/*
+ * How long one read(2) of this group takes, at setup time where it costs
+ * nothing measured: the shortest of a few, so a preempted one does not
+ * count.  0 (never reuse a sample) if the clock or the reads fail.
+ */
+static uint64_t measure_read_cost(struct lope_group *g)
+{
+	uint64_t best = 0, t0, t;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		t0 = lope_arch_cycles();
+		if (read_kernel(g))
+			return 0;
+		t = lope_arch_cycles() - t0;
+		if (i == 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
 /* The current raw counts into g->cur: rdpmc where it works, else read(2). */
 static int sample(struct lope_group *g)
 {
@@ -340,15 +369,26 @@ static int sample(struct lope_group *g)
 
 	if (g->user_read && read_user(g, g->cur) == 0) {
 		g->last = LOPE_PATH_RDPMC;
-		g->have_snapshot = true;
 		return 0;
 	}
-	err = group_read(g) ? read_grouped(g, g->cur) : read_each(g, g->cur);
+	err = read_kernel(g);
 	if (err)
 		return err;
 	g->last = LOPE_PATH_READ;
-	g->have_snapshot = true;
+	g->snap_at = lope_arch_cycles();
 	return 0;
+}
+
+/*
+ * Is g->cur as close to now as a new read(2) could be?  A read samples the
+ * counters somewhere inside a system call that lasts read_cost; a sample
+ * taken less than that ago is no further from the present.  This is what
+ * makes PAPI_accum and the read-then-reset pair (TAU, Caliper) one system
+ * call, and no count falls between the read and the reset.
+ */
+static bool fresh(const struct lope_group *g)
+{
+	return g->snap_at && lope_arch_cycles() - g->snap_at < g->read_cost;
 }
 
 static int check_open(const struct lope_group *g)
@@ -463,7 +503,14 @@ int lope_group__reset(struct lope_group *g)
 {
 	int err = check_open(g);
 
-	return err ? err : rebase(g, NULL);
+	if (err)
+		return err;
+	if (fresh(g)) {
+		set_bases(g, NULL);
+		g->snap_at = 0; /* one reset per read: a second one samples */
+		return 0;
+	}
+	return rebase(g, NULL);
 }
 
 int lope_group__write(struct lope_group *g, const int64_t *values)
@@ -503,7 +550,7 @@ int lope_group__enable(struct lope_group *g)
 	int err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
 
 	if (!err)
-		g->have_snapshot = false;
+		g->snap_at = 0;
 	return err;
 }
 
@@ -526,7 +573,7 @@ int lope_group__disable_after_read(struct lope_group *g)
 {
 	int err;
 
-	if (!g || !g->have_snapshot)
+	if (!g || !g->opened || !fresh(g))
 		return lope_group__disable(g, NULL);
 	err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
 	if (!err)

@@ -24,8 +24,9 @@ struct lope_group {
 	int nr, cap;
 	struct lope_event *ev;
 	bool opened;
-	bool user_read;     /* every event mapped and possibly rdpmc-readable */
-	bool have_snapshot; /* g->cur holds a read made since the last enable */
+	bool user_read; /* every event mapped and possibly rdpmc-readable */
+	uint64_t snap_at; /* clock when read(2) filled g->cur; 0: not since enable */
+	uint64_t read_cost; /* clock ticks one read(2) of this group takes */
 	pid_t owner;        /* the only thread that may read in user space */
 	int nr_mapped;
 	enum lope_path last;

@@ -98,10 +98,10 @@ LOPE_API int lope_group__enable(struct lope_group *g);
 LOPE_API int lope_group__disable(struct lope_group *g, int64_t *values);
 /*
  * Stop counting right after a lope_group__read() (PAPI_stop reads, then
- * stops): the counts that read saw become the bases, so stopping is one
- * ioctl.  What the counters add between that read and the stop (the
- * caller's own code) goes to the next interval instead of being lost.
- * Without a read since the last enable this is lope_group__disable().
+ * stops): if that read(2) sample is less than one read(2) old, its counts
+ * become the bases and stopping is one ioctl; what the counters add in
+ * between goes to the next interval.  Otherwise this is
+ * lope_group__disable().
  */
 LOPE_API int lope_group__disable_after_read(struct lope_group *g);
 
@@ -110,7 +110,12 @@ LOPE_API int lope_group__disable_after_read(struct lope_group *g);
  * scaled exactly by enabled/running time when the kernel multiplexed them.
  */
 LOPE_API int lope_group__read(struct lope_group *g, int64_t *values);
-/* Zero the values: takes the current raw counts as bases, no ioctl. */
+/*
+ * Zero the values: takes the current raw counts as bases, no ioctl.  A
+ * read(2) sample taken less than one read(2) ago is used as it is (it is as
+ * close to now as a new one could be): a read followed by a reset, as in
+ * PAPI_accum, makes one system call and loses no count in between.
+ */
 LOPE_API int lope_group__reset(struct lope_group *g);
 /* Make the values read back as @values from now on. */
 LOPE_API int lope_group__write(struct lope_group *g, const int64_t *values);

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A reset right after a read reuses that read's sample (one system call
+ * for PAPI_accum and the read-then-reset pair), an older sample is never
+ * reused, a sample serves one reset only, and no count is lost between
+ * the intervals.  Counted on real software events through a counting
+ * system-call table.
+ */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "lope.h"
+#include "sys.h"
+#include "tap.h"
+
+static unsigned long nr_reads;
+
+static ssize_t counting_read(int fd, void *buf, size_t len)
+{
+	nr_reads++;
+	return lope_sys_kernel.read(fd, buf, len);
+}
+
+static struct lope_sys counting;
+
+static void busy_ms(long ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
+	       ms * 1000000L);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static struct lope_group *open_group(int nr)
+{
+	static const unsigned long long cfg[] = {
+		PERF_COUNT_SW_TASK_CLOCK,
+		PERF_COUNT_SW_PAGE_FAULTS,
+		PERF_COUNT_SW_CONTEXT_SWITCHES,
+	};
+	struct perf_event_attr attr;
+	struct lope_group *g;
+	int i;
+
+	if (lope_group__new(&g, 0, -1, 0))
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = cfg[i];
+		attr.exclude_kernel = 1;
+		if (lope_group__add(g, &attr) < 0)
+			goto fail;
+	}
+	if (lope_group__open(g) == 0 && lope_group__enable(g) == 0)
+		return g;
+fail:
+	lope_group__delete(g);
+	return NULL;
+}
+
+/* Reads (system calls) one reset makes after the given preparation. */
+static unsigned long reads_of_reset(struct lope_group *g, int read_first,
+				    long pause_ms, int resets)
+{
+	int64_t v[3];
+	unsigned long before;
+	int i;
+
+	if (read_first && lope_group__read(g, v))
+		return ~0ul;
+	if (pause_ms)
+		sleep_ms(pause_ms);
+	for (i = 0; i < resets - 1; i++)
+		if (lope_group__reset(g))
+			return ~0ul;
+	before = nr_reads;
+	if (lope_group__reset(g))
+		return ~0ul;
+	return nr_reads - before;
+}
+
+static const struct {
+	int line;
+	const char *name;
+	int read_first;
+	long pause_ms;
+	int resets;
+	unsigned long expect_reads;
+} rows[] = {
+	{ __LINE__, "reset right after a read reuses it", 1, 0, 1, 0 },
+	{ __LINE__, "reset 20 ms after a read samples again", 1, 20, 1, 1 },
+	{ __LINE__, "second reset after one read samples again", 1, 0, 2, 1 },
+	{ __LINE__, "reset without a read samples", 0, 0, 1, 1 },
+};
+
+static void table(struct lope_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned long got;
+
+		/* start each row with no recent sample */
+		if (lope_group__reset(g))
+			lope_fail(rows[i].name, "row %d: reset failed",
+				  rows[i].line);
+		sleep_ms(5);
+		got = reads_of_reset(g, rows[i].read_first, rows[i].pause_ms,
+				     rows[i].resets);
+		lope_check(got == rows[i].expect_reads, rows[i].name,
+			   "row %d: %lu read(2) calls, expected %lu",
+			   rows[i].line, got, rows[i].expect_reads);
+	}
+}
+
+/* read+reset intervals add up to the raw count: nothing falls between. */
+static void continuity(struct lope_group *g)
+{
+	struct lope_counts c0[3], c1[3];
+	int64_t v[3];
+	int64_t sum = 0;
+	unsigned long before;
+	int i, ok = 1;
+
+	/* a reset right after this sample starts the chain from it */
+	if (lope_group__read_raw(g, c0) || lope_group__reset(g)) {
+		lope_fail("continuity", "setup failed");
+		return;
+	}
+	before = nr_reads;
+	for (i = 0; i < 50; i++) {
+		busy_ms(1);
+		if (lope_group__read(g, v) || lope_group__reset(g)) {
+			ok = 0;
+			break;
+		}
+		sum += v[0];
+	}
+	if (!ok || lope_group__read_raw(g, c1)) {
+		lope_fail("continuity", "read failed");
+		return;
+	}
+	lope_info("continuity: 50 read+reset pairs made %lu read(2) calls",
+		  nr_reads - before - 1);
+	lope_check(nr_reads - before - 1 == 50,
+		   "read+reset pair is one system call",
+		   "%lu calls for 50 pairs", nr_reads - before - 1);
+	/* the sum runs from c0 to the last read; c1 is one read later */
+	lope_check(sum > 0 && (uint64_t)sum <= c1[0].val - c0[0].val &&
+			   c1[0].val - c0[0].val - (uint64_t)sum < 1000000,
+		   "read+reset intervals lose no count",
+		   "sum %lld, raw delta %llu", (long long)sum,
+		   (unsigned long long)(c1[0].val - c0[0].val));
+}
+
+int main(void)
+{
+	struct lope_group *g;
+
+	counting = lope_sys_kernel;
+	counting.read = counting_read;
+	lope_sys__set(&counting);
+	g = open_group(3);
+	if (!g) {
+		lope_fail("open", "cannot open three software events");
+		return lope_done();
+	}
+	table(g);
+	continuity(g);
+	lope_group__delete(g);
+	lope_sys__set(NULL);
+	return lope_done();
+}
