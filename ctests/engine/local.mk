@@ -12,7 +12,8 @@ check_PROGRAMS += \
 	ctests/engine/test_scale \
 	ctests/engine/test_rdpmc_guard \
 	ctests/engine/test_group \
-	ctests/engine/test_reset_reuse
+	ctests/engine/test_reset_reuse \
+	ctests/engine/test_faults
 
 ctests_engine_test_mmap_read_SOURCES = ctests/engine/test_mmap_read.c
 ctests_engine_test_mmap_read_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
@@ -34,6 +35,10 @@ ctests_engine_test_reset_reuse_SOURCES = ctests/engine/test_reset_reuse.c
 ctests_engine_test_reset_reuse_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
 ctests_engine_test_reset_reuse_LDADD = $(LOPE_ENGINE_TEST_LDADD)
 
+ctests_engine_test_faults_SOURCES = ctests/engine/test_faults.c
+ctests_engine_test_faults_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
+ctests_engine_test_faults_LDADD = $(LOPE_ENGINE_TEST_LDADD)
+
 # Shell tests run from the source tree (run-tests.sh looks there).
 EXTRA_DIST += \
 	ctests/run-tests.sh \
@@ -48,5 +53,6 @@ LOPE_TESTS += \
 	ctests/engine/test_rdpmc_guard \
 	ctests/engine/test_group \
 	ctests/engine/test_reset_reuse \
+	ctests/engine/test_faults \
 	ctests/engine/test_arch_cross.sh \
 	ctests/engine/test_format.sh

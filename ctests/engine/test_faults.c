@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fault injection through the engine's system-call table: every failure
+ * the kernel can give comes back as the documented -errno or a correct
+ * fall-back, and no descriptor or mapping is left behind.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lope.h"
+#include "sys.h"
+#include "tap.h"
+
+/* Which call fails, on which occurrence (1-based), with which errno. */
+enum call { C_OPEN, C_IOCTL, C_READ, C_MMAP };
+static struct {
+	enum call call;
+	int nth; /* fail the nth call of that kind; 0: never */
+	int err;
+	int times; /* how many calls fail from the nth on */
+	int seen[4];
+} inj;
+
+static int fails(enum call c)
+{
+	int n = ++inj.seen[c];
+
+	if (inj.call != c || inj.nth == 0 || n < inj.nth ||
+	    n >= inj.nth + inj.times)
+		return 0;
+	errno = inj.err;
+	return 1;
+}
+
+static int f_open(struct perf_event_attr *a, pid_t p, int cpu, int gfd,
+		  unsigned long fl)
+{
+	return fails(C_OPEN) ?
+		       -1 :
+		       lope_sys_kernel.perf_event_open(a, p, cpu, gfd, fl);
+}
+
+static int f_ioctl(int fd, unsigned long req, unsigned long arg)
+{
+	return fails(C_IOCTL) ? -1 : lope_sys_kernel.ioctl(fd, req, arg);
+}
+
+static ssize_t f_read(int fd, void *buf, size_t len)
+{
+	return fails(C_READ) ? -1 : lope_sys_kernel.read(fd, buf, len);
+}
+
+static void *f_mmap(size_t len, int prot, int flags, int fd)
+{
+	return fails(C_MMAP) ? MAP_FAILED :
+			       lope_sys_kernel.mmap(len, prot, flags, fd);
+}
+
+static const struct lope_sys faulty = {
+	.perf_event_open = f_open,
+	.ioctl = f_ioctl,
+	.read = f_read,
+	.mmap = f_mmap,
+	.munmap = munmap,
+	.close = close,
+};
+
+static void inject(enum call c, int nth, int err, int times)
+{
+	memset(&inj, 0, sizeof(inj));
+	inj.call = c;
+	inj.nth = nth;
+	inj.err = err;
+	inj.times = times;
+}
+
+static int count_entries(const char *dir, const char *needle)
+{
+	char line[512];
+	int n = 0;
+
+	if (needle) {
+		FILE *f = fopen(dir, "r");
+
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			n += strstr(line, needle) != NULL;
+		fclose(f);
+		return n;
+	}
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int fds(void)
+{
+	return count_entries("/proc/self/fd", NULL);
+}
+
+static int perf_maps(void)
+{
+	return count_entries("/proc/self/maps", "perf_event");
+}
+
+/* msr/tsc is mappable (not a software event) where the msr PMU exists. */
+static int tsc_attr(struct perf_event_attr *a)
+{
+	unsigned int type, config;
+	FILE *f = fopen("/sys/bus/event_source/devices/msr/type", "r");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fscanf(f, "%u", &type) == 1;
+	fclose(f);
+	f = fopen("/sys/bus/event_source/devices/msr/events/tsc", "r");
+	if (!f)
+		return 0;
+	ok = ok && fscanf(f, "event=%x", &config) == 1;
+	fclose(f);
+	memset(a, 0, sizeof(*a));
+	a->type = type;
+	a->config = config;
+	return ok;
+}
+
+static struct lope_group *make(int with_tsc)
+{
+	static const unsigned long long sw[] = {
+		PERF_COUNT_SW_TASK_CLOCK,
+		PERF_COUNT_SW_PAGE_FAULTS,
+		PERF_COUNT_SW_CONTEXT_SWITCHES,
+	};
+	struct perf_event_attr a;
+	struct lope_group *g;
+	size_t i;
+
+	if (lope_group__new(&g, 0, -1, 0))
+		return NULL;
+	if (with_tsc && tsc_attr(&a))
+		lope_group__add(g, &a);
+	for (i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = sw[i];
+		a.exclude_kernel = 1;
+		lope_group__add(g, &a);
+	}
+	return g;
+}
+
+static const struct {
+	int line;
+	const char *name;
+	enum call call;
+	int nth, err;
+	int expect; /* what lope_group__open returns */
+} open_rows[] = {
+	{ __LINE__, "open: EMFILE on the 2nd event", C_OPEN, 2, EMFILE,
+	  -EMFILE },
+	{ __LINE__, "open: EACCES (paranoid) on the 1st", C_OPEN, 1, EACCES,
+	  -EACCES },
+	{ __LINE__, "open: ENOENT on the 3rd", C_OPEN, 3, ENOENT, -ENOENT },
+	{ __LINE__, "open: EOPNOTSUPP on the 2nd", C_OPEN, 2, EOPNOTSUPP,
+	  -EOPNOTSUPP },
+	{ __LINE__, "open: EBUSY on the 1st", C_OPEN, 1, EBUSY, -EBUSY },
+	{ __LINE__, "open: a failed mmap is no failure", C_MMAP, 1, EPERM, 0 },
+};
+
+static void open_faults(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(open_rows) / sizeof(open_rows[0]); i++) {
+		int fd0 = fds(), map0 = perf_maps(), ret;
+		struct lope_group *g = make(1);
+		char name[160];
+
+		inject(open_rows[i].call, open_rows[i].nth, open_rows[i].err,
+		       1);
+		ret = g ? lope_group__open(g) : -ENOMEM;
+		inject(C_OPEN, 0, 0, 0);
+		lope_check(ret == open_rows[i].expect, open_rows[i].name,
+			   "row %d: returned %d, expected %d",
+			   open_rows[i].line, ret, open_rows[i].expect);
+		if (ret == 0)
+			lope_group__close(g);
+		snprintf(name, sizeof(name), "%s: nothing leaked",
+			 open_rows[i].name);
+		lope_check(fds() == fd0 && perf_maps() == map0, name,
+			   "row %d: leaked %d descriptors, %d mappings",
+			   open_rows[i].line, fds() - fd0, perf_maps() - map0);
+		snprintf(name, sizeof(name), "%s: reopens without the fault",
+			 open_rows[i].name);
+		ret = lope_group__open(g);
+		lope_check(ret == 0, name, "row %d: reopen returned %d",
+			   open_rows[i].line, ret);
+		lope_group__delete(g);
+	}
+}
+
+static void busy(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
+	       5000000L);
+}
+
+/* EINTR is retried; other read/ioctl errors come back as -errno. */
+static void runtime_faults(void)
+{
+	struct lope_group *g = make(0);
+	int64_t v[4], w[4];
+	int ret;
+
+	if (!g || lope_group__open(g) || lope_group__enable(g)) {
+		lope_fail("runtime faults", "cannot set up a group");
+		lope_group__delete(g);
+		return;
+	}
+	busy();
+	inject(C_READ, 1, EINTR, 2);
+	ret = lope_group__read(g, v);
+	lope_check(ret == 0 && inj.seen[C_READ] == 3 && v[0] > 0,
+		   "read: EINTR twice is retried",
+		   "returned %d after %d calls, task-clock %lld", ret,
+		   inj.seen[C_READ], (long long)v[0]);
+	inject(C_READ, 1, EIO, 1);
+	lope_check(lope_group__read(g, v) == -EIO, "read: EIO comes back",
+		   "wrong return");
+	inject(C_READ, 0, 0, 0);
+	lope_check(lope_group__read(g, w) == 0 && w[0] >= v[0],
+		   "read: works again after the fault, value monotonic",
+		   "%lld then %lld", (long long)v[0], (long long)w[0]);
+	inject(C_IOCTL, 1, EBUSY, 1);
+	lope_check(lope_group__enable(g) == -EBUSY,
+		   "ioctl: EBUSY on enable comes back", "wrong return");
+	busy(); /* no recent sample: the reset must read */
+	inject(C_READ, 1, EAGAIN, 1);
+	lope_check(lope_group__reset(g) == -EAGAIN &&
+			   lope_group__read(g, w) == 0 && w[0] >= v[0],
+		   "reset: a failed sample keeps the old bases",
+		   "reset did not fail cleanly");
+	inject(C_READ, 0, 0, 0);
+	lope_group__delete(g);
+}
+
+/* With mmap refused, a mappable set reads the right values via read(2). */
+static void mmap_fallback(void)
+{
+	struct perf_event_attr a;
+	struct lope_group *g;
+	int64_t v[4];
+	int ret;
+
+	if (!tsc_attr(&a)) {
+		lope_skip("mmap failure: read(2) fall-back",
+			  "no mappable event here (msr PMU with tsc missing)");
+		return;
+	}
+	g = make(1);
+	inject(C_MMAP, 1, EPERM, 100);
+	ret = g ? lope_group__open(g) : -1;
+	inject(C_MMAP, 0, 0, 0);
+	if (ret == 0 && lope_group__enable(g) == 0) {
+		busy();
+		ret = lope_group__read(g, v);
+	}
+	lope_check(ret == 0 && lope_group__nr_mapped(g) == 0 && v[0] > 0 &&
+			   v[1] > 0 &&
+			   lope_group__last_path(g) == LOPE_PATH_READ,
+		   "mmap failure: read(2) fall-back with correct values",
+		   "ret %d, mapped %d, tsc %lld, task-clock %lld", ret,
+		   lope_group__nr_mapped(g), (long long)v[0], (long long)v[1]);
+	lope_group__delete(g);
+}
+
+int main(void)
+{
+	lope_sys__set(&faulty);
+	open_faults();
+	runtime_faults();
+	mmap_fallback();
+	lope_sys__set(NULL);
+	return lope_done();
+}
