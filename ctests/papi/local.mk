@@ -38,3 +38,14 @@ ctests_papi_test_hw_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_hw_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_hw_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_hw_OBJECTS): papi-ours.stamp
+
+# Path tests: attach, cpu/system-wide, inherit, domains, multiplexing,
+# threads with non-OS ids, fork/exec (doc/testing-papi.md, doc/paths.md).
+check_PROGRAMS += ctests/papi/test_attach
+LOPE_TESTS += ctests/papi/test_attach
+
+ctests_papi_test_attach_SOURCES = ctests/papi/test_attach.c ctests/papi/papi_util.h
+ctests_papi_test_attach_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_attach_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_attach_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_attach_OBJECTS): papi-ours.stamp

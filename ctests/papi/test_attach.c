@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_attach: third-party counting with PAPI_attach / PAPI_detach /
+ * PAPI_set_opt(PAPI_ATTACH) on real software events.
+ *
+ * A worker child (papi_util.h) is held on a pipe until the counters exist,
+ * then told to spin or touch pages while this process sleeps in read(2).
+ * An attached perf::TASK-CLOCK must grow by the worker's CPU time and not
+ * by ours; detached, the same set counts us again.  Bad targets (a pid
+ * that does not exist, a process we may not trace) give a PAPI error and
+ * leak no descriptor.  An attached set is never read in user space: every
+ * PAPI_read of it makes read(2) calls (counted by an interposed read()).
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "papi_util.h"
+
+/*
+ * read(2) as libpapi.so sees it: this executable's definition interposes
+ * on libc's and counts the calls made while counting is on.
+ */
+static volatile int count_reads;
+static volatile unsigned long read_calls;
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	if (count_reads)
+		read_calls++;
+	return syscall(SYS_read, fd, buf, count);
+}
+
+static const char *const tc_pf[] = { "perf::TASK-CLOCK", "perf::PAGE-FAULTS" };
+
+/* A set attached to @pid before its events are added (PAPI_attach). */
+static int attached_set(int *set, pid_t pid, const char *const *names, int n)
+{
+	int rc, i;
+
+	*set = PAPI_NULL;
+	rc = PAPI_create_eventset(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_assign_eventset_component(*set, 0);
+	if (rc == PAPI_OK)
+		rc = PAPI_attach(*set, (unsigned long)pid);
+	for (i = 0; rc == PAPI_OK && i < n; i++)
+		rc = PAPI_add_named_event(*set, names[i]);
+	return rc;
+}
+
+static void test_cmpinfo(void)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+
+	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
+		lope_exit();
+	lope_check(ci->attach == 1, "cmpinfo_attach", "attach=%d",
+		   ci->attach);
+	lope_info("attach_must_ptrace=%d (PAPI's core never ptraces: the "
+		  "flag tells tools the target should be stopped under "
+		  "ptrace, as PAPI's attach ctests do)",
+		  ci->attach_must_ptrace);
+}
+
+/*
+ * The main scenario: attach before add, count the worker's spin and page
+ * touching while we sleep, ignore our own spin, stop, detach, count us.
+ */
+static void test_attach_detach(void)
+{
+	struct worker w;
+	PAPI_option_t opt;
+	long long v[2] = { 0, 0 }, v1[2], v2[2], vs[2], child, t0, own;
+	int set = PAPI_NULL, rc, fds = fd_count();
+	unsigned long nr;
+
+	if (worker_spawn(&w, -1) < 0) {
+		lope_fail("attach_worker", "fork: %s", strerror(errno));
+		return;
+	}
+	rc = attached_set(&set, w.pid, tc_pf, 2);
+	if (!lope_check(rc == PAPI_OK, "attach_before_add", "rc=%s",
+			papi_err(rc)))
+		goto out;
+	memset(&opt, 0, sizeof(opt));
+	opt.attach.eventset = set;
+	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
+	lope_check(rc == 1 && opt.attach.tid == (unsigned long)w.pid,
+		   "get_opt_attach_reports_target",
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu, target %d", rc,
+		   opt.attach.tid, (int)w.pid);
+
+	rc = PAPI_start(set);
+	if (!lope_check(rc == PAPI_OK, "attached_start", "rc=%s",
+			papi_err(rc)))
+		goto out;
+	t0 = thread_ns();
+	child = worker_do(&w, 'b', 100 * MS); /* we sleep in read(2) */
+	own = thread_ns() - t0;
+	rc = PAPI_read(set, v1);
+	lope_check(rc == PAPI_OK && near(v1[0], child, 0.10, 3 * MS),
+		   "attached_counts_target_cpu",
+		   "rc=%s task-clock %lld ns, target spun %lld ns (we used %lld "
+		   "ns meanwhile)",
+		   papi_err(rc), v1[0], child, own);
+
+	/* Our own spin while the target sleeps must not show. */
+	busy_ns(60 * MS);
+	rc = PAPI_read(set, v2);
+	lope_check(rc == PAPI_OK && v2[0] >= v1[0] && v2[0] - v1[0] < 5 * MS,
+		   "attached_ignores_caller_cpu",
+		   "rc=%s task-clock %lld -> %lld ns across our 60 ms spin",
+		   papi_err(rc), v1[0], v2[0]);
+
+	if (worker_do(&w, 'p', 400) != 0)
+		lope_fail("attached_counts_target_page_faults",
+			  "worker could not touch pages");
+	else {
+		rc = PAPI_read(set, v);
+		lope_check(rc == PAPI_OK && v[1] - v2[1] >= 360 &&
+				   v[1] - v2[1] <= 400 * 3 / 2 + 64,
+			   "attached_counts_target_page_faults",
+			   "rc=%s page-faults +%lld for 400 pages touched by "
+			   "the target",
+			   papi_err(rc), v[1] - v2[1]);
+	}
+
+	/* An attached set is read with read(2), never in user space. */
+	read_calls = 0;
+	count_reads = 1;
+	rc = PAPI_read(set, v);
+	count_reads = 0;
+	nr = read_calls;
+	lope_check(rc == PAPI_OK && nr >= 1, "attached_read_uses_read_syscall",
+		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
+		   nr);
+
+	rc = PAPI_attach(set, (unsigned long)getpid());
+	lope_check(rc == PAPI_EISRUN, "attach_while_running_eisrun",
+		   "rc=%s, expected PAPI_EISRUN", papi_err(rc));
+	rc = PAPI_detach(set);
+	lope_check(rc == PAPI_EISRUN, "detach_while_running_eisrun",
+		   "rc=%s, expected PAPI_EISRUN", papi_err(rc));
+
+	rc = PAPI_read(set, v);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, vs);
+	lope_check(rc == PAPI_OK && vs[0] >= v[0] && vs[0] - v[0] < 5 * MS,
+		   "attached_stop", "rc=%s read %lld stop %lld", papi_err(rc),
+		   v[0], vs[0]);
+	/* Stopped, the target's work is not counted: a restart reads ~0. */
+	child = worker_do(&w, 'b', 30 * MS);
+	rc = PAPI_start(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	lope_check(rc == PAPI_OK && v[0] < 3 * MS,
+		   "attached_restart_excludes_time_stopped",
+		   "rc=%s task-clock %lld ns right after restart (the target "
+		   "spun %lld ns while stopped)",
+		   papi_err(rc), v[0], child);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+
+	rc = PAPI_detach(set);
+	lope_check(rc == PAPI_OK, "detach", "rc=%s", papi_err(rc));
+	memset(&opt, 0, sizeof(opt));
+	opt.attach.eventset = set;
+	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
+	lope_check(rc == 0, "get_opt_attach_after_detach",
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc,
+		   opt.attach.tid);
+	rc = PAPI_detach(set);
+	lope_check(rc == PAPI_EINVAL, "detach_twice_einval",
+		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
+
+	/* Detached: the set counts the caller, not the target. */
+	rc = PAPI_start(set);
+	if (rc == PAPI_OK && worker_send(&w, 'b', 80 * MS) == 0) {
+		t0 = thread_ns();
+		busy_ns(40 * MS);
+		own = thread_ns() - t0;
+		rc = PAPI_read(set, v);
+		child = worker_wait(&w);
+	}
+	lope_check(rc == PAPI_OK && near(v[0], own, 0.10, 3 * MS),
+		   "detached_counts_caller",
+		   "rc=%s task-clock %lld ns, we spun %lld ns, target %lld ns",
+		   papi_err(rc), v[0], own, child);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+
+	/* Attach again, now through PAPI_set_opt on a set with events. */
+	memset(&opt, 0, sizeof(opt));
+	opt.attach.eventset = set;
+	opt.attach.tid = (unsigned long)w.pid;
+	rc = PAPI_set_opt(PAPI_ATTACH, &opt);
+	lope_check(rc == PAPI_OK, "set_opt_attach_after_add", "rc=%s",
+		   papi_err(rc));
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc == PAPI_OK) {
+		child = worker_do(&w, 'b', 50 * MS);
+		rc = PAPI_stop(set, v);
+	}
+	lope_check(rc == PAPI_OK && near(v[0], child, 0.10, 3 * MS),
+		   "reattached_counts_target",
+		   "rc=%s task-clock %lld ns, target spun %lld ns",
+		   papi_err(rc), v[0], child);
+out:
+	drop_set(&set);
+	worker_finish(&w);
+	lope_check(fd_count() == fds, "attach_detach_no_fd_leak",
+		   "descriptors %d before, %d after", fds, fd_count());
+}
+
+/* The target exits while attached: the final counts stay readable. */
+static void test_target_exit(void)
+{
+	struct worker w;
+	long long v[2] = { 0, 0 }, child;
+	int set = PAPI_NULL, rc, st;
+
+	if (worker_spawn(&w, -1) < 0) {
+		lope_fail("read_after_target_exit", "fork: %s",
+			  strerror(errno));
+		return;
+	}
+	rc = attached_set(&set, w.pid, tc_pf, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	child = rc == PAPI_OK ? worker_do(&w, 'b', 50 * MS) : 0;
+	st = worker_finish(&w); /* exited and reaped */
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	lope_check(rc == PAPI_OK && st == 0 && near(v[0], child, 0.10, 3 * MS),
+		   "read_after_target_exit",
+		   "rc=%s exit %d task-clock %lld ns, target spun %lld ns",
+		   papi_err(rc), st, v[0], child);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	lope_check(rc == PAPI_OK, "stop_after_target_exit", "rc=%s",
+		   papi_err(rc));
+	drop_set(&set);
+}
+
+/* Two sets attached to two workers run at once; each counts its own. */
+static void test_two_targets(void)
+{
+	struct worker a, b;
+	long long va = 0, vb = 0, ca = 0, cb = 0;
+	int sa = PAPI_NULL, sb = PAPI_NULL, rc;
+
+	if (worker_spawn(&a, -1) < 0 || worker_spawn(&b, -1) < 0) {
+		lope_fail("two_attached_sets", "fork: %s", strerror(errno));
+		return;
+	}
+	rc = attached_set(&sa, a.pid, tc_pf, 1);
+	if (rc == PAPI_OK)
+		rc = attached_set(&sb, b.pid, tc_pf, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(sa);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(sb);
+	lope_check(rc == PAPI_OK, "two_attached_sets_run_at_once", "rc=%s",
+		   papi_err(rc));
+	if (rc == PAPI_OK && worker_send(&a, 'b', 30 * MS) == 0 &&
+	    worker_send(&b, 'b', 90 * MS) == 0) {
+		ca = worker_wait(&a);
+		cb = worker_wait(&b);
+		rc = PAPI_stop(sa, &va);
+		if (rc == PAPI_OK)
+			rc = PAPI_stop(sb, &vb);
+	}
+	lope_check(rc == PAPI_OK && near(va, ca, 0.10, 3 * MS) &&
+			   near(vb, cb, 0.10, 3 * MS),
+		   "two_attached_sets_count_own_target",
+		   "rc=%s set A %lld ns (target A spun %lld), set B %lld ns "
+		   "(target B spun %lld)",
+		   papi_err(rc), va, ca, vb, cb);
+	drop_set(&sa);
+	drop_set(&sb);
+	worker_finish(&a);
+	worker_finish(&b);
+}
+
+/* Attach to another thread of this very process. */
+struct spinner {
+	pid_t tid;
+	int go[2], done[2];
+	long long spun;
+};
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *s = arg;
+	char c;
+	long long t0;
+
+	s->tid = (pid_t)syscall(SYS_gettid);
+	(void)pipe_put(s->done[1], 'r');
+	if (pipe_get(s->go[0], &c) == 0) {
+		t0 = thread_ns();
+		busy_ns(60 * MS);
+		s->spun = thread_ns() - t0;
+		(void)pipe_put(s->done[1], 'd');
+	}
+	return NULL;
+}
+
+static void test_own_thread(void)
+{
+	struct spinner s;
+	pthread_t th;
+	long long v = 0, t0, own = 0;
+	int set = PAPI_NULL, rc = PAPI_OK;
+	char c;
+
+	memset(&s, 0, sizeof(s));
+	if (pipe(s.go) < 0 || pipe(s.done) < 0 ||
+	    pthread_create(&th, NULL, spinner_main, &s) != 0) {
+		lope_fail("attach_to_sibling_thread", "setup: %s",
+			  strerror(errno));
+		return;
+	}
+	(void)pipe_get(s.done[0], &c); /* its tid is known */
+	rc = attached_set(&set, s.tid, tc_pf, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	lope_check(rc == PAPI_OK, "attach_to_sibling_thread", "rc=%s tid %d",
+		   papi_err(rc), (int)s.tid);
+	/* We spin 30 ms while it spins 60 ms: the set sees its 60. */
+	(void)pipe_put(s.go[1], 'g');
+	t0 = thread_ns();
+	busy_ns(30 * MS);
+	own = thread_ns() - t0;
+	(void)pipe_get(s.done[0], &c);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, &v);
+	lope_check(rc == PAPI_OK && near(v, s.spun, 0.10, 3 * MS),
+		   "sibling_thread_counts_that_thread",
+		   "rc=%s task-clock %lld ns, thread spun %lld ns, we %lld ns",
+		   papi_err(rc), v, s.spun, own);
+	pthread_join(th, NULL);
+	drop_set(&set);
+	close(s.go[0]);
+	close(s.go[1]);
+	close(s.done[0]);
+	close(s.done[1]);
+}
+
+/* A target that does not exist: an error, no leak, the set still works. */
+static void test_bad_target(void)
+{
+	static const char *const tc[] = { "perf::TASK-CLOCK" };
+	PAPI_option_t opt;
+	pid_t gone = dead_pid();
+	long long v = 0, t0, own;
+	int set = PAPI_NULL, rc, fds;
+
+	rc = make_named_set(&set, tc, 1);
+	if (!lope_check(rc == PAPI_OK && gone > 0, "bad_target_setup",
+			"rc=%s pid %d", papi_err(rc), (int)gone))
+		return;
+	fds = fd_count();
+	rc = PAPI_attach(set, (unsigned long)gone);
+	/* ESRCH: stock PAPI says PAPI_ESYS; PAPI_EINVAL would do as well. */
+	lope_check(rc == PAPI_ESYS || rc == PAPI_EINVAL,
+		   "attach_nonexistent_pid_error",
+		   "PAPI_attach(pid %d that exited) returned %s, expected "
+		   "PAPI_ESYS or PAPI_EINVAL",
+		   (int)gone, papi_err(rc));
+	lope_info("attach to a pid that does not exist: %s", papi_err(rc));
+	lope_check(fd_count() == fds, "attach_nonexistent_pid_no_fd_leak",
+		   "descriptors %d -> %d", fds, fd_count());
+	memset(&opt, 0, sizeof(opt));
+	opt.attach.eventset = set;
+	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
+	lope_check(rc == 0, "failed_attach_leaves_set_unattached",
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc,
+		   opt.attach.tid);
+	rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(20 * MS);
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, &v);
+	lope_check(rc == PAPI_OK && near(v, own, 0.10, 3 * MS),
+		   "set_counts_caller_after_failed_attach",
+		   "rc=%s task-clock %lld ns, we spun %lld ns", papi_err(rc), v,
+		   own);
+	drop_set(&set);
+
+	/* Attached while empty: the error comes when events are added. */
+	fds = fd_count();
+	rc = attached_set(&set, gone, tc, 1);
+	lope_check(rc < PAPI_OK, "attach_nonexistent_then_add_error",
+		   "attach + add for pid %d returned %s", (int)gone,
+		   papi_err(rc));
+	drop_set(&set);
+	lope_check(fd_count() == fds, "attach_nonexistent_then_add_no_fd_leak",
+		   "descriptors %d -> %d", fds, fd_count());
+}
+
+/*
+ * A process we may not trace (as nobody, attach to a root process): the
+ * kernel says EACCES, PAPI must say PAPI_EPERM.  Run in a child that drops
+ * its privileges; it re-initialises PAPI (a forked child may) and exits
+ * with 0 on PAPI_EPERM, 10 + -rc on another error, 2 when attach worked.
+ */
+static void test_eperm(void)
+{
+	static const char *const tc[] = { "perf::TASK-CLOCK" };
+	pid_t pid;
+	int st;
+
+	/* Unprivileged already, the child attaches as it is. */
+	pid = fork();
+	if (pid == 0) {
+		int set = PAPI_NULL, rc;
+
+		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(3);
+		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+			_exit(4);
+		rc = attached_set(&set, 1, tc, 1);
+		_exit(rc == PAPI_EPERM ? 0 : rc == PAPI_OK ? 2 : 10 - rc);
+	}
+	st = pid > 0 ? wait_child(pid) : -1;
+	if (st == 3) {
+		lope_skip("attach_untraceable_target_eperm",
+			  "cannot drop privileges to uid 65534");
+		return;
+	}
+	lope_check(st == 0, "attach_untraceable_target_eperm",
+		   "unprivileged attach to pid 1: child status %d (0: "
+		   "PAPI_EPERM, 2: attached, 4: init failed, 10+n: error -n)",
+		   st);
+}
+
+/* Hardware variant: the worker's instructions, not ours. */
+static void test_hw(void)
+{
+	static const char *const ins[] = { "perf::INSTRUCTIONS" };
+	struct worker w;
+	long long v1 = 0, v2 = 0;
+	int set = PAPI_NULL, rc;
+	unsigned long nr;
+
+	if (!hw_pmu()) {
+		lope_skip("hw_attached_counts_target_instructions",
+			  NO_PMU_REASON);
+		lope_skip("hw_attached_read_uses_read_syscall", NO_PMU_REASON);
+		return;
+	}
+	if (worker_spawn(&w, -1) < 0) {
+		lope_fail("hw_attached_counts_target_instructions", "fork");
+		return;
+	}
+	rc = attached_set(&set, w.pid, ins, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc == PAPI_OK) {
+		(void)worker_do(&w, 'b', 50 * MS);
+		rc = PAPI_read(set, &v1);
+	}
+	if (rc == PAPI_OK) {
+		busy_ns(50 * MS);
+		read_calls = 0;
+		count_reads = 1;
+		rc = PAPI_read(set, &v2);
+		count_reads = 0;
+	}
+	nr = read_calls;
+	/* 50 ms of spinning is well over 10^6 instructions; ours add ~0. */
+	lope_check(rc == PAPI_OK && v1 > 1000000 && v2 - v1 < v1 / 20,
+		   "hw_attached_counts_target_instructions",
+		   "rc=%s %lld after the target's spin, %lld after ours",
+		   papi_err(rc), v1, v2);
+	lope_check(rc == PAPI_OK && nr >= 1,
+		   "hw_attached_read_uses_read_syscall",
+		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
+		   nr);
+	drop_set(&set);
+	worker_finish(&w);
+}
+
+int main(void)
+{
+	int fds;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	papi_init_or_exit();
+	fds = fd_count();
+	test_cmpinfo();
+	test_attach_detach();
+	test_target_exit();
+	test_two_targets();
+	test_own_thread();
+	test_bad_target();
+	test_eperm();
+	test_hw();
+	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
+		   "descriptors %d after init, %d at the end", fds, fd_count());
+	PAPI_shutdown();
+	return lope_done();
+}
