@@ -49,3 +49,11 @@ ctests_papi_test_attach_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_attach_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_attach_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_attach_OBJECTS): papi-ours.stamp
+
+check_PROGRAMS += ctests/papi/test_cpu
+LOPE_TESTS += ctests/papi/test_cpu
+ctests_papi_test_cpu_SOURCES = ctests/papi/test_cpu.c ctests/papi/papi_util.h
+ctests_papi_test_cpu_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_cpu_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_cpu_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_cpu_OBJECTS): papi-ours.stamp
