@@ -39,6 +39,16 @@ ctests_papi_test_hw_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_hw_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_hw_OBJECTS): papi-ours.stamp
 
+# Overflow and profiling on kernel sampling (doc/design.md).
+check_PROGRAMS += ctests/papi/test_overflow
+LOPE_TESTS += ctests/papi/test_overflow
+
+ctests_papi_test_overflow_SOURCES = ctests/papi/test_overflow.c ctests/papi/papi_util.h
+ctests_papi_test_overflow_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_overflow_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_overflow_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_overflow_OBJECTS): papi-ours.stamp
+
 # Path tests: attach, cpu/system-wide, inherit, domains, multiplexing,
 # threads with non-OS ids, fork/exec (doc/testing-papi.md, doc/paths.md).
 check_PROGRAMS += ctests/papi/test_attach
@@ -57,3 +67,21 @@ ctests_papi_test_cpu_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_cpu_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_cpu_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_cpu_OBJECTS): papi-ours.stamp
+
+# The perf_event_uncore component: sysfs PMUs, scale/unit, system-wide.
+check_PROGRAMS += ctests/papi/test_uncore
+LOPE_TESTS += ctests/papi/test_uncore
+
+ctests_papi_test_uncore_SOURCES = ctests/papi/test_uncore.c
+ctests_papi_test_uncore_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_uncore_LDADD = $(LOPE_PAPI_TEST_LDADD) -lm
+EXTRA_ctests_papi_test_uncore_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_uncore_OBJECTS): papi-ours.stamp
+
+check_PROGRAMS += ctests/papi/test_inherit
+LOPE_TESTS += ctests/papi/test_inherit
+ctests_papi_test_inherit_SOURCES = ctests/papi/test_inherit.c ctests/papi/papi_util.h
+ctests_papi_test_inherit_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_inherit_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_inherit_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_inherit_OBJECTS): papi-ours.stamp
