@@ -85,3 +85,21 @@ ctests_papi_test_inherit_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_inherit_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_inherit_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_inherit_OBJECTS): papi-ours.stamp
+
+# utils/papi_stat, and the component's LOPE_ENABLE_ON_EXEC it relies on.
+check_PROGRAMS += ctests/papi/test_enable_on_exec
+LOPE_TESTS += ctests/papi/test_enable_on_exec ctests/papi/test_papi_stat.sh
+EXTRA_DIST += ctests/papi/test_papi_stat.sh
+ctests_papi_test_enable_on_exec_SOURCES = ctests/papi/test_enable_on_exec.c
+ctests_papi_test_enable_on_exec_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_enable_on_exec_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_enable_on_exec_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_enable_on_exec_OBJECTS): papi-ours.stamp
+
+check_PROGRAMS += ctests/papi/test_domain
+LOPE_TESTS += ctests/papi/test_domain
+ctests_papi_test_domain_SOURCES = ctests/papi/test_domain.c ctests/papi/papi_util.h
+ctests_papi_test_domain_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_domain_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_domain_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_domain_OBJECTS): papi-ours.stamp
