@@ -103,3 +103,11 @@ ctests_papi_test_domain_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_domain_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_domain_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_domain_OBJECTS): papi-ours.stamp
+
+check_PROGRAMS += ctests/papi/test_multiplex
+LOPE_TESTS += ctests/papi/test_multiplex
+ctests_papi_test_multiplex_SOURCES = ctests/papi/test_multiplex.c ctests/papi/papi_util.h
+ctests_papi_test_multiplex_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_multiplex_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_multiplex_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_multiplex_OBJECTS): papi-ours.stamp

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_multiplex: PAPI_multiplex_init / PAPI_set_multiplex on real
+ * software events (the component multiplexes in the kernel:
+ * kernel_multiplex == 1, one kernel group per event).
+ *
+ * Software events always fit, so the kernel never actually deschedules
+ * them here (time_enabled == time_running, the scale is 1): these cases
+ * prove the multiplexed path of the API (one descriptor and one read(2)
+ * per event, bases per event) gives sane values, never negative, that a
+ * PAPI_reset of a running multiplexed set really starts from zero (stock
+ * PAPI's sdsc2-mpx/sdsc4-mpx ctests fail there), and that 20 events work.
+ * Scaling itself (enabled != running) is unit-tested on simulated pages in
+ * ctests/engine; the hardware variant, with more events than counters,
+ * is skipped without a core PMU.
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "papi_util.h"
+
+static volatile int count_reads;
+static volatile unsigned long read_calls;
+
+/* read(2) as libpapi.so sees it, counted while count_reads is set. */
+ssize_t read(int fd, void *buf, size_t count)
+{
+	if (count_reads)
+		read_calls++;
+	return syscall(SYS_read, fd, buf, count);
+}
+
+/* What an event counts, for the checks. */
+enum kind { CLOCK, FAULTS, ANY };
+
+static const struct {
+	const char *name;
+	enum kind kind;
+} events[] = {
+	{ "perf::TASK-CLOCK", CLOCK },
+	{ "perf::CPU-CLOCK", CLOCK },
+	{ "perf::PAGE-FAULTS", FAULTS },
+	{ "perf::CONTEXT-SWITCHES", ANY },
+	{ "perf::CPU-MIGRATIONS", ANY },
+	{ "perf::MINOR-FAULTS", FAULTS },
+	{ "perf::MAJOR-FAULTS", ANY },
+	{ "perf::CGROUP-SWITCHES", ANY },
+	{ "perf::PERF_COUNT_SW_CPU_CLOCK", CLOCK },
+	{ "perf::PERF_COUNT_SW_TASK_CLOCK", CLOCK },
+	{ "perf::PERF_COUNT_SW_PAGE_FAULTS", FAULTS },
+	{ "perf::PERF_COUNT_SW_CONTEXT_SWITCHES", ANY },
+	{ "perf::PERF_COUNT_SW_CPU_MIGRATIONS", ANY },
+	{ "perf::PERF_COUNT_SW_PAGE_FAULTS_MIN", FAULTS },
+	{ "perf::PERF_COUNT_SW_PAGE_FAULTS_MAJ", ANY },
+	{ "perf::FAULTS", FAULTS },
+	{ "perf::CS", ANY },
+	{ "perf::MIGRATIONS", ANY },
+	{ "perf::TASK-CLOCK:u=1", CLOCK },
+	{ "perf::PAGE-FAULTS:u=1", FAULTS },
+};
+#define NALL ((int)(sizeof(events) / sizeof(events[0])))
+#define NSMALL 4 /* TASK-CLOCK, CPU-CLOCK, PAGE-FAULTS, CONTEXT-SWITCHES */
+#define NPAGES 300
+
+/* A multiplexed set of the first @n events, made multiplexed first. */
+static int mpx_set(int *set, int n)
+{
+	int rc, i;
+
+	*set = PAPI_NULL;
+	rc = PAPI_create_eventset(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_assign_eventset_component(*set, 0);
+	if (rc == PAPI_OK)
+		rc = PAPI_set_multiplex(*set);
+	for (i = 0; rc == PAPI_OK && i < n; i++)
+		rc = PAPI_add_named_event(*set, events[i].name);
+	return rc;
+}
+
+/*
+ * Check @v (values of the first @n events over work of @own ns of our
+ * CPU time and NPAGES touched pages, @pages = 0 if none): clocks within
+ * 10 % + 3 ms of @own, faults at least 90 % of the pages, nothing
+ * negative.  Returns the index of the first bad event, or -1.
+ */
+static int bad_value(const long long *v, int n, long long own, int pages)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] < 0)
+			return i;
+		if (events[i].kind == CLOCK && !near(v[i], own, 0.10, 3 * MS))
+			return i;
+		if (events[i].kind == FAULTS && v[i] < pages * 9 / 10)
+			return i;
+	}
+	return -1;
+}
+
+static void test_cmpinfo(void)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	int rc;
+
+	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
+		lope_exit();
+	lope_check(ci->kernel_multiplex == 1, "cmpinfo_kernel_multiplex",
+		   "kernel_multiplex=%d", ci->kernel_multiplex);
+	lope_check(ci->num_mpx_cntrs >= NALL, "cmpinfo_num_mpx_cntrs",
+		   "num_mpx_cntrs=%d, need %d", ci->num_mpx_cntrs, NALL);
+	rc = PAPI_multiplex_init();
+	if (!lope_check(rc == PAPI_OK, "multiplex_init", "rc=%s",
+			papi_err(rc)))
+		lope_exit();
+}
+
+static void test_small(void)
+{
+	long long v[NSMALL] = { 0 }, prev[NSMALL] = { 0 }, t0, own, sum = 0;
+	int set = PAPI_NULL, rc, bad, i, j, mono = 1;
+
+	rc = mpx_set(&set, NSMALL);
+	if (!lope_check(rc == PAPI_OK, "set_multiplex_then_add", "rc=%s",
+			papi_err(rc))) {
+		drop_set(&set);
+		return;
+	}
+	rc = PAPI_get_multiplex(set);
+	lope_check(rc == 1, "get_multiplex_true", "PAPI_get_multiplex=%d",
+		   rc);
+	rc = PAPI_set_multiplex(set);
+	lope_check(rc == PAPI_EINVAL, "set_multiplex_twice_einval",
+		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
+
+	rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(30 * MS);
+	if (touch_pages(NPAGES) < 0)
+		rc = PAPI_ESYS;
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	bad = bad_value(v, NSMALL, own, NPAGES);
+	lope_check(rc == PAPI_OK && bad < 0, "mpx_values_sane",
+		   "rc=%s first bad: %s; task-clock %lld cpu-clock %lld ns "
+		   "(own %lld), page-faults %lld (%d pages), switches %lld",
+		   papi_err(rc), bad < 0 ? "none" : events[bad].name, v[0],
+		   v[1], own, v[2], NPAGES, v[3]);
+
+	/* Reset while running: the next read starts from zero. */
+	if (rc == PAPI_OK)
+		rc = PAPI_reset(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	lope_check(rc == PAPI_OK && v[0] >= 0 && v[0] < 2 * MS && v[1] >= 0 &&
+			   v[1] < 2 * MS && v[2] >= 0 && v[2] < 16,
+		   "mpx_reset_near_zero",
+		   "rc=%s after reset: task-clock %lld cpu-clock %lld ns, "
+		   "page-faults %lld",
+		   papi_err(rc), v[0], v[1], v[2]);
+	t0 = thread_ns();
+	busy_ns(20 * MS);
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	lope_check(rc == PAPI_OK && near(v[0], own, 0.10, 3 * MS) &&
+			   near(v[1], own, 0.10, 3 * MS),
+		   "mpx_counts_interval_after_reset",
+		   "rc=%s task-clock %lld cpu-clock %lld ns over %lld ns spun "
+		   "after the reset",
+		   papi_err(rc), v[0], v[1], own);
+
+	/* Many reads: never backwards, never negative. */
+	for (i = 0; rc == PAPI_OK && i < 200; i++) {
+		memcpy(prev, v, sizeof(v));
+		busy_ns(50000);
+		rc = PAPI_read(set, v);
+		for (j = 0; j < NSMALL; j++)
+			if (v[j] < 0 || v[j] < prev[j])
+				mono = 0;
+	}
+	lope_check(rc == PAPI_OK && mono, "mpx_reads_monotonic_never_negative",
+		   "rc=%s; 200 reads, monotonic %d", papi_err(rc), mono);
+
+	/* One kernel group per event: one read(2) per event. */
+	read_calls = 0;
+	count_reads = 1;
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	count_reads = 0;
+	lope_check(rc == PAPI_OK && read_calls >= NSMALL,
+		   "mpx_read_reads_each_event",
+		   "rc=%s, %lu read(2) calls for %d events", papi_err(rc),
+		   read_calls, NSMALL);
+
+	/* Accum: the sum of accums covers the whole span. */
+	if (rc == PAPI_OK)
+		rc = PAPI_reset(set);
+	t0 = thread_ns();
+	for (i = 0; rc == PAPI_OK && i < 5; i++) {
+		memset(v, 0, sizeof(v));
+		busy_ns(4 * MS);
+		rc = PAPI_accum(set, v);
+		sum += v[0];
+	}
+	own = thread_ns() - t0;
+	lope_check(rc == PAPI_OK && near(sum, own, 0.10, 3 * MS),
+		   "mpx_accum_sums_to_span",
+		   "rc=%s sum of 5 accums %lld ns, span %lld ns", papi_err(rc),
+		   sum, own);
+
+	rc = PAPI_set_multiplex(set);
+	lope_check(rc == PAPI_EISRUN || rc == PAPI_EINVAL,
+		   "set_multiplex_running_refused", "rc=%s", papi_err(rc));
+	if (rc != PAPI_OK)
+		rc = PAPI_stop(set, v);
+	lope_check(rc == PAPI_OK && bad_value(v, NSMALL, 0, 0) < 0,
+		   "mpx_stop", "rc=%s", papi_err(rc));
+	drop_set(&set);
+}
+
+/* An existing set converted to multiplexing keeps counting. */
+static void test_convert(void)
+{
+	const char *n[NSMALL];
+	long long v[NSMALL] = { 0 }, t0, own;
+	int set = PAPI_NULL, rc, i, bad;
+
+	for (i = 0; i < NSMALL; i++)
+		n[i] = events[i].name;
+	rc = make_named_set(&set, n, NSMALL);
+	if (rc == PAPI_OK)
+		rc = PAPI_set_multiplex(set);
+	lope_check(rc == PAPI_OK && PAPI_get_multiplex(set) == 1,
+		   "set_multiplex_after_add", "rc=%s", papi_err(rc));
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(20 * MS);
+	if (touch_pages(NPAGES) < 0)
+		rc = PAPI_ESYS;
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	bad = bad_value(v, NSMALL, own, NPAGES);
+	lope_check(rc == PAPI_OK && bad < 0, "converted_set_values_sane",
+		   "rc=%s first bad: %s (task-clock %lld, own %lld)",
+		   papi_err(rc), bad < 0 ? "none" : events[bad].name, v[0],
+		   own);
+	drop_set(&set);
+}
+
+/* Twenty software events, multiplexed. */
+static void test_twenty(void)
+{
+	long long v[NALL], t0, own;
+	int set = PAPI_NULL, rc, bad, i, nonzero = 1, pf0 = perf_fd_count(),
+	    pf1, fds = fd_count();
+
+	rc = mpx_set(&set, NALL);
+	pf1 = perf_fd_count();
+	lope_check(rc == PAPI_OK, "mpx20_add_all", "rc=%s", papi_err(rc));
+	lope_check(rc == PAPI_OK && pf1 - pf0 == NALL, "mpx20_one_fd_per_event",
+		   "perf descriptors %d -> %d for %d events", pf0, pf1, NALL);
+	if (rc != PAPI_OK) {
+		drop_set(&set);
+		return;
+	}
+	memset(v, 0xff, sizeof(v)); /* -1 everywhere: must be overwritten */
+	rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(30 * MS);
+	if (touch_pages(NPAGES) < 0)
+		rc = PAPI_ESYS;
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	bad = bad_value(v, NALL, own, NPAGES);
+	lope_check(rc == PAPI_OK && bad < 0, "mpx20_values_sane",
+		   "rc=%s first bad: %s = %lld (own %lld ns, %d pages)",
+		   papi_err(rc), bad < 0 ? "none" : events[bad].name,
+		   bad < 0 ? 0 : v[bad], own, NPAGES);
+	for (i = 0; i < NALL; i++)
+		if (events[i].kind != ANY && v[i] <= 0)
+			nonzero = 0;
+	lope_check(rc == PAPI_OK && nonzero, "mpx20_every_event_counts",
+		   "rc=%s: a clock or fault event read 0", papi_err(rc));
+	for (i = 0; i < NALL; i++)
+		lope_info("%-40s %lld", events[i].name, v[i]);
+
+	if (rc == PAPI_OK)
+		rc = PAPI_reset(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	for (i = 0, bad = -1; rc == PAPI_OK && i < NALL; i++)
+		if (v[i] < 0 || (events[i].kind == CLOCK && v[i] >= 2 * MS) ||
+		    (events[i].kind == FAULTS && v[i] >= 16))
+			bad = i;
+	lope_check(rc == PAPI_OK && bad < 0, "mpx20_reset_near_zero",
+		   "rc=%s first bad: %s = %lld", papi_err(rc),
+		   bad < 0 ? "none" : events[bad].name, bad < 0 ? 0 : v[bad]);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	lope_check(rc == PAPI_OK && bad_value(v, NALL, 0, 0) < 0,
+		   "mpx20_stop", "rc=%s", papi_err(rc));
+	drop_set(&set);
+	lope_check(fd_count() == fds && perf_fd_count() == pf0,
+		   "mpx20_no_fd_leak", "descriptors %d -> %d, perf %d -> %d",
+		   fds, fd_count(), pf0, perf_fd_count());
+}
+
+/*
+ * PAPI's own software multiplexing (PAPI_MULTIPLEX_FORCE_SW): PAPI
+ * rotates the events itself on a timer and estimates.  Only sanity is
+ * asserted: no error, nothing negative, task-clock within a factor 2.
+ * PAPI pairs every event with PAPI_TOT_CYC to scale it (sw_multiplex.c,
+ * SCALE_EVENT), so without a core PMU every add fails: skipped.
+ */
+static void test_force_sw(void)
+{
+	PAPI_option_t opt;
+	long long v[NSMALL] = { 0 }, t0, own;
+	int set = PAPI_NULL, rc, i;
+
+	if (!hw_pmu()) {
+		lope_skip("sw_multiplex_values_sane",
+			  NO_PMU_REASON " (PAPI's software multiplexing pairs "
+			  "each event with PAPI_TOT_CYC)");
+		return;
+	}
+	rc = PAPI_create_eventset(&set);
+	if (rc == PAPI_OK)
+		rc = PAPI_assign_eventset_component(set, 0);
+	if (rc == PAPI_OK) {
+		memset(&opt, 0, sizeof(opt));
+		opt.multiplex.eventset = set;
+		opt.multiplex.ns = 0;
+		opt.multiplex.flags = PAPI_MULTIPLEX_FORCE_SW;
+		rc = PAPI_set_opt(PAPI_MULTIPLEX, &opt);
+	}
+	for (i = 0; rc == PAPI_OK && i < NSMALL; i++)
+		rc = PAPI_add_named_event(set, events[i].name);
+	lope_check(rc == PAPI_OK, "sw_multiplex_set", "rc=%s", papi_err(rc));
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(200 * MS);
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	lope_check(rc == PAPI_OK && v[0] >= own / 2 && v[0] <= own * 2 &&
+			   v[1] >= 0 && v[2] >= 0 && v[3] >= 0,
+		   "sw_multiplex_values_sane",
+		   "rc=%s task-clock %lld cpu-clock %lld faults %lld switches "
+		   "%lld (own %lld ns)",
+		   papi_err(rc), v[0], v[1], v[2], v[3], own);
+	drop_set(&set);
+}
+
+/* Hardware variant: more events than counters, really multiplexed. */
+static void test_hw(void)
+{
+	static const char *const hw[] = {
+		"perf::INSTRUCTIONS", "perf::CYCLES", "perf::BRANCHES",
+		"perf::BRANCH-MISSES", "perf::CACHE-REFERENCES",
+		"perf::CACHE-MISSES", "perf::REF-CYCLES", "perf::BUS-CYCLES",
+		"perf::INSTRUCTIONS:u=1", "perf::CYCLES:u=1",
+		"perf::BRANCHES:u=1", "perf::BRANCH-MISSES:u=1",
+	};
+	const int n = (int)(sizeof(hw) / sizeof(hw[0]));
+	long long v[12] = { 0 };
+	int set = PAPI_NULL, rc, i, added = 0, neg = 0;
+
+	if (!hw_pmu()) {
+		lope_skip("hw_mpx_more_events_than_counters", NO_PMU_REASON);
+		return;
+	}
+	rc = PAPI_create_eventset(&set);
+	if (rc == PAPI_OK)
+		rc = PAPI_assign_eventset_component(set, 0);
+	if (rc == PAPI_OK)
+		rc = PAPI_set_multiplex(set);
+	for (i = 0; rc == PAPI_OK && i < n; i++)
+		if (PAPI_add_named_event(set, hw[i]) == PAPI_OK)
+			added++;
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	busy_ns(200 * MS);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	for (i = 0; i < added; i++)
+		if (v[i] < 0)
+			neg = 1;
+	lope_check(rc == PAPI_OK && added >= 8 && !neg && v[0] > 1000000,
+		   "hw_mpx_more_events_than_counters",
+		   "rc=%s %d events added, first %lld, negative %d",
+		   papi_err(rc), added, v[0], neg);
+	drop_set(&set);
+}
+
+int main(void)
+{
+	int fds;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	papi_init_or_exit();
+	fds = fd_count();
+	test_cmpinfo();
+	test_small();
+	test_convert();
+	test_twenty();
+	test_force_sw();
+	test_hw();
+	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
+		   "descriptors %d after init, %d at the end", fds, fd_count());
+	PAPI_shutdown();
+	return lope_done();
+}
