@@ -111,3 +111,11 @@ ctests_papi_test_multiplex_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_multiplex_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_multiplex_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_multiplex_OBJECTS): papi-ours.stamp
+
+check_PROGRAMS += ctests/papi/test_threads2
+LOPE_TESTS += ctests/papi/test_threads2
+ctests_papi_test_threads2_SOURCES = ctests/papi/test_threads2.c ctests/papi/papi_util.h
+ctests_papi_test_threads2_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_threads2_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_threads2_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_threads2_OBJECTS): papi-ours.stamp
