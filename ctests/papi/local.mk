@@ -119,3 +119,11 @@ ctests_papi_test_threads2_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_threads2_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_threads2_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_threads2_OBJECTS): papi-ours.stamp
+
+check_PROGRAMS += ctests/papi/test_fork_exec
+LOPE_TESTS += ctests/papi/test_fork_exec
+ctests_papi_test_fork_exec_SOURCES = ctests/papi/test_fork_exec.c ctests/papi/papi_util.h
+ctests_papi_test_fork_exec_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_fork_exec_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_fork_exec_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_fork_exec_OBJECTS): papi-ours.stamp

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_fork_exec: PAPI across fork(2) and execve(2) on real software
+ * events.
+ *
+ * The parent keeps a perf::TASK-CLOCK + perf::PAGE-FAULTS set running the
+ * whole time.  Forked children then:
+ *  - call PAPI_library_init again (PAPI re-initialises in a process whose
+ *    pid differs from the one it was initialised in; no shutdown first)
+ *    and count their own work with a set of their own;
+ *  - call PAPI_shutdown without re-initialising, as an inherited atexit
+ *    handler would: PAPI stops the running set it inherited;
+ *  - exec this program again in a helper mode, which checks that no perf
+ *    descriptor and no perf mapping survived the exec (the component opens
+ *    every event with O_CLOEXEC) and that PAPI works there.
+ * After each, the parent's set must keep counting the parent's own work
+ * and nothing else, without an error.
+ *
+ * Report protocol: ctests/tap.h (children report through exit codes).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "papi_util.h"
+
+static const char *const names[] = { "perf::TASK-CLOCK",
+				     "perf::PAGE-FAULTS" };
+
+static int pset = PAPI_NULL;  /* the parent's running set */
+static long long last[2];      /* its last read */
+
+/*
+ * Spin @ns on our own CPU while the set runs and check it grew by that
+ * (within 10 % + 2 ms) and by nothing else.
+ */
+static void check_parent_counts(const char *name, long long ns)
+{
+	long long v[2] = { 0, 0 }, t0, own;
+	int rc;
+
+	rc = PAPI_read(pset, last);
+	t0 = thread_ns();
+	busy_ns(ns);
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_read(pset, v);
+	lope_check(rc == PAPI_OK && near(v[0] - last[0], own, 0.10, 2 * MS),
+		   name,
+		   "rc=%s parent's task-clock grew %lld ns while it spun %lld "
+		   "ns",
+		   papi_err(rc), v[0] - last[0], own);
+	memcpy(last, v, sizeof(last));
+}
+
+/* ------------------------------------------------------------ children */
+
+/*
+ * Child after fork: re-initialise PAPI, count 20 ms of our own CPU.
+ * Exit bits: 1 init not PAPI_VER_CURRENT, 2 set calls failed, 4 count
+ * wrong, 8 shutdown then init again failed.
+ */
+static int child_reinit(void)
+{
+	long long v = 0, t0, own;
+	int set = PAPI_NULL, rc, bits = 0;
+
+	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+		return 1;
+	rc = make_named_set(&set, names, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(20 * MS);
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, &v);
+	if (rc != PAPI_OK)
+		bits |= 2;
+	else if (!near(v, own, 0.10, 2 * MS))
+		bits |= 4;
+	drop_set(&set);
+	PAPI_shutdown();
+	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+		bits |= 8;
+	PAPI_shutdown();
+	return bits;
+}
+
+/*
+ * Helper mode, after execve: no perf descriptor, no perf mapping, and
+ * PAPI works.  Exit bits: 1 perf descriptors left, 2 perf mappings
+ * left, 4 init failed, 8 counting failed.
+ */
+static int exec_helper(void)
+{
+	long long v = 0, t0, own;
+	int set = PAPI_NULL, rc, bits = 0;
+
+	if (perf_fd_count() != 0)
+		bits |= 1;
+	if (perf_maps_count() != 0)
+		bits |= 2;
+	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+		return bits | 4;
+	rc = make_named_set(&set, names, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(10 * MS);
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, &v);
+	if (rc != PAPI_OK || !near(v, own, 0.10, 2 * MS))
+		bits |= 8;
+	drop_set(&set);
+	PAPI_shutdown();
+	return bits;
+}
+
+/*
+ * After a case that stopped the parent's counters behind its back, start
+ * them again so the next case is judged on its own.
+ */
+static void rearm_parent(void)
+{
+	long long v[2];
+
+	if (PAPI_stop(pset, v) == PAPI_OK && PAPI_start(pset) == PAPI_OK)
+		(void)PAPI_read(pset, last);
+}
+
+/* --------------------------------------------------------------- cases */
+
+static void test_child_reinit(void)
+{
+	long long v[2] = { 0, 0 }, t0, own;
+	pid_t pid;
+	int st, rc;
+
+	rc = PAPI_read(pset, last);
+	t0 = thread_ns();
+	pid = fork();
+	if (pid == 0)
+		_exit(child_reinit());
+	busy_ns(30 * MS); /* while the child works too */
+	own = thread_ns() - t0;
+	st = pid > 0 ? wait_child(pid) : -1;
+	lope_check(st == 0, "child_library_init_counts_own_work",
+		   "child exit %d (1: PAPI_library_init after fork failed, 2: "
+		   "set calls failed, 4: task-clock not its own 20 ms, 8: "
+		   "init after shutdown failed)",
+		   st);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(pset, v);
+	lope_check(rc == PAPI_OK && near(v[0] - last[0], own, 0.10, 3 * MS),
+		   "parent_set_counts_parent_only_during_child",
+		   "rc=%s parent's task-clock grew %lld ns; the parent used "
+		   "%lld ns, the child spun 20 ms",
+		   papi_err(rc), v[0] - last[0], own);
+	check_parent_counts("parent_set_undisturbed_by_child_init", 20 * MS);
+	lope_skip("child_reads_parent_set",
+		  "not supported by PAPI: a forked child's copy of the "
+		  "parent's event set names the parent's counters, and PAPI "
+		  "has no API to hand a set to another process");
+}
+
+/*
+ * A child that shuts PAPI down without re-initialising: PAPI_shutdown
+ * stops the set the child inherited in its copy of PAPI's state.  The
+ * parent's counters must not stop.
+ */
+static void test_child_shutdown(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		PAPI_shutdown();
+		_exit(0);
+	}
+	st = pid > 0 ? wait_child(pid) : -1;
+	lope_check(st == 0, "child_shutdown_without_init_exits",
+		   "child exit %d", st);
+	check_parent_counts("parent_set_undisturbed_by_child_shutdown",
+			    20 * MS);
+}
+
+/* A child that stops the inherited running set explicitly. */
+static void test_child_stop(void)
+{
+	pid_t pid = fork();
+	long long v[2];
+	int st;
+
+	if (pid == 0)
+		_exit(PAPI_stop(pset, v) == PAPI_OK ? 0 : 1);
+	st = pid > 0 ? wait_child(pid) : -1;
+	lope_info("PAPI_stop of the inherited set in a forked child: exit %d",
+		  st);
+	check_parent_counts("parent_set_undisturbed_by_child_stop", 20 * MS);
+}
+
+static void test_exec(void)
+{
+	char *argv[] = { "test_fork_exec", "--exec-helper", NULL };
+	int p[2], st, before = -1;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		lope_fail("exec_closes_perf_fds", "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int n = perf_fd_count(); /* fork keeps them */
+
+		close(p[0]);
+		if (pipe_put_buf(p[1], &n, sizeof(n)))
+			_exit(70);
+		execv("/proc/self/exe", argv);
+		_exit(71);
+	}
+	close(p[1]);
+	if (pipe_get_buf(p[0], &before, sizeof(before)))
+		before = -1;
+	close(p[0]);
+	st = pid > 0 ? wait_child(pid) : -1;
+	lope_check(before >= 2, "forked_child_has_perf_fds",
+		   "the forked child had %d perf descriptors before exec "
+		   "(fork copies them; the parent's set has 2)",
+		   before);
+	lope_check(st >= 0 && st < 64 && !(st & 1), "exec_closes_perf_fds",
+		   "helper exit %d (bit 0: perf descriptors left after exec)",
+		   st);
+	lope_check(st >= 0 && st < 64 && !(st & 2), "exec_leaves_no_perf_maps",
+		   "helper exit %d (bit 1: perf mappings left after exec)", st);
+	lope_check(st == 0, "exec_helper_papi_counts",
+		   "helper exit %d (4: init failed, 8: counting failed, 71: "
+		   "exec failed)",
+		   st);
+	check_parent_counts("parent_set_undisturbed_by_exec", 20 * MS);
+}
+
+/* Hardware variant: a forked child maps no perf page of the parent. */
+static void test_hw(void)
+{
+	static const char *const ins[] = { "perf::INSTRUCTIONS" };
+	int set = PAPI_NULL, rc, st = -1;
+	pid_t pid;
+
+	if (!hw_pmu()) {
+		lope_skip("hw_forked_child_has_no_perf_maps", NO_PMU_REASON);
+		return;
+	}
+	/* A separate, stopped set: the parent's running one stays. */
+	rc = make_named_set(&set, ins, 1);
+	if (rc == PAPI_OK) {
+		pid = fork();
+		if (pid == 0)
+			_exit(perf_maps_count() == 0 ? 0 : 1);
+		st = pid > 0 ? wait_child(pid) : -1;
+	}
+	lope_check(rc == PAPI_OK && perf_maps_count() > 0 && st == 0,
+		   "hw_forked_child_has_no_perf_maps",
+		   "rc=%s parent maps %d perf pages, child exit %d (1: the "
+		   "child had perf mappings)",
+		   papi_err(rc), perf_maps_count(), st);
+	drop_set(&set);
+}
+
+int main(int argc, char **argv)
+{
+	long long v[2] = { 0, 0 };
+	int rc, fds;
+
+	if (argc > 1 && strcmp(argv[1], "--exec-helper") == 0)
+		return exec_helper();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	papi_init_or_exit();
+	fds = fd_count();
+	rc = make_named_set(&pset, names, 2);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(pset);
+	if (!lope_check(rc == PAPI_OK, "parent_set_running", "rc=%s",
+			papi_err(rc)))
+		lope_exit();
+	check_parent_counts("parent_set_counts", 20 * MS);
+	test_child_reinit();
+	test_exec();
+	test_child_shutdown();
+	rearm_parent();
+	test_child_stop();
+	rearm_parent();
+	test_hw();
+	rc = PAPI_stop(pset, v);
+	lope_check(rc == PAPI_OK && v[0] >= last[0], "parent_set_stops",
+		   "rc=%s stop %lld, last read %lld", papi_err(rc), v[0],
+		   last[0]);
+	drop_set(&pset);
+	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
+		   "descriptors %d after init, %d at the end", fds, fd_count());
+	PAPI_shutdown();
+	return lope_done();
+}
