@@ -6,6 +6,7 @@ src_liblope_la_SOURCES = \
 	src/group.c \
 	src/probe.c \
 	src/sys.c \
+	src/sysfs_pmu.c \
 	src/group.h \
 	src/lope.h \
 	src/mmap_read.h \

@@ -137,4 +137,67 @@ LOPE_API int lope_rdpmc_usable(char *why, size_t len);
 /* Scale @val by @ena/@run exactly (128-bit intermediate, never negative). */
 LOPE_API uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run);
 
+/*
+ * PMUs the kernel describes in sysfs: <root>/<pmu>/{type,cpumask,format/,
+ * events/} (root is normally /sys/bus/event_source/devices; tests pass a
+ * tree of their own).  lope_pmus__new() lists the PMUs and their event
+ * names once; an event's encoding, scale, unit and cpu are read from sysfs
+ * each time lope_pmus__event() is asked, so they follow cpu hotplug and
+ * cost nothing until used.  Core PMUs ("cpu", and those with a "cpus"
+ * file: hybrid x86, arm) and the software, tracepoint, breakpoint, kprobe
+ * and uprobe PMUs keep their events out of the list: they count per
+ * thread and are named elsewhere.
+ *
+ * Events are numbered 0 .. lope_pmus__nr() - 1, sorted by PMU then event
+ * name; lope_pmus__hide_type() renumbers them, so hide before numbering.
+ * A set is not changed by any other call, so threads may share it.
+ *
+ * Errors: -ENOENT (no such root, PMU or event), -EINVAL (a malformed
+ * sysfs file, or a term without a format), -ERANGE (a value wider than
+ * its format's bits), -EOPNOTSUPP (a term the caller must supply, "=?",
+ * or a field other than config, config1, config2), -EOVERFLOW (a file
+ * longer than its purpose allows), -ENODEV (an empty cpumask).
+ */
+struct lope_pmus;
+
+/* One sysfs event, as lope_pmus__event() decodes it. */
+struct lope_pmu_event {
+	const char *pmu;  /* sysfs PMU name, e.g. "power"; owned by the set */
+	const char *name; /* event name, e.g. "energy-pkg"; owned by the set */
+	char terms[256];  /* its sysfs encoding, e.g. "event=0x02" */
+	char unit[32];    /* e.g. "Joules"; "" when sysfs gives none */
+	double scale;     /* raw count * scale = value in unit; 1: none given */
+	int cpu;          /* first cpu of the PMU's cpumask; -1: no cpumask */
+	int snapshot;     /* 1: the count is a current value, not a sum */
+};
+
+LOPE_API int lope_pmus__new(struct lope_pmus **out, const char *root);
+/* NULL is accepted. */
+LOPE_API void lope_pmus__delete(struct lope_pmus *p);
+/*
+ * Leave out the events of the PMU with perf type @type (another layer
+ * names them).  Its cpumask stays available to lope_pmus__cpu().
+ */
+LOPE_API int lope_pmus__hide_type(struct lope_pmus *p, uint32_t type);
+/* How many events are listed. */
+LOPE_API int lope_pmus__nr(const struct lope_pmus *p);
+/* The index of @pmu's event @event, or -ENOENT. */
+LOPE_API int lope_pmus__find(const struct lope_pmus *p, const char *pmu,
+			     const char *event);
+/* The names of event @idx, without reading sysfs. */
+LOPE_API int lope_pmus__name(const struct lope_pmus *p, int idx,
+			     const char **pmu, const char **event);
+/*
+ * Decode event @idx: @attr is zeroed and gets size, type and the config
+ * fields from format/<term> bit ranges; @ev (may be NULL) gets the rest.
+ */
+LOPE_API int lope_pmus__event(const struct lope_pmus *p, int idx,
+			      struct perf_event_attr *attr,
+			      struct lope_pmu_event *ev);
+/*
+ * The first cpu of the cpumask of the PMU with perf type @type, listed or
+ * hidden; -1 in @cpu when the PMU has no cpumask (it counts on any cpu).
+ */
+LOPE_API int lope_pmus__cpu(const struct lope_pmus *p, uint32_t type, int *cpu);
+
 #endif /* LOPE_H */

@@ -13,7 +13,8 @@ check_PROGRAMS += \
 	ctests/engine/test_rdpmc_guard \
 	ctests/engine/test_group \
 	ctests/engine/test_reset_reuse \
-	ctests/engine/test_faults
+	ctests/engine/test_faults \
+	ctests/engine/test_sysfs_pmu
 
 ctests_engine_test_mmap_read_SOURCES = ctests/engine/test_mmap_read.c
 ctests_engine_test_mmap_read_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
@@ -30,6 +31,10 @@ ctests_engine_test_rdpmc_guard_LDADD = $(LOPE_ENGINE_TEST_LDADD)
 ctests_engine_test_group_SOURCES = ctests/engine/test_group.c
 ctests_engine_test_group_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
 ctests_engine_test_group_LDADD = $(LOPE_ENGINE_TEST_LDADD)
+
+ctests_engine_test_sysfs_pmu_SOURCES = ctests/engine/test_sysfs_pmu.c
+ctests_engine_test_sysfs_pmu_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
+ctests_engine_test_sysfs_pmu_LDADD = $(LOPE_ENGINE_TEST_LDADD) -lm
 
 ctests_engine_test_reset_reuse_SOURCES = ctests/engine/test_reset_reuse.c
 ctests_engine_test_reset_reuse_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
@@ -54,5 +59,6 @@ LOPE_TESTS += \
 	ctests/engine/test_group \
 	ctests/engine/test_reset_reuse \
 	ctests/engine/test_faults \
+	ctests/engine/test_sysfs_pmu \
 	ctests/engine/test_arch_cross.sh \
 	ctests/engine/test_format.sh
