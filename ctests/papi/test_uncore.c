@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_uncore: the perf_event_uncore component (component 1) through the
+ * PAPI API.
+ *
+ * Cases:
+ *  - component 1 is perf_event_uncore and is active (or disabled with a
+ *    reason, when this machine has no uncore PMU at all: then SKIP);
+ *  - msr::tsc (a sysfs PMU libpfm4 does not know) is listed, named, coded
+ *    and enumerated like any native event, granularity PAPI_GRN_SYS;
+ *  - it counts system-wide at the TSC's rate: across a 200 ms sleep the
+ *    count grows as rdtsc does, within 10% (a per-thread counter would
+ *    not count while this thread sleeps); PAPI_reset restarts it;
+ *  - PAPI_CPU_ATTACH to another cpu counts there; a cpu that does not
+ *    exist is refused;
+ *  - as an unprivileged user (a child that drops root) with
+ *    perf_event_paranoid > 0, adding it fails with PAPI_EPERM;
+ *  - on a fake sysfs tree (LOPE_SYSFS_ROOT, in a re-exec'd child) that
+ *    gives the real msr and software PMU types new names: a .scale makes
+ *    an event PAPI_DATATYPE_FP64 in its .unit, its value is the raw
+ *    count times the scale, a .unit alone keeps it INT64, a malformed
+ *    event is listed but refused with PAPI_EINVAL, and events of two PMUs
+ *    count together in one set;
+ *  - when this machine has a power PMU, power::energy-pkg reads in Joules;
+ *  - no file descriptor is left open after cleanup and destroy.
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include <papi.h>
+
+#include "tap.h"
+
+#define UNCORE_CIDX 1
+#define DEVICES "/sys/bus/event_source/devices"
+#define NOBODY 65534
+
+static char tree[PATH_MAX];
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the directory's own descriptor */
+}
+
+static int read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = INT_MIN;
+
+	if (!f)
+		return INT_MIN;
+	if (fscanf(f, "%d", &v) != 1)
+		v = INT_MIN;
+	fclose(f);
+	return v;
+}
+
+/* A set on the uncore component with @name in it, optionally on @cpu. */
+static int uncore_set(int *set, const char *name, int cpu)
+{
+	PAPI_option_t opt;
+	int rc;
+
+	*set = PAPI_NULL;
+	rc = PAPI_create_eventset(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_assign_eventset_component(*set, UNCORE_CIDX);
+	if (rc == PAPI_OK && cpu >= 0) {
+		memset(&opt, 0, sizeof(opt));
+		opt.cpu.eventset = *set;
+		opt.cpu.cpu_num = (unsigned int)cpu;
+		rc = PAPI_set_opt(PAPI_CPU_ATTACH, &opt);
+	}
+	if (rc == PAPI_OK && name)
+		rc = PAPI_add_named_event(*set, name);
+	return rc;
+}
+
+static void drop_set(int *set)
+{
+	if (*set == PAPI_NULL)
+		return;
+	(void)PAPI_stop(*set, NULL);
+	(void)PAPI_cleanup_eventset(*set);
+	(void)PAPI_destroy_eventset(set);
+	*set = PAPI_NULL;
+}
+
+/* ------------------------------------------------ unprivileged child */
+
+/*
+ * Fork, drop root (when we have it) and add msr::tsc.  Runs before this
+ * process initialises PAPI, so the child starts from a clean library.
+ */
+static void test_eperm(void)
+{
+	const char *name = "unprivileged_add_eperm";
+	int paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
+	int status, set;
+	pid_t pid;
+
+	if (access(DEVICES "/msr/events/tsc", F_OK) != 0) {
+		lope_skip(name, "no msr/tsc event on this machine");
+		return;
+	}
+	if (paranoid != INT_MIN && paranoid <= 0) {
+		lope_skip(name,
+			  "perf_event_paranoid=%d lets anyone count "
+			  "system-wide",
+			  paranoid);
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		lope_fail(name, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
+			_exit(3);
+		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+			_exit(4);
+		status = uncore_set(&set, "msr::tsc", -1);
+		_exit(status == PAPI_EPERM ? 0 : status == PAPI_OK ? 2 : 5);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		lope_fail(name, "the child died (status %#x)", status);
+		return;
+	}
+	switch (WEXITSTATUS(status)) {
+	case 0:
+		lope_pass(name);
+		break;
+	case 2:
+		lope_skip(name, "the unprivileged child may count system-wide "
+				"here (CAP_PERFMON?)");
+		break;
+	case 3:
+		lope_skip(name, "the child could not drop root to uid %d",
+			  NOBODY);
+		break;
+	case 4:
+		lope_fail(name, "PAPI_library_init failed as uid %d", NOBODY);
+		break;
+	default:
+		lope_fail(name,
+			  "adding msr::tsc as uid %d did not fail with "
+			  "PAPI_EPERM (paranoid %d)",
+			  NOBODY, paranoid);
+	}
+}
+
+/* ------------------------------------------------ fake sysfs child */
+
+static int put(const char *rel, const char *text)
+{
+	char path[PATH_MAX * 2], *slash;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	for (slash = path + strlen(tree) + 1; (slash = strchr(slash, '/'));
+	     slash++) {
+		*slash = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* The real msr and software PMU types under made-up names. */
+static int make_fake_tree(int msr_type)
+{
+	char type[32];
+	int err = 0;
+
+	snprintf(tree, sizeof(tree), "%s/lope-uncore.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tree))
+		return -1;
+	snprintf(type, sizeof(type), "%d\n", msr_type);
+	err |= put("fakeenergy/type", type);
+	err |= put("fakeenergy/format/event", "config:0-63\n");
+	err |= put("fakeenergy/events/joules", "event=0x00\n");
+	err |= put("fakeenergy/events/joules.scale", "0.5\n");
+	err |= put("fakeenergy/events/joules.unit", "Joules\n");
+	err |= put("fakeenergy/events/ticks", "event=0x00\n");
+	err |= put("fakeenergy/events/ticks.unit", "ticks\n");
+	err |= put("fakeenergy/events/broken", "event=0x00,nosuch=1\n");
+	err |= put("fakesw/type", "1\n");
+	err |= put("fakesw/cpumask", "0\n");
+	err |= put("fakesw/format/event", "config:0-63\n");
+	err |= put("fakesw/events/clock", "event=0x0\n"); /* cpu-clock */
+	err |= put("fakesw/events/clock.unit", "ns\n");
+	return err;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_fake_tree(void)
+{
+	if (strstr(tree, "/lope-uncore."))
+		(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int event_info(const char *name, PAPI_event_info_t *info)
+{
+	int code, rc = PAPI_event_name_to_code(name, &code);
+
+	if (rc == PAPI_OK)
+		rc = PAPI_get_event_info(code, info);
+	return rc;
+}
+
+static void fake_types(void)
+{
+	PAPI_event_info_t info;
+	int rc;
+
+	rc = event_info("fakeenergy::joules", &info);
+	lope_check(rc == PAPI_OK && info.component_index == UNCORE_CIDX,
+		   "fake_sysfs_event_listed", "rc %d, component %d", rc,
+		   info.component_index);
+	lope_check(rc == PAPI_OK && info.data_type == PAPI_DATATYPE_FP64 &&
+			   !strcmp(info.units, "Joules"),
+		   "fake_scaled_event_is_fp64_in_unit",
+		   "rc %d data_type %d units '%s'", rc, info.data_type,
+		   info.units);
+	rc = event_info("fakeenergy::ticks", &info);
+	lope_check(rc == PAPI_OK && info.data_type == PAPI_DATATYPE_INT64 &&
+			   !strcmp(info.units, "ticks"),
+		   "fake_unit_only_event_is_int64",
+		   "rc %d data_type %d units '%s'", rc, info.data_type,
+		   info.units);
+}
+
+static void fake_scaled_value(void)
+{
+	long long v[2];
+	double j;
+	int set, rc;
+
+	rc = uncore_set(&set, "fakeenergy::joules", -1);
+	if (rc == PAPI_OK)
+		rc = PAPI_add_named_event(set, "fakeenergy::ticks");
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	sleep_ms(50);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	drop_set(&set);
+	if (rc != PAPI_OK) {
+		lope_fail("fake_scaled_value_is_raw_times_scale", "%s",
+			  PAPI_strerror(rc));
+		return;
+	}
+	memcpy(&j, &v[0], sizeof(j));
+	lope_info("fakeenergy::joules %.1f, fakeenergy::ticks %lld", j, v[1]);
+	lope_check(v[1] > 0 && fabs(j - 0.5 * (double)v[1]) <= 0.01 * j,
+		   "fake_scaled_value_is_raw_times_scale",
+		   "%.1f Joules against %lld ticks at scale 0.5", j, v[1]);
+}
+
+static void fake_broken(void)
+{
+	PAPI_event_info_t info;
+	int set, rc;
+
+	rc = event_info("fakeenergy::broken", &info);
+	lope_check(rc == PAPI_OK && strstr(info.long_descr, "unusable"),
+		   "fake_malformed_event_listed_as_unusable", "rc %d, '%s'", rc,
+		   rc == PAPI_OK ? info.long_descr : "");
+	rc = uncore_set(&set, "fakeenergy::broken", -1);
+	drop_set(&set);
+	lope_check(rc == PAPI_EINVAL, "fake_malformed_event_refused_einval",
+		   "PAPI_add_named_event returned %d (%s)", rc,
+		   PAPI_strerror(rc));
+}
+
+/* Two PMUs cannot share a kernel group: each event is opened alone. */
+static void fake_mixed(void)
+{
+	long long v[2];
+	uint64_t t0, t1;
+	double ratio;
+	int set, rc;
+
+	rc = uncore_set(&set, "fakeenergy::ticks", -1);
+	if (rc == PAPI_OK)
+		rc = PAPI_add_named_event(set, "fakesw::clock");
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = now_ns();
+	sleep_ms(100);
+	t1 = now_ns();
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	drop_set(&set);
+	if (rc != PAPI_OK) {
+		lope_fail("fake_two_pmus_in_one_set", "%s", PAPI_strerror(rc));
+		return;
+	}
+	ratio = (double)v[1] / (double)(t1 - t0);
+	lope_check(v[0] > 0 && ratio > 0.8 && ratio < 1.2,
+		   "fake_two_pmus_in_one_set",
+		   "ticks %lld, cpu-clock of cpu 0 %lld ns over %llu ns", v[0],
+		   v[1], (unsigned long long)(t1 - t0));
+}
+
+static int fake_child(void)
+{
+	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
+		lope_fail("fake_sysfs_init", "PAPI_library_init failed");
+		return lope_done();
+	}
+	fake_types();
+	fake_scaled_value();
+	fake_broken();
+	fake_mixed();
+	PAPI_shutdown();
+	return lope_done();
+}
+
+static void test_fake_sysfs(const char *self)
+{
+	int msr_type = read_int(DEVICES "/msr/type"), status;
+	pid_t pid;
+
+	if (msr_type == INT_MIN) {
+		lope_skip("fake_sysfs", "no msr PMU to borrow a type from");
+		return;
+	}
+	if (make_fake_tree(msr_type) != 0) {
+		lope_fail("fake_sysfs", "cannot write %s", tree);
+		remove_fake_tree();
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		setenv("LOPE_SYSFS_ROOT", tree, 1);
+		execl(self, self, "--fake-sysfs", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) > 1)
+		lope_fail("fake_sysfs_child", "did not finish (status %#x)",
+			  status);
+	remove_fake_tree();
+}
+
+/* ------------------------------------------------ the real machine */
+
+static int component_active(void)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(UNCORE_CIDX);
+
+	if (!lope_check(ci && !strcmp(ci->name, "perf_event_uncore"),
+			"component_1_is_perf_event_uncore", "component 1 is %s",
+			ci ? ci->name : "(none)"))
+		return 0;
+	lope_info("%s: %s", ci->name, ci->description);
+	if (ci->disabled) {
+		lope_check(ci->disabled_reason[0] != '\0',
+			   "disabled_with_reason", "no reason given");
+		lope_skip("uncore_component_active", "disabled: %s",
+			  ci->disabled_reason);
+		return 0;
+	}
+	lope_pass("uncore_component_active");
+	return 1;
+}
+
+static void test_tsc_naming(void)
+{
+	PAPI_event_info_t info;
+	char name[PAPI_MAX_STR_LEN] = "";
+	int code = 0, ecode = PAPI_NATIVE_MASK, found = 0, rc;
+
+	rc = PAPI_event_name_to_code("msr::tsc", &code);
+	if (rc == PAPI_OK)
+		rc = PAPI_event_code_to_name(code, name);
+	if (rc == PAPI_OK)
+		rc = PAPI_get_event_info(code, &info);
+	lope_check(rc == PAPI_OK && !strcmp(name, "msr::tsc") &&
+			   info.component_index == UNCORE_CIDX &&
+			   info.data_type == PAPI_DATATYPE_INT64,
+		   "msr_tsc_named_and_coded", "rc %d name '%s' component %d",
+		   rc, name, rc == PAPI_OK ? info.component_index : -1);
+	if (PAPI_enum_cmp_event(&ecode, PAPI_ENUM_FIRST, UNCORE_CIDX) ==
+	    PAPI_OK) {
+		do {
+			found |= ecode == code;
+		} while (PAPI_enum_cmp_event(&ecode, PAPI_ENUM_EVENTS,
+					     UNCORE_CIDX) == PAPI_OK);
+	}
+	lope_check(found, "msr_tsc_enumerated",
+		   "enumerating component 1 never gave code %#x", code);
+}
+
+/* Count msr::tsc (on @cpu, -1: the default) across a sleep. */
+static void tsc_rate(const char *name, int cpu)
+{
+#if defined(__x86_64__)
+	long long a, b, c;
+	uint64_t t0, t1;
+	PAPI_option_t opt;
+	double ratio;
+	int set, rc;
+
+	rc = uncore_set(&set, "msr::tsc", cpu);
+	memset(&opt, 0, sizeof(opt));
+	opt.granularity.eventset = set;
+	if (rc == PAPI_OK && cpu < 0) {
+		int g = PAPI_get_opt(PAPI_GRANUL, &opt);
+
+		lope_check(g == PAPI_OK &&
+				   opt.granularity.granularity == PAPI_GRN_SYS,
+			   "default_granularity_sys", "rc %d granularity %d", g,
+			   opt.granularity.granularity);
+	}
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, &a);
+	t0 = __rdtsc();
+	sleep_ms(200);
+	t1 = __rdtsc();
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, &b);
+	if (rc == PAPI_OK)
+		rc = PAPI_reset(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, &c);
+	drop_set(&set);
+	if (rc != PAPI_OK) {
+		lope_fail(name, "%s", PAPI_strerror(rc));
+		return;
+	}
+	ratio = (double)(b - a) / (double)(t1 - t0);
+	lope_info("%s: msr::tsc %lld over rdtsc %llu: ratio %.4f", name, b - a,
+		  (unsigned long long)(t1 - t0), ratio);
+	lope_check(ratio > 0.9 && ratio < 1.1, name,
+		   "msr::tsc grew %lld while rdtsc grew %llu (ratio %.3f)",
+		   b - a, (unsigned long long)(t1 - t0), ratio);
+	if (cpu < 0)
+		lope_check(c >= 0 && c < (b - a) / 10, "reset_restarts_count",
+			   "%lld right after a reset", c);
+#else
+	(void)cpu;
+	lope_skip(name, "rdtsc comparison is x86-64 only");
+#endif
+}
+
+static void test_cpu_attach(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int set, rc;
+
+	if (ncpu > 1)
+		tsc_rate("cpu_attach_last_cpu_tsc_rate", (int)ncpu - 1);
+	else
+		lope_skip("cpu_attach_last_cpu_tsc_rate", "one cpu online");
+	rc = uncore_set(&set, "msr::tsc", 100000);
+	drop_set(&set);
+	lope_check(rc != PAPI_OK, "cpu_attach_missing_cpu_refused",
+		   "cpu 100000 accepted");
+}
+
+/* RAPL through sysfs, where libpfm4 does not know it as rapl::. */
+static void test_power(void)
+{
+	const char *name = "power_energy_pkg_joules";
+	PAPI_event_info_t info;
+	long long v;
+	double j;
+	int set, rc;
+
+	if (access(DEVICES "/power/events/energy-pkg", F_OK) != 0) {
+		lope_skip(name, "no power PMU (RAPL) on this machine");
+		return;
+	}
+	rc = event_info("power::energy-pkg", &info);
+	if (rc == PAPI_ENOEVNT) {
+		lope_skip(name, "power is libpfm4's rapl PMU here");
+		return;
+	}
+	if (!lope_check(rc == PAPI_OK && info.data_type == PAPI_DATATYPE_FP64 &&
+				!strcmp(info.units, "Joules"),
+			name, "rc %d data_type %d units '%s'", rc,
+			info.data_type, info.units))
+		return;
+	rc = uncore_set(&set, "power::energy-pkg", -1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	sleep_ms(200);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, &v);
+	drop_set(&set);
+	memcpy(&j, &v, sizeof(j));
+	lope_check(rc == PAPI_OK && j > 0 && j < 1000, "power_energy_pkg_reads",
+		   "rc %d: %g Joules in 200 ms", rc, rc == PAPI_OK ? j : 0.0);
+}
+
+static void test_fd_leak(void)
+{
+	int before = count_fds(), after, set, i, rc = PAPI_OK;
+
+	for (i = 0; i < 3 && rc == PAPI_OK; i++) {
+		rc = uncore_set(&set, "msr::tsc", -1);
+		if (rc == PAPI_OK)
+			rc = PAPI_add_named_event(set, "msr::smi");
+		if (rc == PAPI_OK)
+			rc = PAPI_start(set);
+		drop_set(&set);
+	}
+	after = count_fds();
+	lope_check(rc == PAPI_OK && before == after, "no_fd_left_after_cleanup",
+		   "rc %d, %d fds before, %d after", rc, before, after);
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (argc > 1 && !strcmp(argv[1], "--fake-sysfs"))
+		return fake_child();
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		lope_fail("setup", "readlink /proc/self/exe: %s",
+			  strerror(errno));
+		return lope_done();
+	}
+	self[n] = '\0';
+	/* Children that start PAPI themselves go first. */
+	test_eperm();
+	test_fake_sysfs(self);
+	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
+		lope_fail("setup", "PAPI_library_init failed");
+		return lope_done();
+	}
+	if (component_active()) {
+		if (access(DEVICES "/msr/events/tsc", F_OK) == 0) {
+			test_tsc_naming();
+			tsc_rate("msr_tsc_system_wide_tsc_rate", -1);
+			test_cpu_attach();
+			test_fd_leak();
+		} else {
+			lope_skip("msr_tsc",
+				  "no msr/tsc event on this machine");
+		}
+		test_power();
+	}
+	PAPI_shutdown();
+	return lope_done();
+}
