@@ -181,6 +181,8 @@ static void prepare_attr(const struct lope_group *g, int i,
 	if (group_read(g))
 		attr->read_format |= PERF_FORMAT_GROUP;
 	attr->disabled = is_leader(g, i);
+	attr->enable_on_exec = attr->disabled &&
+			       (g->flags & LOPE_ENABLE_ON_EXEC);
 	attr->inherit = !!(g->flags & LOPE_INHERIT);
 	if (self_monitoring(g) && !never_user_readable(attr))
 		lope_arch_prepare_attr(attr);

@@ -46,6 +46,14 @@ enum lope_flags {
 	LOPE_INHERIT = 1u << 0,  /* counters follow children created later  */
 	LOPE_SEPARATE = 1u << 1, /* one kernel group per event (multiplex)  */
 	LOPE_NO_RDPMC = 1u << 2, /* never read in user space: read(2) only  */
+	/*
+	 * Open the leaders with enable_on_exec: the kernel starts them when
+	 * the measured task next calls exec (a failed exec does not), so a
+	 * launcher that attaches to its child before the exec counts none of
+	 * its own instructions.  lope_group__enable() still starts them at
+	 * once: a caller wanting the exec to start them does not call it.
+	 */
+	LOPE_ENABLE_ON_EXEC = 1u << 3,
 };
 
 /* How the last lope_group__read() got its values. */

@@ -35,6 +35,14 @@ _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
 /* Forces the read(2) path, for comparisons with the rdpmc path. */
 #define PE_ENV_NO_RDPMC "LOPE_NO_RDPMC"
 
+/*
+ * Read by PAPI_attach: the set's counters start at the target's next exec
+ * (perf_event_attr.enable_on_exec), not at PAPI_start, so a launcher that
+ * attaches to its forked child and starts the set before letting it exec
+ * counts the command alone (utils/papi_stat).  PAPI has no option for it.
+ */
+#define PE_ENV_ENABLE_ON_EXEC "LOPE_ENABLE_ON_EXEC"
+
 /* Domain bits an event's own :u= / :k= modifiers fix, whatever the set says. */
 enum { PE_FIXED_USER = 1, PE_FIXED_KERNEL = 2 };
 
@@ -54,6 +62,8 @@ typedef struct {
 	int cpu_attached;
 	int inherit;
 	int multiplexed;
+	int enable_on_exec; /* attached with LOPE_ENABLE_ON_EXEC set */
+	int exec_armed;     /* opened that way, the exec has not started it */
 	unsigned char fixed[PE_MAX_EVENTS];
 	int64_t counts[PE_MAX_EVENTS];
 } pe_control_t;
@@ -93,7 +103,16 @@ static int errno_to_papi(int err)
 static unsigned int group_flags(const pe_control_t *c)
 {
 	return engine_flags | (c->inherit ? LOPE_INHERIT : 0) |
-	       (c->multiplexed ? LOPE_SEPARATE : 0);
+	       (c->multiplexed ? LOPE_SEPARATE : 0) |
+	       (c->attached && c->enable_on_exec ? LOPE_ENABLE_ON_EXEC : 0);
+}
+
+/* A variable set to anything but "" or "0". */
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
 }
 
 /* The set's domain on one event, except what its own modifiers fixed. */
@@ -141,6 +160,7 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 		lope_group__delete(src);
 	lope_group__delete(c->grp);
 	c->grp = g;
+	c->exec_armed = !!(group_flags(c) & LOPE_ENABLE_ON_EXEC);
 	return PAPI_OK;
 fail:
 	lope_group__delete(g);
@@ -247,6 +267,13 @@ static int pe_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	pe_control_t *c = (pe_control_t *)ctl;
 
 	(void)ctx;
+	/* Enable-on-exec: the kernel starts the counters at the exec; an
+	 * ioctl now would count the launcher up to it.  Later starts (after
+	 * a stop) are ordinary. */
+	if (c->exec_armed) {
+		c->exec_armed = 0;
+		return PAPI_OK;
+	}
 	return errno_to_papi(lope_group__enable(c->grp));
 }
 
@@ -335,6 +362,7 @@ static int pe_attach(pe_control_t *c, pid_t tid)
 	int ret;
 
 	c->tid = tid;
+	c->enable_on_exec = env_on(PE_ENV_ENABLE_ON_EXEC);
 	ret = set_option(c, &c->attached, 1);
 	if (ret != PAPI_OK)
 		c->tid = old;
@@ -494,10 +522,9 @@ static int check_paranoid(papi_vector_t *v)
 /* fast_counter_read is 1 only if rdpmc really works here; say why not. */
 static void detect_rdpmc(papi_vector_t *v)
 {
-	const char *env = getenv(PE_ENV_NO_RDPMC);
 	char why[PAPI_MAX_STR_LEN];
 
-	if (env && *env && strcmp(env, "0") != 0) {
+	if (env_on(PE_ENV_NO_RDPMC)) {
 		snprintf(why, sizeof(why), "forced off by %s", PE_ENV_NO_RDPMC);
 		v->cmp_info.fast_counter_read = 0;
 	} else {

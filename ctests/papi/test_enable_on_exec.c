@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_enable_on_exec: a set attached to a process while
+ * LOPE_ENABLE_ON_EXEC=1 is in the environment (what utils/papi_stat does)
+ * counts from the target's next exec, not from PAPI_start.
+ *
+ * The target is a forked child that waits on a pipe, then burns PRE_MS of
+ * CPU, then execs this program again as "--busy POST_MS", which burns
+ * POST_MS and exits.  perf::TASK-CLOCK of the target must cover the
+ * post-exec part only: at least POST_MS * 3/4, and well under PRE_MS.
+ * Without the variable the same run counts both parts (the test can tell
+ * the two apart); a failed exec leaves the counters at 0; a set on the
+ * caller itself ignores the variable.
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <papi.h>
+
+#include "tap.h"
+
+#define ENV "LOPE_ENABLE_ON_EXEC"
+#define PRE_MS 200
+#define POST_MS 40
+#define MS 1000000LL
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+static long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void burn_ms(long long ms)
+{
+	long long end = cpu_ns() + ms * MS;
+	volatile unsigned long x = 0;
+
+	while (cpu_ns() < end)
+		x++;
+}
+
+/* What the target does after the fork: wait, burn, exec @path. */
+static void __attribute__((noreturn)) target(int go, const char *path)
+{
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	burn_ms(PRE_MS);
+	execl(path, path, "--busy", XSTR(POST_MS), (char *)NULL);
+	_exit(127);
+}
+
+struct result {
+	int ret;        /* PAPI error of the setup, or PAPI_OK */
+	long long read; /* a read PRE_MS / 2 into the pre-exec burn */
+	long long stop; /* PAPI_stop after the target exited */
+	int status;
+};
+
+/* Attach a TASK-CLOCK set to a waiting child, start, release, measure. */
+static void measure(const char *exec_path, int env, struct result *r)
+{
+	int go[2], es = PAPI_NULL;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(go, O_CLOEXEC)) {
+		r->ret = PAPI_ESYS;
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		target(go[0], exec_path);
+	}
+	close(go[0]);
+	r->ret = PAPI_create_eventset(&es);
+	if (r->ret == PAPI_OK)
+		r->ret = PAPI_assign_eventset_component(es, 0);
+	if (env)
+		setenv(ENV, "1", 1);
+	if (r->ret == PAPI_OK)
+		r->ret = PAPI_attach(es, (unsigned long)pid);
+	unsetenv(ENV);
+	if (r->ret == PAPI_OK)
+		r->ret = PAPI_add_named_event(es, "perf::TASK-CLOCK");
+	if (r->ret == PAPI_OK)
+		r->ret = PAPI_start(es);
+	if (write(go[1], "G", 1) != 1)
+		r->ret = PAPI_ESYS;
+	close(go[1]);
+	usleep(PRE_MS / 2 * 1000);
+	if (r->ret == PAPI_OK)
+		r->ret = PAPI_read(es, &r->read);
+	waitpid(pid, &r->status, 0);
+	if (r->ret == PAPI_OK)
+		r->ret = PAPI_stop(es, &r->stop);
+	PAPI_cleanup_eventset(es);
+	PAPI_destroy_eventset(&es);
+}
+
+static void case_counts_from_exec(const char *self)
+{
+	struct result r;
+
+	measure(self, 1, &r);
+	if (!lope_check(r.ret == PAPI_OK, "env_setup", "%s",
+			PAPI_strerror(r.ret)))
+		return;
+	lope_info("with %s=1: read before exec %lld ns, total %lld ns", ENV,
+		  r.read, r.stop);
+	lope_check(r.read == 0, "env_start_does_not_count_before_exec",
+		   "read %lld ns while the target burnt CPU before its exec",
+		   r.read);
+	lope_check(r.stop >= POST_MS * MS * 3 / 4 && r.stop < PRE_MS * MS / 2,
+		   "env_counts_from_exec",
+		   "task-clock %lld ns: expected the post-exec %d ms only "
+		   "(not the %d ms before the exec)",
+		   r.stop, POST_MS, PRE_MS);
+	lope_check(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		   "env_target_ran", "status 0x%x", r.status);
+}
+
+static void case_without_env(const char *self)
+{
+	struct result r;
+
+	measure(self, 0, &r);
+	if (!lope_check(r.ret == PAPI_OK, "noenv_setup", "%s",
+			PAPI_strerror(r.ret)))
+		return;
+	lope_info("without %s: read before exec %lld ns, total %lld ns", ENV,
+		  r.read, r.stop);
+	lope_check(r.stop >= (PRE_MS + POST_MS) * MS * 3 / 4,
+		   "noenv_counts_from_start",
+		   "task-clock %lld ns: expected about %d ms", r.stop,
+		   PRE_MS + POST_MS);
+}
+
+static void case_failed_exec(void)
+{
+	struct result r;
+
+	measure("/nonexistent/lope-test", 1, &r);
+	if (!lope_check(r.ret == PAPI_OK, "failed_exec_setup", "%s",
+			PAPI_strerror(r.ret)))
+		return;
+	lope_check(r.stop == 0, "failed_exec_counts_nothing",
+		   "task-clock %lld ns: a failed exec must not enable", r.stop);
+	lope_check(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127,
+		   "failed_exec_status", "status 0x%x", r.status);
+}
+
+/* The variable only matters to attached sets. */
+static void case_self_ignores_env(void)
+{
+	int es = PAPI_NULL, ret;
+	long long v = 0;
+
+	setenv(ENV, "1", 1);
+	ret = PAPI_create_eventset(&es);
+	if (ret == PAPI_OK)
+		ret = PAPI_add_named_event(es, "perf::TASK-CLOCK");
+	if (ret == PAPI_OK)
+		ret = PAPI_start(es);
+	burn_ms(20);
+	if (ret == PAPI_OK)
+		ret = PAPI_stop(es, &v);
+	unsetenv(ENV);
+	PAPI_cleanup_eventset(es);
+	PAPI_destroy_eventset(&es);
+	if (lope_check(ret == PAPI_OK, "self_setup", "%s", PAPI_strerror(ret)))
+		lope_check(v >= 10 * MS, "self_set_ignores_env",
+			   "task-clock %lld ns after 20 ms of CPU", v);
+}
+
+int main(int argc, char **argv)
+{
+	char self[4096];
+	ssize_t n;
+
+	if (argc == 3 && strcmp(argv[1], "--busy") == 0) {
+		burn_ms(atoll(argv[2]));
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		lope_fail("setup", "readlink /proc/self/exe: %s",
+			  strerror(errno));
+		return lope_done();
+	}
+	self[n] = '\0';
+	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
+		lope_fail("library_init", "PAPI_library_init failed");
+		return lope_done();
+	}
+	case_counts_from_exec(self);
+	case_without_env(self);
+	case_failed_exec();
+	case_self_ignores_env();
+	return lope_done();
+}
