@@ -20,3 +20,15 @@ LOPE_DEMO_DEPS = utils/papi_overhead
 
 dist_man1_MANS = doc/papi_overhead.1
 EXTRA_DIST += doc/benchmarks.md
+
+# utils/papi_stat: count a whole command (see doc/papi_stat.1).  Linked
+# statically against our libpapi.a: counting from the command's exec
+# relies on our perf_event component (LOPE_ENABLE_ON_EXEC), so the tool
+# carries it rather than taking whichever libpapi.so the loader finds.
+bin_PROGRAMS += utils/papi_stat
+utils_papi_stat_SOURCES = utils/papi_stat.c
+utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)
+utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm
+$(utils_papi_stat_OBJECTS): papi-ours.stamp
+EXTRA_utils_papi_stat_DEPENDENCIES = papi-ours.stamp
+dist_man1_MANS += doc/papi_stat.1
