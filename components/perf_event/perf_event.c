@@ -55,8 +55,9 @@ typedef struct {
 	int nr;
 	int domain;
 	int granularity;
-	int cpu;       /* -1: any; set by PAPI_CPU_ATTACH or PAPI_GRN_SYS */
+	int cpu;       /* -1: any; set by PAPI_CPU_ATTACH */
 	int event_cpu; /* -1, or the cpu an event's :cpu= modifier pins */
+	int sys_cpu;   /* -1, or the cpu PAPI_GRN_SYS chose by itself */
 	pid_t tid;     /* 0: the calling thread */
 	int attached;
 	int cpu_attached;
@@ -141,6 +142,12 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 	 * PAPI_CPU_ATTACHED state says; stock counted only the caller. */
 	if (c->granularity == PAPI_GRN_SYS || c->cpu_attached) {
 		pid = -1;
+		/* System-wide without a chosen cpu: the cpu we run on when
+		 * the set is first opened, kept for later reopens. */
+		if (cpu < 0 && c->sys_cpu < 0)
+			c->sys_cpu = _papi_getcpu();
+		if (cpu < 0)
+			cpu = c->sys_cpu;
 		if (cpu < 0)
 			return PAPI_EINVAL;
 	}
@@ -344,8 +351,6 @@ static int pe_set_granularity(pe_control_t *c, int granularity)
 	case PAPI_GRN_THR:
 		return set_option(c, &c->granularity, granularity);
 	case PAPI_GRN_SYS:
-		if (c->cpu < 0)
-			c->cpu = _papi_getcpu();
 		return set_option(c, &c->granularity, granularity);
 	case PAPI_GRN_PROC:
 	case PAPI_GRN_PROCG:
@@ -427,6 +432,7 @@ static int pe_init_control_state(hwd_control_state_t *ctl)
 	c->granularity = _perf_event_vector.cmp_info.default_granularity;
 	c->cpu = -1;
 	c->event_cpu = -1;
+	c->sys_cpu = -1;
 	return PAPI_OK;
 }
 
