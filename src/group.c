@@ -195,9 +195,11 @@ static void prepare_attr(const struct lope_group *g, int i,
  */
 static void map_page(struct lope_group *g, struct lope_event *e)
 {
-	void *p = lope_sys->mmap(g->page_size, PROT_READ,
-				 MAP_SHARED | MAP_POPULATE, e->fd);
+	void *p = e->ring; /* a ring buffer starts with the event's page */
 
+	if (!p)
+		p = lope_sys->mmap(g->page_size, PROT_READ,
+				   MAP_SHARED | MAP_POPULATE, e->fd);
 	if (p == MAP_FAILED)
 		return;
 	e->page = p;
@@ -223,11 +225,15 @@ int lope_group__open(struct lope_group *g)
 		int leader = is_leader(g, i) ? -1 : g->ev[0].fd;
 
 		prepare_attr(g, i, &e->attr);
+		lope_overflow__prepare_attr(e);
 		e->fd = lope_sys->perf_event_open(&e->attr, g->pid, g->cpu,
 						  leader, PERF_FLAG_FD_CLOEXEC);
-		if (e->fd < 0) {
-			err = errno ? -errno : -EINVAL;
+		err = e->fd < 0 ? (errno ? -errno : -EINVAL) : 0;
+		if (e->fd < 0)
 			e->fd = -1;
+		else if (e->period)
+			err = lope_overflow__open(g, e);
+		if (err) {
 			g->opened = true;
 			lope_group__close(g);
 			return err;
@@ -262,7 +268,9 @@ void lope_group__close(struct lope_group *g)
 
 		/* munmap of our own page and close cannot fail in a way
 		 * the caller could act on: the resource is gone either way. */
-		if (e->page)
+		if (e->ring)
+			lope_overflow__close(g, e);
+		else if (e->page)
 			(void)lope_sys->munmap(e->page, g->page_size);
 		if (e->fd >= 0)
 			(void)lope_sys->close(e->fd);
@@ -271,6 +279,7 @@ void lope_group__close(struct lope_group *g)
 	}
 	g->nr_mapped = 0;
 	g->user_read = false;
+	g->running = false;
 	g->opened = false;
 }
 
@@ -547,18 +556,45 @@ static int ioctl_leaders(struct lope_group *g, unsigned long request)
 	return 0;
 }
 
+/*
+ * Running is set before the ioctls and cleared before the stop: an
+ * overflow signal handled in between may renew its event's budget (an
+ * ioctl that enables the event), one handled after the stop must leave
+ * that to the next enable.
+ */
+static void set_running(struct lope_group *g, bool running)
+{
+	g->running = running;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 int lope_group__enable(struct lope_group *g)
 {
-	int err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
+	int err;
 
+	if (!g || !g->opened)
+		return g ? -EBADF : -EINVAL;
+	set_running(g, true);
+	err = g->nr_overflow ? lope_overflow__arm(g) : 0;
 	if (!err)
+		err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
+	if (err)
+		set_running(g, false);
+	else
 		g->snap_at = 0;
 	return err;
 }
 
+static int stop_leaders(struct lope_group *g)
+{
+	if (g && g->opened)
+		set_running(g, false);
+	return ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+}
+
 int lope_group__disable(struct lope_group *g, int64_t *values)
 {
-	int err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+	int err = stop_leaders(g);
 
 	if (err)
 		return err;
@@ -577,7 +613,7 @@ int lope_group__disable_after_read(struct lope_group *g)
 
 	if (!g || !g->opened || !fresh(g))
 		return lope_group__disable(g, NULL);
-	err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+	err = stop_leaders(g);
 	if (!err)
 		set_bases(g, NULL);
 	return err;

@@ -4,6 +4,7 @@
 #define LOPE_GROUP_H
 
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,7 +16,20 @@ struct lope_event {
 	struct perf_event_mmap_page *page; /* NULL: read(2) only */
 	struct lope_counts base;           /* raw counts at reset/start */
 	int64_t wr;                        /* added after scaling (write) */
+	uint64_t period;                   /* overflow every period; 0: none */
+	int signo;                         /* the overflow signal */
+	void *ring; /* user page + LOPE_RING_PAGES of samples; NULL: none */
+	/* What we believe the kernel's event_limit is: overflows left before
+	 * it stops the event.  The signal handler changes it, so volatile. */
+	volatile sig_atomic_t budget;
 };
+
+/* Overflow signals that can wait for one event (see overflow.c). */
+#define LOPE_OVERFLOW_BUDGET 16
+
+/* Data pages of a sampling event's ring buffer (a power of two): one
+ * holds 256 IP samples, far more than a budget's worth. */
+#define LOPE_RING_PAGES 1
 
 struct lope_group {
 	pid_t pid;
@@ -29,10 +43,19 @@ struct lope_group {
 	uint64_t read_cost; /* clock ticks one read(2) of this group takes */
 	pid_t owner;        /* the only thread that may read in user space */
 	int nr_mapped;
+	int nr_overflow; /* events with a period */
+	/* Between enable and disable; read by the overflow signal handler. */
+	volatile sig_atomic_t running;
 	enum lope_path last;
 	size_t page_size;
 	struct lope_counts *cur; /* scratch: the latest raw counts */
 	uint64_t *buf;           /* read(2) buffer: 3 + cap words */
 };
+
+/* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
+void lope_overflow__prepare_attr(struct lope_event *e);
+int lope_overflow__open(struct lope_group *g, struct lope_event *e);
+void lope_overflow__close(struct lope_group *g, struct lope_event *e);
+int lope_overflow__arm(struct lope_group *g);
 
 #endif /* LOPE_GROUP_H */

@@ -4,6 +4,7 @@
 noinst_LTLIBRARIES += src/liblope.la
 src_liblope_la_SOURCES = \
 	src/group.c \
+	src/overflow.c \
 	src/probe.c \
 	src/sys.c \
 	src/sysfs_pmu.c \

@@ -74,7 +74,9 @@ LOPE_API void lope_group__delete(struct lope_group *g);
 
 /*
  * Append a copy of @attr; returns the event's index.  The engine owns the
- * read_format, disabled and inherit bits; the caller owns everything else.
+ * read_format, disabled and inherit bits and the sampling fields
+ * (sample_period, freq, sample_type, wakeup_events, watermark: see
+ * lope_group__set_overflow); the caller owns everything else.
  * The group must not be open.
  */
 LOPE_API int lope_group__add(struct lope_group *g,
@@ -134,6 +136,42 @@ LOPE_API int lope_group__read_raw(struct lope_group *g,
 /* Which path the last read took, and how many events user space reads. */
 LOPE_API enum lope_path lope_group__last_path(const struct lope_group *g);
 LOPE_API int lope_group__nr_mapped(const struct lope_group *g);
+
+/*
+ * Overflow.  Event @idx overflows every @period events (nanoseconds for
+ * the clock events); each overflow sends signal @signo, with si_fd set to
+ * the event's descriptor, to the thread that opens the group.  The event
+ * counts on; at most a small budget of overflow signals can wait (the
+ * kernel stops the event when it is used up), and lope_group__rearm(),
+ * called once per signal, renews it.  Where the kernel allows
+ * it, a ring buffer of 1 + LOPE_RING_PAGES pages holds the sampled
+ * instruction addresses; its first page is the event's own page, read as
+ * before (rdpmc or read(2)).  @period 0 turns overflow off.  Applied by
+ * lope_group__open(): the group must not be open (-EBUSY).  -EOPNOTSUPP
+ * with LOPE_INHERIT: the kernel cannot re-arm inherited events.
+ */
+LOPE_API int lope_group__set_overflow(struct lope_group *g, int idx,
+				      uint64_t period, int signo);
+/*
+ * The rest is for the overflow signal handler and async-signal-safe.  The
+ * handler must not run while the group is being opened or closed.
+ */
+/* The index of the event whose descriptor is @fd (si_fd), or -ENOENT. */
+LOPE_API int lope_group__find_fd(const struct lope_group *g, int fd);
+/*
+ * Take up to @max sampled instruction addresses of event @idx out of its
+ * ring buffer, oldest first; returns how many, or -ENOBUFS when the event
+ * has no ring buffer (the caller can use the signal context's address).
+ */
+LOPE_API int lope_group__samples(struct lope_group *g, int idx, uint64_t *ips,
+				 int max);
+/*
+ * Once per overflow signal of event @idx, with its si_code @code (POLL_HUP:
+ * the budget ran out and the kernel stopped the event).  Renews the budget
+ * when half of it is used (one ioctl), unless the group is stopped:
+ * lope_group__enable() renews it then.
+ */
+LOPE_API int lope_group__rearm(struct lope_group *g, int idx, int code);
 
 /*
  * Can this machine read counters in user space?  Opens a throw-away

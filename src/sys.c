@@ -2,6 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
@@ -28,6 +29,11 @@ static void *sys_mmap(size_t len, int prot, int flags, int fd)
 	return mmap(NULL, len, prot, flags, fd, 0);
 }
 
+static int sys_fcntl(int fd, int cmd, unsigned long arg)
+{
+	return fcntl(fd, cmd, arg);
+}
+
 const struct lope_sys lope_sys_kernel = {
 	.perf_event_open = sys_perf_event_open,
 	.ioctl = sys_ioctl,
@@ -35,6 +41,7 @@ const struct lope_sys lope_sys_kernel = {
 	.mmap = sys_mmap,
 	.munmap = munmap,
 	.close = close,
+	.fcntl = sys_fcntl,
 };
 
 const struct lope_sys *lope_sys = &lope_sys_kernel;

@@ -2,7 +2,7 @@
 /*
  * Every system call the engine makes goes through lope_sys, so tests can
  * replace it to inject faults (EMFILE, EACCES, ENOENT, EINTR, mmap
- * failure ...).  Private to the engine and its tests.
+ * failure, fcntl failure ...).  Private to the engine and its tests.
  */
 #ifndef LOPE_SYS_H
 #define LOPE_SYS_H
@@ -20,6 +20,8 @@ struct lope_sys {
 	void *(*mmap)(size_t len, int prot, int flags, int fd);
 	int (*munmap)(void *addr, size_t len);
 	int (*close)(int fd);
+	/* @arg is an integer or, for F_SETOWN_EX, a pointer cast to one */
+	int (*fcntl)(int fd, int cmd, unsigned long arg);
 };
 
 /* The table in use; the default calls the kernel. */
