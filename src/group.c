@@ -44,6 +44,8 @@ int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
 
 	if (!out || cpu < -1 || (pid == -1 && cpu == -1))
 		return -EINVAL;
+	if (lope_fork_watch())
+		return -ENOMEM;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
@@ -165,6 +167,16 @@ static bool never_user_readable(const struct perf_event_attr *attr)
 	       attr->type == PERF_TYPE_BREAKPOINT;
 }
 
+/*
+ * In a forked child, a group opened by the parent names the parent's
+ * counters (the descriptors were copied) but not its pages (the kernel maps
+ * them VM_DONTCOPY): the child may read, but never switches them or unmaps.
+ */
+static bool forked(const struct lope_group *g)
+{
+	return g->fork_gen != lope_fork_gen;
+}
+
 /* Events on the calling thread alone can be read in user space. */
 static bool self_monitoring(const struct lope_group *g)
 {
@@ -248,6 +260,7 @@ int lope_group__open(struct lope_group *g)
 	}
 	if (g->nr_mapped != g->nr)
 		g->user_read = false;
+	g->fork_gen = lope_fork_gen;
 	g->owner = self ? lope_gettid() : 0;
 	g->snap_at = 0;
 	g->opened = true;
@@ -268,9 +281,11 @@ void lope_group__close(struct lope_group *g)
 
 		/* munmap of our own page and close cannot fail in a way
 		 * the caller could act on: the resource is gone either way. */
+		if (forked(g)) /* the child has no copy of the mappings */
+			e->ring = NULL;
 		if (e->ring)
 			lope_overflow__close(g, e);
-		else if (e->page)
+		else if (e->page && !forked(g))
 			(void)lope_sys->munmap(e->page, g->page_size);
 		if (e->fd >= 0)
 			(void)lope_sys->close(e->fd);
@@ -547,6 +562,8 @@ static int ioctl_leaders(struct lope_group *g, unsigned long request)
 		return -EINVAL;
 	if (!g->opened)
 		return -EBADF;
+	if (forked(g))
+		return 0; /* the parent's counters are not the child's to switch */
 	for (i = 0; i < g->nr; i++) {
 		if (!is_leader(g, i))
 			continue;

@@ -40,8 +40,9 @@ struct lope_group {
 	bool opened;
 	bool user_read; /* every event mapped and possibly rdpmc-readable */
 	uint64_t snap_at; /* clock when read(2) filled g->cur; 0: not since enable */
-	uint64_t read_cost; /* clock ticks one read(2) of this group takes */
-	pid_t owner;        /* the only thread that may read in user space */
+	uint64_t read_cost;    /* clock ticks one read(2) of this group takes */
+	unsigned int fork_gen; /* lope_fork_gen when opened */
+	pid_t owner;           /* the only thread that may read in user space */
 	int nr_mapped;
 	int nr_overflow; /* events with a period */
 	/* Between enable and disable; read by the overflow signal handler. */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include <fcntl.h>
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
@@ -63,14 +64,25 @@ static __thread pid_t cached_tid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static int atfork_registered;
 
+unsigned int lope_fork_gen;
+
 static void forget_tid(void)
 {
 	cached_tid = 0;
+	lope_fork_gen++;
 }
 
 static void register_atfork(void)
 {
 	atfork_registered = pthread_atfork(NULL, NULL, forget_tid) == 0;
+}
+
+int lope_fork_watch(void)
+{
+	if (pthread_once(&atfork_once, register_atfork) != 0 ||
+	    !atfork_registered)
+		return -ENOMEM;
+	return 0;
 }
 
 pid_t lope_gettid(void)

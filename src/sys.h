@@ -34,4 +34,13 @@ const struct lope_sys *lope_sys__set(const struct lope_sys *ops);
 /* The calling thread's id, cached per thread and refreshed after fork. */
 pid_t lope_gettid(void);
 
+/*
+ * Incremented in every forked child (pthread_atfork), so a group can tell
+ * that it is the child's copy of its parent's: the descriptors then name
+ * the parent's counters and the kernel did not copy the mappings.
+ * lope_fork_watch() registers the handler; 0 or -ENOMEM.
+ */
+extern unsigned int lope_fork_gen;
+int lope_fork_watch(void);
+
 #endif /* LOPE_SYS_H */
