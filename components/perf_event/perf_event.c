@@ -7,7 +7,9 @@
  * naming layer (pe_libpfm4_events.c, kept from the PAPI tree) so names and
  * codes are identical to stock PAPI.  Reads use rdpmc where the kernel
  * allows it, read(2) otherwise; reset, accum and restart use base values
- * in the engine instead of PERF_EVENT_IOC_RESET.
+ * in the engine instead of PERF_EVENT_IOC_RESET.  Overflow and profiling
+ * are kernel sampling: the engine routes each event's overflow signal to
+ * the measuring thread and keeps its sampled addresses in a ring buffer.
  */
 #include <errno.h>
 #include <signal.h>
@@ -43,6 +45,12 @@ _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
  */
 #define PE_ENV_ENABLE_ON_EXEC "LOPE_ENABLE_ON_EXEC"
 
+/* The overflow vector has one bit per event position. */
+#define PE_MAX_OVERFLOW_POS 64
+
+/* Sampled addresses taken out of a ring buffer at a time. */
+#define PE_SAMPLES 16
+
 /* Domain bits an event's own :u= / :k= modifiers fix, whatever the set says. */
 enum { PE_FIXED_USER = 1, PE_FIXED_KERNEL = 2 };
 
@@ -67,6 +75,12 @@ typedef struct {
 	int exec_armed;     /* opened that way, the exec has not started it */
 	unsigned char fixed[PE_MAX_EVENTS];
 	int64_t counts[PE_MAX_EVENTS];
+	/* Overflow, by position; kept with the event's code so it follows
+	 * the event when PAPI adds or removes others. */
+	unsigned int code[PE_MAX_EVENTS];
+	uint64_t period[PE_MAX_EVENTS];         /* 0: no overflow */
+	unsigned char profiling[PE_MAX_EVENTS]; /* samples go to PAPI_profil */
+	int signal_held; /* this set holds the framework's signal handler */
 } pe_control_t;
 
 papi_vector_t _perf_event_vector;
@@ -127,6 +141,11 @@ static void apply_domain(struct perf_event_attr *attr, unsigned char fixed,
 	attr->exclude_hv = !(domain & PAPI_DOM_SUPERVISOR);
 }
 
+static int overflow_signal(void)
+{
+	return _perf_event_vector.cmp_info.hardware_intr_sig;
+}
+
 /*
  * Build and open a group for @c's current options from @attrs (one per
  * event), and swap it in only if the kernel accepted it: a rejected option
@@ -159,6 +178,10 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 		if (err < 0)
 			goto fail;
 		apply_domain(lope_group__attr(g, i), c->fixed[i], c->domain);
+		err = lope_group__set_overflow(g, i, c->period[i],
+					       overflow_signal());
+		if (err < 0)
+			goto fail;
 	}
 	err = c->nr ? lope_group__open(g) : 0;
 	if (err)
@@ -216,6 +239,59 @@ static unsigned char fixed_domains(const struct native_event_t *ntv)
 	return f;
 }
 
+/*
+ * Overflow settings follow their event (PAPI never has the same native
+ * event twice in a set) when PAPI adds or removes others and numbers the
+ * events anew.
+ */
+static void carry_overflow(pe_control_t *c, const NativeInfo_t *native,
+			   int count)
+{
+	uint64_t period[PE_MAX_EVENTS] = { 0 };
+	unsigned char profiling[PE_MAX_EVENTS] = { 0 };
+	int i, j;
+
+	for (i = 0; i < count; i++)
+		for (j = 0; j < c->nr; j++)
+			if (c->period[j] &&
+			    c->code[j] ==
+				    (unsigned int)native[i].ni_papi_code) {
+				period[i] = c->period[j];
+				profiling[i] = c->profiling[j];
+			}
+	for (i = 0; i < count; i++)
+		c->code[i] = (unsigned int)native[i].ni_papi_code;
+	memcpy(c->period, period, sizeof(period));
+	memcpy(c->profiling, profiling, sizeof(profiling));
+}
+
+static int any_overflow(const pe_control_t *c)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->period[i])
+			return 1;
+	return 0;
+}
+
+/*
+ * The framework's handler for our signal is counted per user: hold one
+ * reference while any event of the set overflows, none otherwise.
+ */
+static int hold_signal(pe_control_t *c)
+{
+	int want = any_overflow(c), ret = PAPI_OK;
+
+	if (want && !c->signal_held)
+		ret = _papi_hwi_start_signal(overflow_signal(), 1, our_cidx);
+	else if (!want && c->signal_held)
+		ret = _papi_hwi_stop_signal(overflow_signal());
+	if (ret == PAPI_OK)
+		c->signal_held = want;
+	return ret;
+}
+
 static int pe_update_control_state(hwd_control_state_t *ctl,
 				   NativeInfo_t *native, int count,
 				   hwd_context_t *ctx)
@@ -225,14 +301,15 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 	int i, err, ret;
 
 	(void)ctx;
+	if (count > PE_MAX_EVENTS)
+		return PAPI_ECOUNT;
+	carry_overflow(c, native, count);
 	lope_group__delete(c->grp);
 	c->grp = NULL;
 	c->nr = 0;
 	c->event_cpu = -1;
 	if (count == 0)
-		return PAPI_OK;
-	if (count > PE_MAX_EVENTS)
-		return PAPI_ECOUNT;
+		return hold_signal(c);
 	err = lope_group__new(&src, 0, -1, 0);
 	if (err)
 		return errno_to_papi(err);
@@ -266,7 +343,7 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 		lope_group__delete(src);
 		c->nr = 0;
 	}
-	return ret;
+	return ret == PAPI_OK ? hold_signal(c) : ret;
 }
 
 static int pe_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -333,7 +410,7 @@ static int pe_cleanup_eventset(hwd_control_state_t *ctl)
 	lope_group__delete(c->grp);
 	c->grp = NULL;
 	c->nr = 0;
-	return PAPI_OK;
+	return hold_signal(c);
 }
 
 static int pe_set_domain(hwd_control_state_t *ctl, int domain)
@@ -449,23 +526,176 @@ static int pe_shutdown_thread(hwd_context_t *ctx)
 }
 
 /*
- * Overflow is emulated by the framework for now (hardware_intr = 0): it
- * arms an interval timer and calls this on each tick to check the counts.
+ * Overflow of position @pos at @threshold (0: off), feeding PAPI_profil's
+ * histogram when @profiling.  The set is stopped (PAPI checks), so it is
+ * reopened with the new sampling settings; an unchanged period keeps the
+ * open group, as when PAPI repeats its settings after update_control_state.
+ */
+static int set_period(pe_control_t *c, int pos, int threshold, int profiling)
+{
+	uint64_t old = c->period[pos];
+	unsigned char old_profiling = c->profiling[pos];
+	int ret;
+
+	if (pos < 0 || pos >= c->nr || threshold < 0)
+		return PAPI_EINVAL;
+	if (threshold && pos >= PE_MAX_OVERFLOW_POS)
+		return PAPI_ECNFLCT; /* the overflow vector cannot name it */
+	c->period[pos] = (uint64_t)threshold;
+	c->profiling[pos] = threshold ? (unsigned char)profiling : 0;
+	ret = hold_signal(c);
+	if (ret == PAPI_OK && old != c->period[pos])
+		ret = reopen(c, c->grp);
+	if (ret != PAPI_OK) {
+		c->period[pos] = old;
+		c->profiling[pos] = old_profiling;
+		/* Back to the reference count we started with; the error
+		 * to report is the one above. */
+		(void)hold_signal(c);
+	}
+	return ret;
+}
+
+static int pe_set_overflow(EventSetInfo_t *esi, int index, int threshold)
+{
+	return set_period((pe_control_t *)esi->ctl_state,
+			  esi->EventInfoArray[index].pos[0], threshold, 0);
+}
+
+static int pe_set_profile(EventSetInfo_t *esi, int index, int threshold)
+{
+	pe_control_t *c = (pe_control_t *)esi->ctl_state;
+	int ret;
+
+	/* No sampled data or instruction addresses (EAR) here. */
+	if (threshold && (esi->profile.flags &
+			  (PAPI_PROFIL_DATA_EAR | PAPI_PROFIL_INST_EAR)))
+		return PAPI_ENOSUPP;
+	ret = set_period(c, esi->EventInfoArray[index].pos[0], threshold, 1);
+	/* PAPI_sprofil marks the set overflowing when profiling starts but
+	 * leaves the unmarking to us when the last sampling event stops. */
+	if (ret == PAPI_OK && !any_overflow(c)) {
+		esi->state &= ~PAPI_OVERFLOWING;
+		esi->overflow.flags &= ~PAPI_OVERFLOW_HARDWARE;
+	}
+	return ret;
+}
+
+/* Which of PAPI_sprofil's profiles position @pos feeds. */
+static int profile_index(const EventSetInfo_t *esi, int pos)
+{
+	int j;
+
+	for (j = 0; j < esi->profile.event_counter; j++)
+		if (esi->EventInfoArray[esi->profile.EventIndex[j]].pos[0] ==
+		    pos)
+			return j;
+	return -1;
+}
+
+/*
+ * Every address waiting in @pos's ring buffer goes into its histogram;
+ * without a ring buffer, @fallback (the signal context's) if not 0.
+ */
+static void profile_samples(EventSetInfo_t *esi, pe_control_t *c, int pos,
+			    vptr_t fallback)
+{
+	uint64_t ips[PE_SAMPLES];
+	int k = profile_index(esi, pos), n, i;
+
+	if (k < 0)
+		return;
+	do {
+		n = lope_group__samples(c->grp, pos, ips, PE_SAMPLES);
+		for (i = 0; i < n; i++)
+			_papi_hwi_dispatch_profile(esi, (vptr_t)ips[i], 0, k);
+	} while (n == PE_SAMPLES);
+	if (n < 0 && fallback)
+		_papi_hwi_dispatch_profile(esi, fallback, 0, k);
+}
+
+/* The latest sampled address, else where the signal interrupted. */
+static vptr_t overflow_address(pe_control_t *c, int pos, vptr_t fallback)
+{
+	uint64_t ips[PE_SAMPLES];
+	vptr_t address = fallback;
+	int n;
+
+	do {
+		n = lope_group__samples(c->grp, pos, ips, PE_SAMPLES);
+		if (n > 0)
+			address = (vptr_t)ips[n - 1];
+	} while (n == PE_SAMPLES);
+	return address;
+}
+
+/* PAPI_stop: what is still in the ring buffers goes to the histograms. */
+static int pe_stop_profiling(ThreadInfo_t *thread, EventSetInfo_t *esi)
+{
+	pe_control_t *c = (pe_control_t *)esi->ctl_state;
+	int i;
+
+	(void)thread;
+	for (i = 0; i < c->nr; i++)
+		if (c->profiling[i])
+			profile_samples(esi, c, i, 0);
+	return PAPI_OK;
+}
+
+/*
+ * Our overflow signal: the event is the one whose descriptor is si_fd;
+ * the overflow vector has its position's bit.  Then the engine counts
+ * the signal against the event's budget of waiting signals and renews it
+ * when half is used (see src/overflow.c).
+ */
+static void hw_overflow(ThreadInfo_t *thread, EventSetInfo_t *esi,
+			_papi_hwi_context_t *hc)
+{
+	pe_control_t *c = (pe_control_t *)esi->ctl_state;
+	vptr_t here = GET_OVERFLOW_ADDRESS((*hc));
+	int pos = lope_group__find_fd(c->grp, hc->si->si_fd);
+
+	if (pos < 0 || pos >= PE_MAX_OVERFLOW_POS || !c->period[pos])
+		return; /* from a group closed since */
+	if (c->profiling[pos])
+		profile_samples(esi, c, pos, here);
+	else
+		_papi_hwi_dispatch_overflow_signal(
+			hc, overflow_address(c, pos, here), NULL,
+			(long long)(1ULL << pos), 0, &thread, our_cidx);
+	/* PAPI's handler may have stopped the set (no re-arm then). */
+	if (c->grp && lope_group__rearm(c->grp, pos, hc->si->si_code) < 0)
+		SUBDBG("re-arming overflow of position %d failed\n", pos);
+}
+
+/*
+ * The framework installs this for our signal (hardware overflow) and for
+ * its interval timer (PAPI_OVERFLOW_FORCE_SW, where it checks the counts
+ * itself).  errno is kept for the code the signal interrupted.
  */
 static void pe_dispatch_timer(int n, hwd_siginfo_t *info, void *uc)
 {
 	_papi_hwi_context_t hw_context;
 	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
-	vptr_t address;
+	EventSetInfo_t *esi;
+	int hardware, saved_errno = errno;
 
-	(void)n;
-	if (!thread || !thread->running_eventset[our_cidx])
-		return;
+	esi = thread ? thread->running_eventset[our_cidx] : NULL;
+	if (!esi || !(esi->state & PAPI_OVERFLOWING))
+		goto out;
 	hw_context.si = info;
 	hw_context.ucontext = (hwd_ucontext_t *)uc;
-	address = GET_OVERFLOW_ADDRESS(hw_context);
-	_papi_hwi_dispatch_overflow_signal(&hw_context, address, NULL, 0, 0,
-					   &thread, our_cidx);
+	hardware = !!(esi->overflow.flags & PAPI_OVERFLOW_HARDWARE);
+	if (hardware != (n == overflow_signal()))
+		goto out; /* a late signal of another kind of overflow */
+	if (hardware)
+		hw_overflow(thread, esi, &hw_context);
+	else
+		_papi_hwi_dispatch_overflow_signal(
+			&hw_context, GET_OVERFLOW_ADDRESS(hw_context), NULL, 0,
+			0, &thread, our_cidx);
+out:
+	errno = saved_errno;
 }
 
 static int pe_ntv_enum_events(unsigned int *code, int modifier)
@@ -610,8 +840,8 @@ papi_vector_t _perf_event_vector = {
 				     PAPI_DOM_SUPERVISOR,
 		.default_granularity = PAPI_GRN_THR,
 		.available_granularities = PAPI_GRN_THR | PAPI_GRN_SYS,
-		.hardware_intr = 0,
-		.kernel_profile = 0,
+		.hardware_intr = 1,
+		.kernel_profile = 1,
 		.attach = 1,
 		.attach_must_ptrace = 1,
 		.cpu = 1,
@@ -634,6 +864,9 @@ papi_vector_t _perf_event_vector = {
 	.update_control_state = pe_update_control_state,
 	.cleanup_eventset = pe_cleanup_eventset,
 	.dispatch_timer = pe_dispatch_timer,
+	.set_overflow = pe_set_overflow,
+	.set_profile = pe_set_profile,
+	.stop_profiling = pe_stop_profiling,
 	.start = pe_start,
 	.stop = pe_stop,
 	.read = pe_read,
