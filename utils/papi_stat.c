@@ -285,15 +285,23 @@ static int set_inherit(int es)
 	return PAPI_set_opt(PAPI_INHERIT, &opt);
 }
 
-/* The domain for a set of component @cidx: -d, or user+kernel if allowed. */
+/*
+ * The domain for a set of component @cidx: -d, else user and kernel where
+ * the component's default leaves the kernel out (perf_event: user only)
+ * and allows it; 0 keeps the component's default (uncore PMUs refuse
+ * exclusion bits).
+ */
 static int domain_for(const struct opts *o, int cidx)
 {
 	const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
-	int avail = ci ? ci->available_domains : PAPI_DOM_USER;
+	int want;
 
 	if (o->domain)
 		return o->domain;
-	return avail & (PAPI_DOM_USER | PAPI_DOM_KERNEL);
+	if (!ci || (ci->default_domain & PAPI_DOM_KERNEL))
+		return 0;
+	want = ci->available_domains & (PAPI_DOM_USER | PAPI_DOM_KERNEL);
+	return want == ci->default_domain ? 0 : want;
 }
 
 /*
