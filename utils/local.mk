@@ -32,3 +32,4 @@ utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm
 $(utils_papi_stat_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_stat_DEPENDENCIES = papi-ours.stamp
 dist_man1_MANS += doc/papi_stat.1
+EXTRA_DIST += doc/papi_stat.md
