@@ -592,7 +592,8 @@ int lope_group__enable(struct lope_group *g)
 	if (!g || !g->opened)
 		return g ? -EBADF : -EINVAL;
 	set_running(g, true);
-	err = g->nr_overflow ? lope_overflow__arm(g) : 0;
+	/* A forked child must not refresh (and so enable) the parent's. */
+	err = g->nr_overflow && !forked(g) ? lope_overflow__arm(g) : 0;
 	if (!err)
 		err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
 	if (err)
