@@ -39,6 +39,16 @@ ctests_papi_test_hw_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_hw_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_hw_OBJECTS): papi-ours.stamp
 
+# Overflow and profiling on kernel sampling (doc/design.md).
+check_PROGRAMS += ctests/papi/test_overflow
+LOPE_TESTS += ctests/papi/test_overflow
+
+ctests_papi_test_overflow_SOURCES = ctests/papi/test_overflow.c ctests/papi/papi_util.h
+ctests_papi_test_overflow_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_overflow_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_overflow_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_overflow_OBJECTS): papi-ours.stamp
+
 # Path tests: attach, cpu/system-wide, inherit, domains, multiplexing,
 # threads with non-OS ids, fork/exec (doc/testing-papi.md, doc/paths.md).
 check_PROGRAMS += ctests/papi/test_attach
