@@ -49,7 +49,7 @@ while [ $# -gt 0 ]; do
 	--md) md=$2; shift 2 ;;
 	--update-doc) doc=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
-	-h | --help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "peer-ctests.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
