@@ -17,9 +17,9 @@
 #    CPU time before the exec is left out is proven by
 #    test_enable_on_exec.)
 #  - Exit status passed through (exit 3 -> 3, SIGTERM -> 143); a command
-#    that cannot be executed -> 127, a message naming it, no report, and
-#    no perf_event descriptor open when papi_stat exits (an LD_PRELOAD
-#    destructor lists /proc/self/fd; SKIP without a C compiler); an
+#    that cannot be executed -> 127, a message naming it, no report, no
+#    perf_event descriptor open and no child left when papi_stat exits (an
+#    LD_PRELOAD destructor reads /proc/self; SKIP without a C compiler); an
 #    unknown event -> 2, a message naming it, and the command never runs;
 #    SIGINT after 0.3 s of `sleep` -> the report is still printed, 130.
 #  - -i leaves the children out: sh running that dd, < 4000 faults.
@@ -249,8 +249,9 @@ check nonexistent_message "$?" "stderr: $(head -c 300 noexec.err)"
 check nonexistent_no_report_one_try $? \
 	"expected one message and no report: $(head -c 300 noexec.err)"
 
-# No perf_event descriptor left open at exit: an LD_PRELOAD destructor
-# in papi_stat's process lists /proc/self/fd.
+# No perf_event descriptor left open at exit, and no child left unreaped:
+# an LD_PRELOAD destructor in papi_stat's process writes "FDS CHILDREN",
+# from /proc/self/fd and /proc/self/task/PID/children (-1: no such file).
 cat >fdcheck.c <<'EOF'
 #include <dirent.h>
 #include <stdio.h>
@@ -264,7 +265,7 @@ __attribute__((destructor)) static void fdcheck(void)
 	struct dirent *d;
 	DIR *fds;
 	FILE *f;
-	int n = 0;
+	int n = 0, kids = -1, c, prev = ' ';
 	ssize_t len;
 
 	if (!dir || !(fds = opendir("/proc/self/fd")))
@@ -278,9 +279,16 @@ __attribute__((destructor)) static void fdcheck(void)
 		}
 	}
 	closedir(fds);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+		 (int)getpid());
+	if ((f = fopen(path, "r"))) {
+		for (kids = 0; (c = fgetc(f)) != EOF; prev = c)
+			kids += c != ' ' && prev == ' ';
+		fclose(f);
+	}
 	snprintf(out, sizeof(out), "%s/%d", dir, (int)getpid());
 	if ((f = fopen(out, "w"))) {
-		fprintf(f, "%d\n", n);
+		fprintf(f, "%d %d\n", n, kids);
 		fclose(f);
 	}
 }
@@ -291,19 +299,27 @@ if [ "$have_cc" = 1 ] && "$cc" -shared -fPIC -o fdcheck.so fdcheck.c 2>cc.err; t
 		"$ps" -- ./no-such-command-lope 2>/dev/null &
 	pid=$!
 	wait "$pid"
-	n=$(cat "fds/$pid" 2>/dev/null)
-	[ "$n" = 0 ]
+	read -r n kids <"fds/$pid" 2>/dev/null
+	[ "${n:-}" = 0 ]
 	check nonexistent_no_perf_fd_at_exit $? \
 		"papi_stat had ${n:-unknown (destructor did not run)} perf_event fds open at exit"
+	if [ "${kids:--1}" = -1 ]; then
+		skip nonexistent_child_reaped "no /proc/PID/task/TID/children here"
+	else
+		[ "$kids" = 0 ]
+		check nonexistent_child_reaped $? \
+			"papi_stat exited with $kids child(ren) not reaped"
+	fi
 	FDCHECK_DIR=$tmp/fds LD_PRELOAD=$tmp/fdcheck.so "$ps" -- true 2>/dev/null &
 	pid=$!
 	wait "$pid"
-	n=$(cat "fds/$pid" 2>/dev/null)
-	[ "$n" = 0 ]
+	read -r n kids <"fds/$pid" 2>/dev/null
+	[ "${n:-}" = 0 ]
 	check success_no_perf_fd_at_exit $? \
 		"papi_stat had ${n:-unknown (destructor did not run)} perf_event fds open at exit"
 else
-	for c in nonexistent_no_perf_fd_at_exit success_no_perf_fd_at_exit; do
+	for c in nonexistent_no_perf_fd_at_exit nonexistent_child_reaped \
+		success_no_perf_fd_at_exit; do
 		skip "$c" "no C compiler ($cc) for the LD_PRELOAD checker"
 	done
 fi
