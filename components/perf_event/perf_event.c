@@ -533,14 +533,16 @@ static int pe_shutdown_thread(hwd_context_t *ctx)
  */
 static int set_period(pe_control_t *c, int pos, int threshold, int profiling)
 {
-	uint64_t old = c->period[pos];
-	unsigned char old_profiling = c->profiling[pos];
+	uint64_t old;
+	unsigned char old_profiling;
 	int ret;
 
 	if (pos < 0 || pos >= c->nr || threshold < 0)
 		return PAPI_EINVAL;
 	if (threshold && pos >= PE_MAX_OVERFLOW_POS)
 		return PAPI_ECNFLCT; /* the overflow vector cannot name it */
+	old = c->period[pos];
+	old_profiling = c->profiling[pos];
 	c->period[pos] = (uint64_t)threshold;
 	c->profiling[pos] = threshold ? (unsigned char)profiling : 0;
 	ret = hold_signal(c);
