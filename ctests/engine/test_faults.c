@@ -72,6 +72,9 @@ static const struct lope_sys faulty = {
 	.close = close,
 };
 
+/* Calls this test does not fail go straight to the kernel table. */
+static struct lope_sys faulty_all;
+
 static void inject(enum call c, int nth, int err, int times)
 {
 	memset(&inj, 0, sizeof(inj));
@@ -296,7 +299,12 @@ static void mmap_fallback(void)
 
 int main(void)
 {
-	lope_sys__set(&faulty);
+	faulty_all = lope_sys_kernel;
+	faulty_all.perf_event_open = faulty.perf_event_open;
+	faulty_all.ioctl = faulty.ioctl;
+	faulty_all.read = faulty.read;
+	faulty_all.mmap = faulty.mmap;
+	lope_sys__set(&faulty_all);
 	open_faults();
 	runtime_faults();
 	mmap_fallback();
