@@ -8,6 +8,8 @@
  *  - call PAPI_library_init again (PAPI re-initialises in a process whose
  *    pid differs from the one it was initialised in; no shutdown first)
  *    and count their own work with a set of their own;
+ *  - read the set they inherited in their copy of PAPI's state: they see
+ *    the parent's counts;
  *  - call PAPI_shutdown without re-initialising, as an inherited atexit
  *    handler would: PAPI stops the running set it inherited;
  *  - exec this program again in a helper mode, which checks that no perf
@@ -158,10 +160,54 @@ static void test_child_reinit(void)
 		   "%lld ns, the child spun 20 ms",
 		   papi_err(rc), v[0] - last[0], own);
 	check_parent_counts("parent_set_undisturbed_by_child_init", 20 * MS);
-	lope_skip("child_reads_parent_set",
-		  "not supported by PAPI: a forked child's copy of the "
-		  "parent's event set names the parent's counters, and PAPI "
-		  "has no API to hand a set to another process");
+}
+
+/*
+ * PAPI has no API to hand a set to another process, but a forked child
+ * that does not re-initialise still has its copy of the parent's set,
+ * naming the parent's counters: reading it must work (read(2), the engine
+ * forgot the owner's tid) and show the parent's work, not the child's.
+ * The child reads, sleeps 30 ms while the parent spins, reads again:
+ * at least 5 ms of the parent's CPU (however loaded the machine), the
+ * child's own being ~0.
+ */
+static void test_child_reads_parent(void)
+{
+	long long d[2] = { -1, -1 }; /* growth seen, child's rc */
+	int p[2], st = -1;
+	pid_t pid;
+
+	if (pipe(p) < 0) {
+		lope_fail("child_reads_parent_set", "pipe: %s",
+			  strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		long long a[2] = { 0, 0 }, b[2] = { 0, 0 }, r[2];
+		int rc = PAPI_read(pset, a);
+
+		sleep_ns(30 * MS);
+		if (rc == PAPI_OK)
+			rc = PAPI_read(pset, b);
+		r[0] = b[0] - a[0];
+		r[1] = rc;
+		_exit(pipe_put_buf(p[1], r, sizeof(r)) ? 1 : 0);
+	}
+	close(p[1]);
+	busy_ns(60 * MS);
+	if (pid > 0)
+		st = wait_child(pid);
+	if (pipe_get_buf(p[0], d, sizeof(d)))
+		d[1] = PAPI_ESYS;
+	close(p[0]);
+	lope_check(st == 0 && d[1] == PAPI_OK && d[0] >= 5 * MS &&
+			   d[0] <= 35 * MS,
+		   "child_reads_parent_set",
+		   "child exit %d, PAPI_read %s, the parent's task-clock grew "
+		   "%lld ns over the child's 30 ms sleep (the parent spun)",
+		   st, papi_err((int)d[1]), d[0]);
+	check_parent_counts("parent_set_undisturbed_by_child_read", 20 * MS);
 }
 
 /*
@@ -286,6 +332,7 @@ int main(int argc, char **argv)
 		lope_exit();
 	check_parent_counts("parent_set_counts", 20 * MS);
 	test_child_reinit();
+	test_child_reads_parent();
 	test_exec();
 	test_child_shutdown();
 	rearm_parent();
