@@ -6,7 +6,9 @@
  * A worker child (papi_util.h) is held on a pipe until the counters exist,
  * then told to spin or touch pages while this process sleeps in read(2).
  * An attached perf::TASK-CLOCK must grow by the worker's CPU time and not
- * by ours; detached, the same set counts us again.  Bad targets (a pid
+ * by ours; detached, the same set counts us again.  A target stopped under
+ * ptrace (as PAPI's own attach ctests drive it) counts nothing until
+ * PTRACE_CONT.  Bad targets (a pid
  * that does not exist, a process we may not trace) give a PAPI error and
  * leak no descriptor.  An attached set is never read in user space: every
  * PAPI_read of it makes read(2) calls (counted by an interposed read()).
@@ -17,7 +19,9 @@
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <sys/ptrace.h>
 
 #include "papi_util.h"
 
@@ -353,6 +357,57 @@ static void test_own_thread(void)
 	close(s.done[1]);
 }
 
+/*
+ * The way PAPI's own attach ctests drive a target (attach2, attach3; they
+ * skip here for want of PAPI_TOT_CYC): the child stops itself under
+ * ptrace, we attach and start while it is stopped, PTRACE_CONT it, it
+ * spins 30 ms and exits.  Nothing counts while it is stopped; its spin
+ * does, and the final count stays readable after it exited.
+ */
+static void test_ptrace_target(void)
+{
+	long long v[2] = { 0, 0 }, stopped[2] = { 0, 0 };
+	int set = PAPI_NULL, rc, st = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(2);
+		raise(SIGSTOP);
+		busy_ns(30 * MS);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, WUNTRACED) != pid ||
+	    !WIFSTOPPED(st)) {
+		lope_fail("attach_ptrace_stopped_target",
+			  "the child did not stop under ptrace (status %#x)",
+			  st);
+		if (pid > 0)
+			(void)wait_child(pid);
+		return;
+	}
+	rc = attached_set(&set, pid, tc_pf, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	sleep_ns(10 * MS);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, stopped);
+	lope_check(rc == PAPI_OK && stopped[0] < 1 * MS,
+		   "attach_ptrace_stopped_target",
+		   "rc=%s task-clock %lld ns while the target is stopped",
+		   papi_err(rc), stopped[0]);
+	if (ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
+		rc = rc == PAPI_OK ? PAPI_ESYS : rc;
+	st = wait_child(pid);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	lope_check(rc == PAPI_OK && st == 0 && near(v[0], 30 * MS, 0.10, 3 * MS),
+		   "attach_ptrace_target_counts_after_cont",
+		   "rc=%s exit %d task-clock %lld ns for a 30 ms spin",
+		   papi_err(rc), st, v[0]);
+	drop_set(&set);
+}
+
 /* A target that does not exist: an error, no leak, the set still works. */
 static void test_bad_target(void)
 {
@@ -501,6 +556,7 @@ int main(void)
 	test_target_exit();
 	test_two_targets();
 	test_own_thread();
+	test_ptrace_target();
 	test_bad_target();
 	test_eperm();
 	test_hw();
