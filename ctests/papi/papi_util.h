@@ -37,7 +37,8 @@
 #define MS 1000000LL /* task-clock and cpu-clock count nanoseconds */
 
 /* The reason every hardware variant gives when there is no core PMU. */
-#define NO_PMU_REASON "no hardware PMU: /sys/bus/event_source/devices/cpu missing"
+#define NO_PMU_REASON \
+	"no hardware PMU: /sys/bus/event_source/devices/cpu missing"
 
 /* The core PMU's sysfs name, or NULL without one (e.g. a KVM guest). */
 static inline const char *hw_pmu(void)
@@ -94,8 +95,7 @@ static inline void sleep_ns(long long ns)
 }
 
 /* |got - want| <= want * rel + abs */
-static inline int near(long long got, long long want, double rel,
-		       long long abs)
+static inline int near(long long got, long long want, double rel, long long abs)
 {
 	long long d = got > want ? got - want : want - got;
 

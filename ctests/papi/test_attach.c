@@ -63,8 +63,7 @@ static void test_cmpinfo(void)
 
 	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
 		lope_exit();
-	lope_check(ci->attach == 1, "cmpinfo_attach", "attach=%d",
-		   ci->attach);
+	lope_check(ci->attach == 1, "cmpinfo_attach", "attach=%d", ci->attach);
 	lope_info("attach_must_ptrace=%d (PAPI's core never ptraces: the "
 		  "flag tells tools the target should be stopped under "
 		  "ptrace, as PAPI's attach ctests do)",
@@ -100,18 +99,18 @@ static void test_attach_detach(void)
 		   opt.attach.tid, (int)w.pid);
 
 	rc = PAPI_start(set);
-	if (!lope_check(rc == PAPI_OK, "attached_start", "rc=%s",
-			papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "attached_start", "rc=%s", papi_err(rc)))
 		goto out;
 	t0 = thread_ns();
 	child = worker_do(&w, 'b', 100 * MS); /* we sleep in read(2) */
 	own = thread_ns() - t0;
 	rc = PAPI_read(set, v1);
-	lope_check(rc == PAPI_OK && near(v1[0], child, 0.10, 3 * MS),
-		   "attached_counts_target_cpu",
-		   "rc=%s task-clock %lld ns, target spun %lld ns (we used %lld "
-		   "ns meanwhile)",
-		   papi_err(rc), v1[0], child, own);
+	lope_check(
+		rc == PAPI_OK && near(v1[0], child, 0.10, 3 * MS),
+		"attached_counts_target_cpu",
+		"rc=%s task-clock %lld ns, target spun %lld ns (we used %lld "
+		"ns meanwhile)",
+		papi_err(rc), v1[0], child, own);
 
 	/* Our own spin while the target sleeps must not show. */
 	busy_ns(60 * MS);
@@ -176,8 +175,7 @@ static void test_attach_detach(void)
 	opt.attach.eventset = set;
 	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
 	lope_check(rc == 0, "get_opt_attach_after_detach",
-		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc,
-		   opt.attach.tid);
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, opt.attach.tid);
 	rc = PAPI_detach(set);
 	lope_check(rc == PAPI_EINVAL, "detach_twice_einval",
 		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
@@ -377,8 +375,7 @@ static void test_ptrace_target(void)
 		busy_ns(30 * MS);
 		_exit(0);
 	}
-	if (pid < 0 || waitpid(pid, &st, WUNTRACED) != pid ||
-	    !WIFSTOPPED(st)) {
+	if (pid < 0 || waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st)) {
 		lope_fail("attach_ptrace_stopped_target",
 			  "the child did not stop under ptrace (status %#x)",
 			  st);
@@ -401,7 +398,8 @@ static void test_ptrace_target(void)
 	st = wait_child(pid);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && st == 0 && near(v[0], 30 * MS, 0.10, 3 * MS),
+	lope_check(rc == PAPI_OK && st == 0 &&
+			   near(v[0], 30 * MS, 0.10, 3 * MS),
 		   "attach_ptrace_target_counts_after_cont",
 		   "rc=%s exit %d task-clock %lld ns for a 30 ms spin",
 		   papi_err(rc), st, v[0]);
@@ -436,8 +434,7 @@ static void test_bad_target(void)
 	opt.attach.eventset = set;
 	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
 	lope_check(rc == 0, "failed_attach_leaves_set_unattached",
-		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc,
-		   opt.attach.tid);
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, opt.attach.tid);
 	rc = PAPI_start(set);
 	t0 = thread_ns();
 	busy_ns(20 * MS);

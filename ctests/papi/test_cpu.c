@@ -160,9 +160,8 @@ static void check_cpu_wide(const char *pfx, int rc, const long long *v,
 		   n, "rc=%s cpu-clock %lld ns; worker spun %lld ns; wall %lld",
 		   papi_err(rc), v[CC], wk->spun, wk->wall);
 	snprintf(n, sizeof(n), "%s_page_faults_include_other_process", pfx);
-	lope_check(rc == PAPI_OK && wk->pages_ok &&
-			   v[PF] >= NPAGES * 9 / 10,
-		   n, "rc=%s page-faults %lld; the worker touched %d pages",
+	lope_check(rc == PAPI_OK && wk->pages_ok && v[PF] >= NPAGES * 9 / 10, n,
+		   "rc=%s page-faults %lld; the worker touched %d pages",
 		   papi_err(rc), v[PF], NPAGES);
 	snprintf(n, sizeof(n), "%s_context_switches_include_other_process",
 		 pfx);
@@ -358,13 +357,13 @@ static void test_bad_cpu(void)
 	int set = PAPI_NULL, rc, fds, i;
 
 	rc = make_named_set(&set, names, NEV);
-	if (!lope_check(rc == PAPI_OK, "bad_cpu_setup", "rc=%s",
-			papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "bad_cpu_setup", "rc=%s", papi_err(rc)))
 		return;
 	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
 		fds = fd_count();
 		rc = set_cpu_attach(set, bad[i]);
-		snprintf(n, sizeof(n), "cpu_attach_invalid_cpu_%d", (int)bad[i]);
+		snprintf(n, sizeof(n), "cpu_attach_invalid_cpu_%d",
+			 (int)bad[i]);
 		lope_check(rc < PAPI_OK && fd_count() == fds, n,
 			   "PAPI_CPU_ATTACH to cpu %u (of %d): %s, "
 			   "descriptors %d -> %d",

@@ -161,15 +161,15 @@ static void test_consistency(void)
 
 		fds = fd_count();
 		rc = set_domain(set, doms[i].dom);
-		ok = in ? rc == PAPI_OK && get_domain(set) == doms[i].dom
-			: rc == PAPI_EINVAL_DOM && fd_count() == fds;
+		ok = in ? rc == PAPI_OK && get_domain(set) == doms[i].dom :
+			  rc == PAPI_EINVAL_DOM && fd_count() == fds;
 		snprintf(n, sizeof(n), "set_opt_domain_%s_%s", doms[i].name,
 			 in ? "accepted" : "refused_not_available");
 		lope_check(ok, n,
 			   "domain %#x, available %#x: rc=%s, domain now %#x, "
 			   "descriptors %d -> %d",
-			   doms[i].dom, available, papi_err(rc), get_domain(set),
-			   fds, fd_count());
+			   doms[i].dom, available, papi_err(rc),
+			   get_domain(set), fds, fd_count());
 
 		rc_def = PAPI_set_domain(doms[i].dom);
 		snprintf(n, sizeof(n), "set_domain_%s_%s", doms[i].name,
@@ -250,10 +250,11 @@ static void test_semantics(void)
 		if (rc != PAPI_OK)
 			d[i].rc = rc;
 		drop_set(&set);
-		lope_info("domain %-6s: user faults %lld, kernel faults %lld, "
-			  "context switches %lld, task-clock %lld ns (own %lld)",
-			  doms[i].name, d[i].pf_user, d[i].pf_kernel, d[i].cs,
-			  d[i].tc, d[i].own);
+		lope_info(
+			"domain %-6s: user faults %lld, kernel faults %lld, "
+			"context switches %lld, task-clock %lld ns (own %lld)",
+			doms[i].name, d[i].pf_user, d[i].pf_kernel, d[i].cs,
+			d[i].tc, d[i].own);
 		snprintf(n, sizeof(n), "domain_%s_set_counts", doms[i].name);
 		lope_check(d[i].rc == PAPI_OK, n, "rc=%s", papi_err(d[i].rc));
 	}
@@ -274,8 +275,8 @@ static void test_semantics(void)
 		   d[2].pf_user, d[2].pf_kernel, NPAGES);
 	lope_check(d[0].cs == 0 && d[1].cs >= NSLEEPS && d[2].cs >= NSLEEPS,
 		   "context_switches_only_with_kernel_domain",
-		   "after %d sleeps: user %lld, kernel %lld, all %lld",
-		   NSLEEPS, d[0].cs, d[1].cs, d[2].cs);
+		   "after %d sleeps: user %lld, kernel %lld, all %lld", NSLEEPS,
+		   d[0].cs, d[1].cs, d[2].cs);
 	lope_check(near(d[0].tc, d[0].own, 0.10, 3 * MS) &&
 			   near(d[2].tc, d[2].own, 0.10, 3 * MS),
 		   "task_clock_user_and_all_count_cpu_time",

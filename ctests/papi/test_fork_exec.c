@@ -25,11 +25,10 @@
 #endif
 #include "papi_util.h"
 
-static const char *const names[] = { "perf::TASK-CLOCK",
-				     "perf::PAGE-FAULTS" };
+static const char *const names[] = { "perf::TASK-CLOCK", "perf::PAGE-FAULTS" };
 
-static int pset = PAPI_NULL;  /* the parent's running set */
-static long long last[2];      /* its last read */
+static int pset = PAPI_NULL; /* the parent's running set */
+static long long last[2];    /* its last read */
 
 /*
  * Spin @ns on our own CPU while the set runs and check it grew by that

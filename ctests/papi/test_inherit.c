@@ -31,7 +31,7 @@ ssize_t read(int fd, void *buf, size_t count)
 
 enum { TC, PF, NEV };
 static const char *const names[NEV] = { "perf::TASK-CLOCK",
-					 "perf::PAGE-FAULTS" };
+					"perf::PAGE-FAULTS" };
 #define NPAGES 300
 
 static int set_inherit(int set, int on)
@@ -54,7 +54,7 @@ static int inherited_set(int *set)
 /* What a child did, and what we did meanwhile. */
 struct run {
 	long long child_busy; /* the worker's own thread clock */
-	long long own;	      /* our process CPU time over the run */
+	long long own;        /* our process CPU time over the run */
 	int pages_ok;
 };
 
@@ -267,9 +267,9 @@ static void test_grandchild(void)
 		busy_ns(20 * MS);
 		s = thread_ns() - t;
 		_exit(g > 0 && wait_child(g) == 0 &&
-				      pipe_put_buf(p[1], &s, sizeof(s)) == 0
-			      ? 0
-			      : 1);
+				      pipe_put_buf(p[1], &s, sizeof(s)) == 0 ?
+			      0 :
+			      1);
 	}
 	if (pid > 0)
 		st = wait_child(pid);
@@ -281,8 +281,7 @@ static void test_grandchild(void)
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	/* the grandchild's 50 ms are in, on top of the child's 20 */
-	lope_check(rc == PAPI_OK &&
-			   v[TC] >= (spun[0] + spun[1]) * 9 / 10 &&
+	lope_check(rc == PAPI_OK && v[TC] >= (spun[0] + spun[1]) * 9 / 10 &&
 			   v[TC] <= (spun[0] + spun[1]) * 11 / 10 + own +
 					    10 * MS,
 		   "inherit_counts_grandchild",
@@ -311,8 +310,8 @@ static void test_threads(void)
 	int set, rc, inh;
 
 	for (inh = 0; inh < 2; inh++) {
-		rc = inh ? inherited_set(&set)
-			 : make_named_set(&set, names, NEV);
+		rc = inh ? inherited_set(&set) :
+			   make_named_set(&set, names, NEV);
 		if (rc == PAPI_OK)
 			rc = PAPI_start(set);
 		t0 = thread_ns();
@@ -325,9 +324,8 @@ static void test_threads(void)
 		if (rc == PAPI_OK)
 			rc = PAPI_stop(set, v);
 		if (inh)
-			lope_check(rc == PAPI_OK &&
-					   near(v[TC], spun + own, 0.10,
-						5 * MS),
+			lope_check(rc == PAPI_OK && near(v[TC], spun + own,
+							 0.10, 5 * MS),
 				   what[inh],
 				   "rc=%s task-clock %lld ns; the thread spun "
 				   "%lld ns, we used %lld ns",

@@ -113,8 +113,7 @@ static void test_cmpinfo(void)
 	lope_check(ci->num_mpx_cntrs >= NALL, "cmpinfo_num_mpx_cntrs",
 		   "num_mpx_cntrs=%d, need %d", ci->num_mpx_cntrs, NALL);
 	rc = PAPI_multiplex_init();
-	if (!lope_check(rc == PAPI_OK, "multiplex_init", "rc=%s",
-			papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "multiplex_init", "rc=%s", papi_err(rc)))
 		lope_exit();
 }
 
@@ -130,8 +129,7 @@ static void test_small(void)
 		return;
 	}
 	rc = PAPI_get_multiplex(set);
-	lope_check(rc == 1, "get_multiplex_true", "PAPI_get_multiplex=%d",
-		   rc);
+	lope_check(rc == 1, "get_multiplex_true", "PAPI_get_multiplex=%d", rc);
 	rc = PAPI_set_multiplex(set);
 	lope_check(rc == PAPI_EINVAL, "set_multiplex_twice_einval",
 		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
@@ -218,8 +216,8 @@ static void test_small(void)
 		   "set_multiplex_running_refused", "rc=%s", papi_err(rc));
 	if (rc != PAPI_OK)
 		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && bad_value(v, NSMALL, 0, 0) < 0,
-		   "mpx_stop", "rc=%s", papi_err(rc));
+	lope_check(rc == PAPI_OK && bad_value(v, NSMALL, 0, 0) < 0, "mpx_stop",
+		   "rc=%s", papi_err(rc));
 	drop_set(&set);
 }
 
@@ -305,8 +303,8 @@ static void test_twenty(void)
 		   bad < 0 ? "none" : events[bad].name, bad < 0 ? 0 : v[bad]);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && bad_value(v, NALL, 0, 0) < 0,
-		   "mpx20_stop", "rc=%s", papi_err(rc));
+	lope_check(rc == PAPI_OK && bad_value(v, NALL, 0, 0) < 0, "mpx20_stop",
+		   "rc=%s", papi_err(rc));
 	drop_set(&set);
 	lope_check(fd_count() == fds && perf_fd_count() == pf0,
 		   "mpx20_no_fd_leak", "descriptors %d -> %d, perf %d -> %d",
@@ -329,7 +327,7 @@ static void test_force_sw(void)
 	if (!hw_pmu()) {
 		lope_skip("sw_multiplex_values_sane",
 			  NO_PMU_REASON " (PAPI's software multiplexing pairs "
-			  "each event with PAPI_TOT_CYC)");
+					"each event with PAPI_TOT_CYC)");
 		return;
 	}
 	rc = PAPI_create_eventset(&set);
@@ -365,11 +363,12 @@ static void test_force_sw(void)
 static void test_hw(void)
 {
 	static const char *const hw[] = {
-		"perf::INSTRUCTIONS", "perf::CYCLES", "perf::BRANCHES",
-		"perf::BRANCH-MISSES", "perf::CACHE-REFERENCES",
-		"perf::CACHE-MISSES", "perf::REF-CYCLES", "perf::BUS-CYCLES",
+		"perf::INSTRUCTIONS",     "perf::CYCLES",
+		"perf::BRANCHES",         "perf::BRANCH-MISSES",
+		"perf::CACHE-REFERENCES", "perf::CACHE-MISSES",
+		"perf::REF-CYCLES",       "perf::BUS-CYCLES",
 		"perf::INSTRUCTIONS:u=1", "perf::CYCLES:u=1",
-		"perf::BRANCHES:u=1", "perf::BRANCH-MISSES:u=1",
+		"perf::BRANCHES:u=1",     "perf::BRANCH-MISSES:u=1",
 	};
 	const int n = (int)(sizeof(hw) / sizeof(hw[0]));
 	long long v[12] = { 0 };

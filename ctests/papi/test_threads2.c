@@ -33,21 +33,19 @@ static unsigned long small_id(void)
 	return my_id;
 }
 
-static const char *const names[] = { "perf::TASK-CLOCK",
-				     "perf::PAGE-FAULTS" };
+static const char *const names[] = { "perf::TASK-CLOCK", "perf::PAGE-FAULTS" };
 
 struct result {
 	int idx;
 	unsigned long papi_tid;
 	int rc_reg, rc_set, rc_loop, rc_unreg;
-	int cycles_ok;	    /* cycles whose read matched the thread's work */
+	int cycles_ok;       /* cycles whose read matched the thread's work */
 	char first_bad[160]; /* what the first bad cycle saw */
 	long long sum_tc, sum_own;
 	int set; /* for the main thread's cross-thread read */
 };
 
-static pthread_barrier_t all_sets_exist, main_read_done, all_stopped,
-	listed;
+static pthread_barrier_t all_sets_exist, main_read_done, all_stopped, listed;
 static struct result res[NTHREADS];
 
 static void one_cycle(struct result *r, int cycle)
@@ -70,9 +68,8 @@ static void one_cycle(struct result *r, int cycle)
 		r->rc_loop = rc;
 	r->sum_tc += v[0];
 	r->sum_own += own;
-	if (rc == PAPI_OK && near(v[0], own, 0.10, 300000) &&
-	    v[1] >= pages && v[1] <= pages * 3 / 2 + 16 && s[0] >= v[0] &&
-	    s[1] >= v[1]) {
+	if (rc == PAPI_OK && near(v[0], own, 0.10, 300000) && v[1] >= pages &&
+	    v[1] <= pages * 3 / 2 + 16 && s[0] >= v[0] && s[1] >= v[1]) {
 		r->cycles_ok++;
 	} else if (!r->first_bad[0]) {
 		snprintf(r->first_bad, sizeof(r->first_bad),
