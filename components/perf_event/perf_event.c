@@ -455,7 +455,9 @@ static int pe_cpu_attach(pe_control_t *c, int cpu)
 {
 	int old = c->cpu, ret;
 
-	if (cpu < 0)
+	/* PAPI documents this refusal, but its own check tests an option
+	 * code against the set's state bits and never fires. */
+	if (cpu < 0 || c->inherit || c->attached)
 		return PAPI_EINVAL;
 	c->cpu = cpu;
 	ret = set_option(c, &c->cpu_attached, 1);
