@@ -21,6 +21,19 @@ LOPE_DEMO_DEPS = utils/papi_overhead
 dist_man1_MANS = doc/papi_overhead.1
 EXTRA_DIST += doc/benchmarks.md
 
+# utils/papi_accuracy: the error of instruction counts through PAPI, null
+# and loop benchmarks (see doc/papi_accuracy.1).  Built and re-executed
+# like papi_overhead: one worker per path (rdpmc, read(), stock).
+bin_PROGRAMS += utils/papi_accuracy
+utils_papi_accuracy_SOURCES = utils/papi_accuracy.c
+utils_papi_accuracy_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
+	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
+	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
+utils_papi_accuracy_LDADD = $(PAPI_OURS_LIBSO) -ldl
+$(utils_papi_accuracy_OBJECTS): papi-ours.stamp
+EXTRA_utils_papi_accuracy_DEPENDENCIES = papi-ours.stamp
+dist_man1_MANS += doc/papi_accuracy.1
+
 # utils/papi_stat: count a whole command (see doc/papi_stat.1).  Linked
 # statically against our libpapi.a: counting from the command's exec
 # relies on our perf_event component (LOPE_ENABLE_ON_EXEC), so the tool
