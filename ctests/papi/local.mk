@@ -127,3 +127,8 @@ ctests_papi_test_fork_exec_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_fork_exec_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_fork_exec_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_fork_exec_OBJECTS): papi-ours.stamp
+
+# test_utils.sh: utils/papi_overhead and utils/papi_accuracy (bin_PROGRAMS,
+# built by `make` before `make check`) do what their man pages say.
+LOPE_TESTS += ctests/papi/test_utils.sh
+EXTRA_DIST += ctests/papi/test_utils.sh

@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_utils.sh: the measurement utilities utils/papi_overhead and
+# utils/papi_accuracy do what their man pages say.
+#   papi_overhead: no arguments -> exit 0 within 60 s, every call row
+#     (start, stop, read, accum, reset, read+reset; 1 and all events) with
+#     the ours-rdpmc / ours-read / stock / floor columns, the scaling,
+#     first-read and repeated-read tables; --plot writes a PNG (signature
+#     checked); --compare the stock build prints ours/stock ratios; --csv
+#     has the same number of fields on every line; each bad input (unknown
+#     event, -n 0, an unwritable --plot path, a --compare directory without
+#     libpapi) gives a message and a non-zero exit.
+#   papi_accuracy: without a core PMU it exits 77 and says why; with one
+#     it prints its tables and the hardware check of the loop benchmark
+#     (min count(N2) - min count(N1) = 3 (N2 - N1)) says ok (else SKIP);
+#     --check-loop single-steps the loop with ptrace: 1+3N instructions
+#     (needs no PMU); bad input exits 2 with a message.
+#   Both sources are clang-format clean (SKIP without clang-format).
+#
+# Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
+set -u
+
+nfail=0
+pass() { echo "PASS: $1"; }
+fail() {
+	echo "FAIL: $1: $2"
+	nfail=$((nfail + 1))
+}
+skip() { echo "SKIP: $1: $2"; }
+info() { echo "# $*"; }
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+ovh=$top_builddir/utils/papi_overhead
+acc=$top_builddir/utils/papi_accuracy
+
+if [ -z "${PAPI_OURS_BUILDDIR:-}" ] || [ ! -d "$PAPI_OURS_BUILDDIR" ]; then
+	fail setup "PAPI_OURS_BUILDDIR is not set or not a directory (${PAPI_OURS_BUILDDIR:-unset})"
+	exit 1
+fi
+export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+for p in "$ovh" "$acc"; do
+	if [ ! -x "$p" ]; then
+		fail setup "$p is not built"
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-utils.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+if [ -e /sys/bus/event_source/devices/cpu ] ||
+	[ -e /sys/bus/event_source/devices/cpu_core ]; then
+	have_pmu=1
+else
+	have_pmu=0
+fi
+
+# ---- papi_overhead, no arguments ----------------------------------------
+
+start=$(date +%s)
+timeout -k 5 60 "$ovh" >"$tmp/default.out" 2>"$tmp/default.err"
+rc=$?
+elapsed=$(($(date +%s) - start))
+info "papi_overhead (no arguments): exit $rc in ${elapsed}s"
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	fail overhead_default_runs "killed after 60 s"
+elif [ "$rc" -ne 0 ]; then
+	fail overhead_default_runs "exit $rc: $(head -c 300 "$tmp/default.err")"
+else
+	pass overhead_default_runs
+fi
+
+# The per-call table: from its header to the raw floor section.
+awk '/^call +ev +ours-rdpmc +ours-read +stock +floor/ { on = 1; next }
+	/^raw floor/ { on = 0 } on && NF' "$tmp/default.out" >"$tmp/table"
+if grep -Eq '^call +ev +ours-rdpmc +ours-read +stock +floor' "$tmp/default.out"; then
+	pass overhead_default_columns
+else
+	fail overhead_default_columns "no header with ours-rdpmc, ours-read, stock, floor"
+fi
+# Every call, for 1 event and for all events: rdpmc is a number or n/a,
+# ours-read and floor numbers.
+for call in PAPI_start PAPI_stop PAPI_read PAPI_accum PAPI_reset PAPI_read+reset; do
+	rows=$(awk -v c="$call" '$1 == c && $2 ~ /^[0-9]+$/ &&
+		($3 ~ /^[0-9]+$/ || $3 == "n/a") && $4 ~ /^[0-9]+$/ &&
+		$6 ~ /^[0-9]+$/' "$tmp/table" | wc -l)
+	if [ "$rows" -ge 2 ]; then
+		pass "overhead_default_row_$call"
+	else
+		fail "overhead_default_row_$call" "$rows complete row(s) (want one per set size): $(grep -F "$call " "$tmp/table" | head -2 | tr '\n' '|')"
+	fi
+done
+for section in '^scaling with the number of events' \
+	'^first read after PAPI_start' '^repeated reads' '^goals'; do
+	name=overhead_default_section_$(echo "$section" | sed 's/[^a-z]*\([a-z]*\).*/\1/')
+	if grep -Eq "$section" "$tmp/default.out"; then
+		pass "$name"
+	else
+		fail "$name" "no line matching '$section'"
+	fi
+done
+# Scaling rows 1..k, k >= 2, numbers in the ours-read columns.
+nscale=$(awk '/^scaling with/ { on = 1; next } on && /^ *ev / { next }
+	on && /^  \(/ { next } on && !NF { exit }
+	on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' \
+	"$tmp/default.out")
+if [ "$nscale" -ge 2 ]; then
+	pass overhead_default_scaling_rows
+else
+	fail overhead_default_scaling_rows "$nscale set sizes measured"
+fi
+if grep -Eq '^faults: start \+ read #1 +([0-9.]+ *)+$' "$tmp/default.out"; then
+	pass overhead_default_cold_faults
+else
+	fail overhead_default_cold_faults "no page-fault count for the cold read: $(grep -F 'faults:' "$tmp/default.out" | head -1)"
+fi
+
+# ---- --plot ---------------------------------------------------------------
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+	skip overhead_plot_png "gnuplot not installed (Debian: gnuplot-nox)"
+else
+	"$ovh" -n 200 -r 1 --plot "$tmp/o.png" >"$tmp/plot.out" 2>"$tmp/plot.err"
+	rc=$?
+	sig=$(head -c 8 "$tmp/o.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+	if [ "$rc" -ne 0 ]; then
+		fail overhead_plot_png "exit $rc: $(head -c 300 "$tmp/plot.err")"
+	elif [ ! -s "$tmp/o.png" ]; then
+		fail overhead_plot_png "$tmp/o.png missing or empty"
+	elif [ "$sig" != 89504e470d0a1a0a ]; then
+		fail overhead_plot_png "not a PNG (first bytes $sig)"
+	else
+		info "plot: $(wc -c <"$tmp/o.png") bytes"
+		pass overhead_plot_png
+	fi
+fi
+
+# ---- --compare ----------------------------------------------------------
+
+if [ -z "${PAPI_STOCK_BUILDDIR:-}" ] || [ ! -d "$PAPI_STOCK_BUILDDIR" ]; then
+	skip overhead_compare_ratios "PAPI_STOCK_BUILDDIR not set: no stock build"
+else
+	"$ovh" -n 200 -r 1 --compare "$PAPI_STOCK_BUILDDIR" >"$tmp/cmp.out" 2>"$tmp/cmp.err"
+	rc=$?
+	# ours/stock is the 8th field of a PAPI_read row of the table
+	ratios=$(awk '/^call +ev/ { on = 1; next } /^raw floor/ { on = 0 }
+		on && $1 == "PAPI_read" && $5 ~ /^[0-9]+$/ &&
+		$8 ~ /^[0-9]+\.[0-9]+$/ { n++ } END { print n + 0 }' "$tmp/cmp.out")
+	if [ "$rc" -ne 0 ]; then
+		fail overhead_compare_ratios "exit $rc: $(head -c 300 "$tmp/cmp.err")"
+	elif ! grep -q "^stock *: $(cd "$PAPI_STOCK_BUILDDIR" && pwd -P)/libpapi" "$tmp/cmp.out"; then
+		fail overhead_compare_ratios "the stock worker did not load $PAPI_STOCK_BUILDDIR/libpapi: $(grep '^stock' "$tmp/cmp.out" | head -1)"
+	elif [ "$ratios" -lt 2 ]; then
+		fail overhead_compare_ratios "no ours/stock ratio on the PAPI_read rows"
+	else
+		pass overhead_compare_ratios
+	fi
+fi
+
+# ---- --csv --------------------------------------------------------------
+
+"$ovh" -n 200 -r 1 --csv >"$tmp/o.csv" 2>"$tmp/csv.err"
+rc=$?
+# Fields per line, commas inside double quotes not counted.
+fields=$(awk '{
+	n = 1; q = 0
+	for (i = 1; i <= length($0); i++) {
+		ch = substr($0, i, 1)
+		if (ch == "\"") q = !q
+		else if (ch == "," && !q) n++
+	}
+	print n
+}' "$tmp/o.csv" | sort -u | tr '\n' ' ')
+calls=$(awk -F, '$1 == "measure" { print $3 }' "$tmp/o.csv" | sort -u | wc -l)
+kinds=$(cut -d, -f1 "$tmp/o.csv" | sort -u | tr '\n' ' ')
+info "csv: $(wc -l <"$tmp/o.csv") lines, fields per line: $fields; kinds: $kinds"
+if [ "$rc" -ne 0 ]; then
+	fail overhead_csv "exit $rc: $(head -c 300 "$tmp/csv.err")"
+elif [ "$(echo $fields)" != 17 ]; then
+	fail overhead_csv "fields per line differ: $fields (want 17 on every line)"
+elif [ "$calls" -ne 6 ]; then
+	fail overhead_csv "$calls calls in the measure lines (want 6)"
+else
+	missing=
+	for k in measure floor scale first repeat goal; do
+		case " $kinds " in
+		*" $k "*) ;;
+		*) missing="$missing $k" ;;
+		esac
+	done
+	if [ -n "$missing" ]; then
+		fail overhead_csv "no line of kind:$missing"
+	else
+		pass overhead_csv
+	fi
+fi
+
+# ---- bad input ------------------------------------------------------------
+
+mkdir -p "$tmp/nolib"
+# name | arguments | text the message must contain
+while IFS='|' read -r name args want; do
+	# shellcheck disable=SC2086
+	"$ovh" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		fail "overhead_bad_$name" "exit 0 for '$args'"
+	elif ! grep -qF -- "$want" "$tmp/bad.err"; then
+		fail "overhead_bad_$name" "exit $rc but no message with '$want': $(head -c 200 "$tmp/bad.err")"
+	else
+		pass "overhead_bad_$name"
+	fi
+done <<EOF
+unknown_event|-e LOPE_NO_SUCH_EVENT|LOPE_NO_SUCH_EVENT
+n_zero|-n 0|-n: '0'
+plot_unwritable|--plot $tmp/no/such/dir/x.png|--plot
+compare_no_libpapi|--compare $tmp/nolib|no libpapi
+EOF
+
+# ---- papi_accuracy --------------------------------------------------------
+
+"$acc" -n 50 -N 1000,100000 >"$tmp/acc.out" 2>"$tmp/acc.err"
+rc=$?
+info "papi_accuracy: exit $rc; $(head -c 300 "$tmp/acc.err" | tr '\n' ' ')"
+if [ "$have_pmu" = 0 ]; then
+	if [ "$rc" -eq 77 ] && grep -q "PMU" "$tmp/acc.err"; then
+		pass accuracy_no_pmu_exit77
+	else
+		fail accuracy_no_pmu_exit77 "no core PMU here: want exit 77 and a reason naming the PMU, got exit $rc: $(head -c 200 "$tmp/acc.err")"
+	fi
+	skip accuracy_loop_hardware "no core PMU (/sys/bus/event_source/devices/cpu missing)"
+elif [ "$rc" -eq 77 ]; then
+	# a PMU in sysfs that PAPI cannot use (e.g. paranoid settings)
+	skip accuracy_runs "exit 77: $(head -c 200 "$tmp/acc.err")"
+	skip accuracy_loop_hardware "papi_accuracy could not count instructions"
+else
+	if [ "$rc" -eq 0 ] && grep -q '^null benchmark' "$tmp/acc.out" &&
+		grep -q '^loop benchmark' "$tmp/acc.out"; then
+		pass accuracy_runs
+	else
+		fail accuracy_runs "exit $rc: $(head -c 200 "$tmp/acc.err")"
+	fi
+	if grep -q '^loop check (hardware): ok' "$tmp/acc.out"; then
+		pass accuracy_loop_hardware
+	else
+		fail accuracy_loop_hardware "$(grep -A3 '^loop check (hardware):' "$tmp/acc.out" | tr '\n' ' ')"
+	fi
+fi
+
+"$acc" --check-loop >"$tmp/ptrace.out" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+	skip accuracy_loop_ptrace "$(tail -n 1 "$tmp/ptrace.out")"
+elif [ "$rc" -eq 0 ] && grep -q '^loop check (ptrace): ok' "$tmp/ptrace.out"; then
+	pass accuracy_loop_ptrace
+else
+	fail accuracy_loop_ptrace "exit $rc: $(tr '\n' ' ' <"$tmp/ptrace.out" | head -c 300)"
+fi
+
+while IFS='|' read -r name args want; do
+	# shellcheck disable=SC2086
+	"$acc" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
+		pass "accuracy_bad_$name"
+	else
+		fail "accuracy_bad_$name" "want exit 2 and '$want', got exit $rc: $(head -c 200 "$tmp/bad.err")"
+	fi
+done <<EOF
+n_zero|-n 0|-n: '0'
+one_n|-N 5|-N: '5'
+compare_no_libpapi|--compare $tmp/nolib|no libpapi
+EOF
+
+# ---- format ---------------------------------------------------------------
+
+cf=${CLANG_FORMAT:-clang-format}
+for f in utils/papi_overhead.c utils/papi_accuracy.c; do
+	name=format_$(basename "$f" .c)
+	if ! command -v "$cf" >/dev/null 2>&1; then
+		skip "$name" "clang-format not installed"
+	elif (cd "$top_srcdir" && "$cf" --style=file --dry-run --Werror "$f" >/dev/null 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "$f differs from .clang-format (clang-format -i $f)"
+	fi
+done
+
+exit $((nfail > 0))
