@@ -536,7 +536,9 @@ int lope_group__reset(struct lope_group *g)
 		g->snap_at = 0; /* one reset per read: a second one samples */
 		return 0;
 	}
-	return rebase(g, NULL);
+	err = rebase(g, NULL);
+	g->snap_at = 0; /* nor does a reset's own sample serve the next */
+	return err;
 }
 
 int lope_group__write(struct lope_group *g, const int64_t *values)
