@@ -263,6 +263,8 @@ int lope_group__open(struct lope_group *g)
 	g->fork_gen = lope_fork_gen;
 	g->owner = self ? lope_gettid() : 0;
 	g->snap_at = 0;
+	g->have_snapshot = false;
+	g->stamp_reads = false;
 	g->opened = true;
 	g->read_cost = measure_read_cost(g);
 	g->last = LOPE_PATH_NONE;
@@ -393,15 +395,20 @@ static int sample(struct lope_group *g)
 {
 	int err;
 
+	g->snap_at = 0;
 	if (g->user_read && read_user(g, g->cur) == 0) {
 		g->last = LOPE_PATH_RDPMC;
+		g->have_snapshot = true;
 		return 0;
 	}
 	err = read_kernel(g);
 	if (err)
 		return err;
 	g->last = LOPE_PATH_READ;
-	g->snap_at = lope_arch_cycles();
+	g->have_snapshot = true;
+	/* The clock costs ~20 cycles a read: only sets that reset pay it. */
+	if (g->stamp_reads)
+		g->snap_at = lope_arch_cycles();
 	return 0;
 }
 
@@ -531,6 +538,7 @@ int lope_group__reset(struct lope_group *g)
 
 	if (err)
 		return err;
+	g->stamp_reads = true;
 	if (fresh(g)) {
 		set_bases(g, NULL);
 		g->snap_at = 0; /* one reset per read: a second one samples */
@@ -598,10 +606,12 @@ int lope_group__enable(struct lope_group *g)
 	err = g->nr_overflow && !forked(g) ? lope_overflow__arm(g) : 0;
 	if (!err)
 		err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
-	if (err)
+	if (err) {
 		set_running(g, false);
-	else
+	} else {
 		g->snap_at = 0;
+		g->have_snapshot = false;
+	}
 	return err;
 }
 
@@ -631,7 +641,7 @@ int lope_group__disable_after_read(struct lope_group *g)
 {
 	int err;
 
-	if (!g || !g->opened || !fresh(g))
+	if (!g || !g->opened || !g->have_snapshot)
 		return lope_group__disable(g, NULL);
 	err = stop_leaders(g);
 	if (!err)

@@ -38,9 +38,11 @@ struct lope_group {
 	int nr, cap;
 	struct lope_event *ev;
 	bool opened;
-	bool user_read; /* every event mapped and possibly rdpmc-readable */
-	uint64_t snap_at; /* clock when read(2) filled g->cur; 0: not since enable */
-	uint64_t read_cost;    /* clock ticks one read(2) of this group takes */
+	bool user_read;     /* every event mapped and possibly rdpmc-readable */
+	bool have_snapshot; /* g->cur holds a read made since the last enable */
+	bool stamp_reads;   /* reset seen: time read(2) samples for reuse */
+	uint64_t snap_at;   /* clock when read(2) filled g->cur; 0: unknown */
+	uint64_t read_cost; /* clock ticks one read(2) of this group takes */
 	unsigned int fork_gen; /* lope_fork_gen when opened */
 	pid_t owner;           /* the only thread that may read in user space */
 	int nr_mapped;

@@ -108,10 +108,9 @@ LOPE_API int lope_group__enable(struct lope_group *g);
 LOPE_API int lope_group__disable(struct lope_group *g, int64_t *values);
 /*
  * Stop counting right after a lope_group__read() (PAPI_stop reads, then
- * stops): if that read(2) sample is less than one read(2) old, its counts
- * become the bases and stopping is one ioctl; what the counters add in
- * between goes to the next interval.  Otherwise this is
- * lope_group__disable().
+ * stops): the counts that read saw become the bases, so stopping is one
+ * ioctl; what the counters add in between goes to the next interval.
+ * Without a read since the last enable this is lope_group__disable().
  */
 LOPE_API int lope_group__disable_after_read(struct lope_group *g);
 
@@ -121,10 +120,11 @@ LOPE_API int lope_group__disable_after_read(struct lope_group *g);
  */
 LOPE_API int lope_group__read(struct lope_group *g, int64_t *values);
 /*
- * Zero the values: takes the current raw counts as bases, no ioctl.  A
- * read(2) sample taken less than one read(2) ago is used as it is (it is as
- * close to now as a new one could be): a read followed by a reset, as in
- * PAPI_accum, makes one system call and loses no count in between.
+ * Zero the values: takes the current raw counts as bases, no ioctl.  Once a
+ * set has been reset its read(2) samples are timed, and a reset takes a
+ * sample less than one read(2) old as it is (no new sample could be closer
+ * to now): a read followed by a reset, as in PAPI_accum, makes one system
+ * call, and no count falls between them.  A sample serves one reset.
  */
 LOPE_API int lope_group__reset(struct lope_group *g);
 /* Make the values read back as @values from now on. */
