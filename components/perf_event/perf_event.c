@@ -27,6 +27,7 @@
 #include "linux-common.h"
 
 #include "lope/lope.h"
+#include "pe_glue.h"
 
 /* PAPI hands us one long long per event; the engine writes int64_t. */
 _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
@@ -50,9 +51,6 @@ _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
 
 /* Sampled addresses taken out of a ring buffer at a time. */
 #define PE_SAMPLES 16
-
-/* Domain bits an event's own :u= / :k= modifiers fix, whatever the set says. */
-enum { PE_FIXED_USER = 1, PE_FIXED_KERNEL = 2 };
 
 typedef struct {
 	int initialized;
@@ -88,33 +86,6 @@ static struct native_event_table_t perf_native_event_table;
 static int our_cidx;
 static unsigned int engine_flags; /* LOPE_NO_RDPMC when forced or useless */
 
-static int errno_to_papi(int err)
-{
-	switch (err < 0 ? -err : err) {
-	case 0:
-		return PAPI_OK;
-	case EPERM:
-	case EACCES:
-		return PAPI_EPERM;
-	case ENODEV:
-	case EOPNOTSUPP:
-		return PAPI_ENOSUPP;
-	case ENOENT:
-		return PAPI_ENOEVNT;
-	case ENOMEM:
-		return PAPI_ENOMEM;
-	case EMFILE:
-	case ENFILE:
-		return PAPI_ECOUNT;
-	case EINVAL:
-		return PAPI_EINVAL;
-	case EBUSY:
-		return PAPI_ECNFLCT;
-	default:
-		return PAPI_ESYS;
-	}
-}
-
 static unsigned int group_flags(const pe_control_t *c)
 {
 	return engine_flags | (c->inherit ? LOPE_INHERIT : 0) |
@@ -130,32 +101,20 @@ static int env_on(const char *name)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-/* The set's domain on one event, except what its own modifiers fixed. */
-static void apply_domain(struct perf_event_attr *attr, unsigned char fixed,
-			 int domain)
-{
-	if (!(fixed & PE_FIXED_USER))
-		attr->exclude_user = !(domain & PAPI_DOM_USER);
-	if (!(fixed & PE_FIXED_KERNEL))
-		attr->exclude_kernel = !(domain & PAPI_DOM_KERNEL);
-	attr->exclude_hv = !(domain & PAPI_DOM_SUPERVISOR);
-}
-
 static int overflow_signal(void)
 {
 	return _perf_event_vector.cmp_info.hardware_intr_sig;
 }
 
 /*
- * Build and open a group for @c's current options from @attrs (one per
- * event), and swap it in only if the kernel accepted it: a rejected option
- * or event leaves the previous, working group in place.
+ * Open a group for @c's current options from @src's attributes; the old
+ * group stays if the kernel refuses (pe_rebuild).
  */
 static int reopen(pe_control_t *c, struct lope_group *src)
 {
-	struct lope_group *g;
+	struct pe_rebuild r;
 	pid_t pid = c->attached ? c->tid : 0;
-	int cpu = c->event_cpu >= 0 ? c->event_cpu : c->cpu, i, err;
+	int cpu = c->event_cpu >= 0 ? c->event_cpu : c->cpu, ret;
 
 	/* A set attached to a cpu counts every task there, as PAPI's
 	 * PAPI_CPU_ATTACHED state says; stock counted only the caller. */
@@ -170,31 +129,18 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 		if (cpu < 0)
 			return PAPI_EINVAL;
 	}
-	err = lope_group__new(&g, pid, cpu, group_flags(c));
-	if (err)
-		return errno_to_papi(err);
-	for (i = 0; i < c->nr; i++) {
-		err = lope_group__add(g, lope_group__attr(src, i));
-		if (err < 0)
-			goto fail;
-		apply_domain(lope_group__attr(g, i), c->fixed[i], c->domain);
-		err = lope_group__set_overflow(g, i, c->period[i],
-					       overflow_signal());
-		if (err < 0)
-			goto fail;
-	}
-	err = c->nr ? lope_group__open(g) : 0;
-	if (err)
-		goto fail;
-	if (src != c->grp)
-		lope_group__delete(src);
-	lope_group__delete(c->grp);
-	c->grp = g;
-	c->exec_armed = !!(group_flags(c) & LOPE_ENABLE_ON_EXEC);
-	return PAPI_OK;
-fail:
-	lope_group__delete(g);
-	return errno_to_papi(err);
+	r.pid = pid;
+	r.cpu = cpu;
+	r.flags = group_flags(c);
+	r.nr = c->nr;
+	r.domain = c->domain;
+	r.fixed = c->fixed;
+	r.period = c->period;
+	r.signo = overflow_signal();
+	ret = pe_rebuild(&c->grp, src, &r);
+	if (ret == PAPI_OK)
+		c->exec_armed = !!(r.flags & LOPE_ENABLE_ON_EXEC);
+	return ret;
 }
 
 /* Reopen with the options as they are now; revert @field to @old on failure. */
@@ -209,34 +155,6 @@ static int set_option(pe_control_t *c, int *field, int value)
 	if (ret != PAPI_OK)
 		*field = old;
 	return ret;
-}
-
-/* The native event behind a PAPI event code, from PAPI's libpfm4 table. */
-static struct native_event_t *find_native(int papi_code)
-{
-	struct native_event_table_t *t = &perf_native_event_table;
-	int idx = _papi_hwi_get_ntv_idx((unsigned int)papi_code), j;
-
-	if (idx >= 0 && idx < t->num_native_events)
-		return &t->native_events[idx];
-	if (idx < -1)
-		return NULL;
-	for (j = 0; j < t->num_native_events; j++)
-		if (t->native_events[j].papi_event_code == papi_code)
-			return &t->native_events[j];
-	return NULL;
-}
-
-static unsigned char fixed_domains(const struct native_event_t *ntv)
-{
-	const char *name = ntv->allocated_name;
-	unsigned char f = 0;
-
-	if (name && strstr(name, ":u="))
-		f |= PE_FIXED_USER;
-	if (name && strstr(name, ":k="))
-		f |= PE_FIXED_KERNEL;
-	return f;
 }
 
 /*
@@ -312,10 +230,10 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 		return hold_signal(c);
 	err = lope_group__new(&src, 0, -1, 0);
 	if (err)
-		return errno_to_papi(err);
+		return pe_errno_to_papi(err);
 	for (i = 0; i < count; i++) {
-		struct native_event_t *ntv =
-			find_native(native[i].ni_papi_code);
+		struct native_event_t *ntv = pe_find_native(
+			&perf_native_event_table, native[i].ni_papi_code);
 
 		if (!ntv) {
 			lope_group__delete(src);
@@ -332,9 +250,9 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 		err = lope_group__add(src, &ntv->attr);
 		if (err < 0) {
 			lope_group__delete(src);
-			return errno_to_papi(err);
+			return pe_errno_to_papi(err);
 		}
-		c->fixed[i] = fixed_domains(ntv);
+		c->fixed[i] = pe_fixed_domains(ntv);
 		native[i].ni_position = i;
 	}
 	c->nr = count;
@@ -358,7 +276,7 @@ static int pe_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		c->exec_armed = 0;
 		return PAPI_OK;
 	}
-	return errno_to_papi(lope_group__enable(c->grp));
+	return pe_errno_to_papi(lope_group__enable(c->grp));
 }
 
 static int pe_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -366,7 +284,7 @@ static int pe_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	pe_control_t *c = (pe_control_t *)ctl;
 
 	(void)ctx;
-	return errno_to_papi(lope_group__disable_after_read(c->grp));
+	return pe_errno_to_papi(lope_group__disable_after_read(c->grp));
 }
 
 static int pe_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
@@ -378,7 +296,7 @@ static int pe_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	(void)ctx;
 	(void)flags;
 	if (err)
-		return errno_to_papi(err);
+		return pe_errno_to_papi(err);
 	*events = (long long *)c->counts;
 	return PAPI_OK;
 }
@@ -388,7 +306,7 @@ static int pe_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	pe_control_t *c = (pe_control_t *)ctl;
 
 	(void)ctx;
-	return errno_to_papi(lope_group__reset(c->grp));
+	return pe_errno_to_papi(lope_group__reset(c->grp));
 }
 
 static int pe_write(hwd_context_t *ctx, hwd_control_state_t *ctl,
@@ -400,7 +318,7 @@ static int pe_write(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	(void)ctx;
 	for (i = 0; i < c->nr; i++)
 		c->counts[i] = from[i];
-	return errno_to_papi(lope_group__write(c->grp, c->counts));
+	return pe_errno_to_papi(lope_group__write(c->grp, c->counts));
 }
 
 static int pe_cleanup_eventset(hwd_control_state_t *ctl)

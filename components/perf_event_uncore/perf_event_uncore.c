@@ -31,6 +31,7 @@
 #include "perfmon/pfmlib_perf_event.h"
 
 #include "components/perf_event/lope/lope.h"
+#include "components/perf_event/pe_glue.h"
 
 _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
 _Static_assert(sizeof(double) == sizeof(long long), "FP64 in a long long");
@@ -50,8 +51,6 @@ _Static_assert(sizeof(double) == sizeof(long long), "FP64 in a long long");
 
 /* How many libpfm4 events of a PMU to try when looking for its type. */
 #define PEU_TYPE_PROBES 16
-
-enum { PEU_FIXED_USER = 1, PEU_FIXED_KERNEL = 2 };
 
 /* The engine may write a newer, larger perf_event_attr than libpfm4's. */
 typedef union {
@@ -85,49 +84,9 @@ static struct native_event_table_t uncore_table;
 static struct lope_pmus *sysfs;
 static int our_cidx;
 
-static int errno_to_papi(int err)
-{
-	switch (err < 0 ? -err : err) {
-	case 0:
-		return PAPI_OK;
-	case EPERM:
-	case EACCES:
-		return PAPI_EPERM;
-	case ENODEV:
-	case EOPNOTSUPP:
-		return PAPI_ENOSUPP;
-	case ENOENT:
-		return PAPI_ENOEVNT;
-	case ENOMEM:
-		return PAPI_ENOMEM;
-	case EMFILE:
-	case ENFILE:
-		return PAPI_ECOUNT;
-	case EINVAL:
-		return PAPI_EINVAL;
-	case ERANGE:
-	case EOVERFLOW:
-		return PAPI_EATTR; /* a sysfs encoding we cannot use */
-	case EBUSY:
-		return PAPI_ECNFLCT;
-	default:
-		return PAPI_ESYS;
-	}
-}
-
 static int is_sysfs(unsigned int code)
 {
 	return (code & ~PEU_SYSFS_IDX) == PEU_SYSFS_CODE;
-}
-
-static void apply_domain(struct perf_event_attr *attr, unsigned char fixed,
-			 int domain)
-{
-	if (!(fixed & PEU_FIXED_USER))
-		attr->exclude_user = !(domain & PAPI_DOM_USER);
-	if (!(fixed & PEU_FIXED_KERNEL))
-		attr->exclude_kernel = !(domain & PAPI_DOM_KERNEL);
-	attr->exclude_hv = !(domain & PAPI_DOM_SUPERVISOR);
 }
 
 /* The cpu to count on: an event's own, the attached one, the PMU's, 0. */
@@ -147,32 +106,18 @@ static int set_cpu(const peu_control_t *c)
  * group if the kernel refuses. */
 static int reopen(peu_control_t *c, struct lope_group *src)
 {
-	struct lope_group *g;
-	unsigned int flags = c->mixed || c->multiplexed ? LOPE_SEPARATE : 0;
-	int cpu = set_cpu(c), i, err;
+	struct pe_rebuild r = {
+		.pid = -1,
+		.cpu = set_cpu(c),
+		.flags = c->mixed || c->multiplexed ? LOPE_SEPARATE : 0,
+		.nr = c->nr,
+		.domain = c->domain,
+		.fixed = c->fixed,
+	};
 
-	if (cpu < 0)
-		return cpu;
-	err = lope_group__new(&g, -1, cpu, flags);
-	if (err)
-		return errno_to_papi(err);
-	for (i = 0; i < c->nr; i++) {
-		err = lope_group__add(g, lope_group__attr(src, i));
-		if (err < 0)
-			goto fail;
-		apply_domain(lope_group__attr(g, i), c->fixed[i], c->domain);
-	}
-	err = c->nr ? lope_group__open(g) : 0;
-	if (err)
-		goto fail;
-	if (src != c->grp)
-		lope_group__delete(src);
-	lope_group__delete(c->grp);
-	c->grp = g;
-	return PAPI_OK;
-fail:
-	lope_group__delete(g);
-	return errno_to_papi(err);
+	if (r.cpu < 0)
+		return r.cpu;
+	return pe_rebuild(&c->grp, src, &r);
 }
 
 static int set_option(peu_control_t *c, int *field, int value)
@@ -188,34 +133,17 @@ static int set_option(peu_control_t *c, int *field, int value)
 	return ret;
 }
 
-static struct native_event_t *find_native(int papi_code)
-{
-	struct native_event_table_t *t = &uncore_table;
-	int idx = _papi_hwi_get_ntv_idx((unsigned int)papi_code), j;
-
-	if (idx >= 0 && idx < t->num_native_events)
-		return &t->native_events[idx];
-	if (idx < -1)
-		return NULL;
-	for (j = 0; j < t->num_native_events; j++)
-		if (t->native_events[j].papi_event_code == papi_code)
-			return &t->native_events[j];
-	return NULL;
-}
-
 /* A libpfm4 event: its attr, :u=/:k= and :cpu= modifiers, its PMU's cpu. */
 static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 			 peu_attr_t *a, int *pmu_cpu)
 {
-	struct native_event_t *ntv = find_native(ni->ni_papi_code);
-	const char *name;
+	struct native_event_t *ntv =
+		pe_find_native(&uncore_table, ni->ni_papi_code);
 
 	if (!ntv)
 		return PAPI_ENOEVNT;
 	a->attr = ntv->attr;
-	name = ntv->allocated_name;
-	c->fixed[i] = (name && strstr(name, ":u=") ? PEU_FIXED_USER : 0) |
-		      (name && strstr(name, ":k=") ? PEU_FIXED_KERNEL : 0);
+	c->fixed[i] = pe_fixed_domains(ntv);
 	if (ntv->cpu >= 0) {
 		if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu)
 			return PAPI_ECNFLCT;
@@ -234,7 +162,7 @@ static int sysfs_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 				   &a->attr, &ev);
 
 	if (err)
-		return errno_to_papi(err);
+		return pe_errno_to_papi(err);
 	c->scale[i] = ev.scale != 1 ? ev.scale : 0;
 	c->snapshot[i] = (unsigned char)ev.snapshot;
 	c->snapshots += ev.snapshot;
@@ -268,7 +196,7 @@ static int collect(peu_control_t *c, NativeInfo_t *native, int count,
 		type = a.attr.type;
 		err = lope_group__add(src, (struct perf_event_attr *)&a);
 		if (err < 0)
-			return errno_to_papi(err);
+			return pe_errno_to_papi(err);
 		native[i].ni_position = i;
 	}
 	return PAPI_OK;
@@ -305,7 +233,7 @@ static int peu_update_control_state(hwd_control_state_t *ctl,
 	/* Only a list of attributes: this group is never opened. */
 	err = lope_group__new(&src, 0, -1, 0);
 	if (err)
-		return errno_to_papi(err);
+		return pe_errno_to_papi(err);
 	ret = collect(c, native, count, src);
 	if (ret == PAPI_OK) {
 		c->nr = count;
@@ -321,7 +249,8 @@ static int peu_update_control_state(hwd_control_state_t *ctl,
 static int peu_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	(void)ctx;
-	return errno_to_papi(lope_group__enable(((peu_control_t *)ctl)->grp));
+	return pe_errno_to_papi(
+		lope_group__enable(((peu_control_t *)ctl)->grp));
 }
 
 static int peu_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -329,7 +258,7 @@ static int peu_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	peu_control_t *c = (peu_control_t *)ctl;
 
 	(void)ctx;
-	return errno_to_papi(lope_group__disable_after_read(c->grp));
+	return pe_errno_to_papi(lope_group__disable_after_read(c->grp));
 }
 
 /*
@@ -348,7 +277,7 @@ static int peu_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	if (!err && c->snapshots)
 		err = lope_group__read_raw(c->grp, c->raw);
 	if (err)
-		return errno_to_papi(err);
+		return pe_errno_to_papi(err);
 	for (i = 0; i < c->nr; i++) {
 		double v;
 
@@ -366,7 +295,7 @@ static int peu_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 static int peu_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	(void)ctx;
-	return errno_to_papi(lope_group__reset(((peu_control_t *)ctl)->grp));
+	return pe_errno_to_papi(lope_group__reset(((peu_control_t *)ctl)->grp));
 }
 
 /* PAPI_write takes values in the units PAPI_read gives. */
@@ -386,7 +315,7 @@ static int peu_write(hwd_context_t *ctx, hwd_control_state_t *ctl,
 		memcpy(&v, &from[i], sizeof(v));
 		c->counts[i] = (int64_t)(v / c->scale[i] + 0.5);
 	}
-	return errno_to_papi(lope_group__write(c->grp, c->counts));
+	return pe_errno_to_papi(lope_group__write(c->grp, c->counts));
 }
 
 static int peu_cleanup_eventset(hwd_control_state_t *ctl)
