@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The engine's sources follow the top-level .clang-format: one case per
-# file of src/*.c src/*.h src/arch/*/*.h, checked with
+# Our C sources follow the top-level .clang-format: one case per file of
+# the engine, the components, the tests and the utilities, checked with
 # `clang-format --dry-run --Werror`.  Fix with
-#	clang-format -i src/*.c src/*.h src/arch/*/*.h
+#	clang-format -i FILE
 # Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,7 +22,8 @@ echo "# $("$cf" --version)"
 
 fail=0
 cd "$top" || exit 1
-for f in src/*.c src/*.h src/arch/*/*.h; do
+for f in src/*.c src/*.h src/arch/*/*.h components/*/*.c components/*/*.h \
+	ctests/*.h ctests/*/*.c ctests/*/*.h utils/*.c; do
 	[ -e "$f" ] || continue
 	if out=$("$cf" --style=file --dry-run --Werror "$f" 2>&1); then
 		echo "PASS: clang-format: $f"
