@@ -132,3 +132,51 @@ $(ctests_papi_test_fork_exec_OBJECTS): papi-ours.stamp
 # built by `make` before `make check`) do what their man pages say.
 LOPE_TESTS += ctests/papi/test_utils.sh
 EXTRA_DIST += ctests/papi/test_utils.sh
+
+# Frontend-shaped tests (HPCToolkit, TAU, Score-P, Caliper), the bad-input
+# sweep and the bounded stress test (doc/testing-papi.md,
+# doc/reliability.md).
+check_PROGRAMS += ctests/papi/test_frontend_hpctoolkit \
+	ctests/papi/test_frontend_tau ctests/papi/test_frontend_scorep \
+	ctests/papi/test_frontend_caliper ctests/papi/test_badinput \
+	ctests/papi/test_stress
+LOPE_TESTS += ctests/papi/test_frontend_hpctoolkit \
+	ctests/papi/test_frontend_tau ctests/papi/test_frontend_scorep \
+	ctests/papi/test_frontend_caliper ctests/papi/test_badinput \
+	ctests/papi/test_stress
+
+ctests_papi_test_frontend_hpctoolkit_SOURCES = ctests/papi/test_frontend_hpctoolkit.c ctests/papi/papi_util.h
+ctests_papi_test_frontend_hpctoolkit_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_frontend_hpctoolkit_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_frontend_hpctoolkit_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_frontend_hpctoolkit_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_frontend_tau_SOURCES = ctests/papi/test_frontend_tau.c ctests/papi/papi_util.h
+ctests_papi_test_frontend_tau_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_frontend_tau_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_frontend_tau_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_frontend_tau_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_frontend_scorep_SOURCES = ctests/papi/test_frontend_scorep.c ctests/papi/papi_util.h
+ctests_papi_test_frontend_scorep_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_frontend_scorep_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_frontend_scorep_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_frontend_scorep_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_frontend_caliper_SOURCES = ctests/papi/test_frontend_caliper.c ctests/papi/papi_util.h
+ctests_papi_test_frontend_caliper_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_frontend_caliper_LDADD = $(LOPE_PAPI_TEST_LDADD) -lm
+EXTRA_ctests_papi_test_frontend_caliper_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_frontend_caliper_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_badinput_SOURCES = ctests/papi/test_badinput.c ctests/papi/papi_util.h
+ctests_papi_test_badinput_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_badinput_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_badinput_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_badinput_OBJECTS): papi-ours.stamp
+
+ctests_papi_test_stress_SOURCES = ctests/papi/test_stress.c ctests/papi/papi_util.h
+ctests_papi_test_stress_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_stress_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_stress_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_stress_OBJECTS): papi-ours.stamp

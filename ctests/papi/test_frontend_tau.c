@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_frontend_tau: PAPI used the way TAU's PapiLayer uses it.
+ *
+ * - PAPI_thread_init with TAU's own thread ids: small integers handed out
+ *   in order of arrival (the main thread 0, then 1, 2, ...), not OS ids;
+ *   every thread calls PAPI_register_thread.  PAPI_thread_id() must give
+ *   that small integer back, and PAPI_list_threads must list exactly them.
+ * - Event names resolved once at initialisation (TAU adds its counters
+ *   when it reads TAU_METRICS, in the first thread), one event set per
+ *   thread on component 0 with the codes.
+ * - Multiplexing only when PAPI_get_component_info(0)->kernel_multiplex
+ *   says so (then PAPI_multiplex_init, PAPI_assign_eventset_component and
+ *   PAPI_set_multiplex, as TAU does for the perf_event component), and
+ *   PAPI_get_multiplex agrees.
+ * - The hot loop: a little work, PAPI_read, then PAPI_reset, thousands of
+ *   times, in four threads at once.  Every interval value is >= 0, and
+ *   the sum of the intervals equals what was counted separately over the
+ *   same span by counters the thread opened itself with
+ *   perf_event_open(2): task-clock within 0.5 % + 100 us, page faults
+ *   within 2 (the component chains the intervals: a reset takes the read
+ *   just before it as its base, so nothing between them is lost).
+ * - Stop, cleanup, destroy, unregister: no descriptor or perf mapping
+ *   left.
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+
+#include "papi_util.h"
+
+#define NTHREADS 4 /* the main thread and three more */
+#define NEV 3
+#define ITERS 3000
+
+static const char *const names[NEV] = {
+	"perf::TASK-CLOCK",
+	"perf::PAGE-FAULTS",
+	"perf::CPU-CLOCK",
+};
+static int codes[NEV];
+static int use_mpx;
+
+/* TAU's thread ids. */
+static int next_id;
+static __thread int my_id = -1;
+
+static unsigned long tau_thread_id(void)
+{
+	if (my_id < 0)
+		my_id = __atomic_fetch_add(&next_id, 1, __ATOMIC_SEQ_CST);
+	return (unsigned long)my_id;
+}
+
+struct result {
+	int id;
+	unsigned long papi_id;
+	int mpx;
+	const char *failed;
+	int rc;
+	long negative;
+	long long sum[NEV];
+	long long raw_clock, raw_faults;
+};
+
+static struct result res[NTHREADS];
+static pthread_barrier_t barrier;
+
+/* A counter of this thread, read(2) gives its value. */
+static int raw_open(unsigned long long config)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = config;
+	a.exclude_kernel = 1; /* PAPI's default domain is the user's */
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static long long raw_read(int fd)
+{
+	long long v = -1;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return -1;
+	return v;
+}
+
+static void fail_at(struct result *r, const char *what, int rc)
+{
+	if (!r->failed) {
+		r->failed = what;
+		r->rc = rc;
+	}
+}
+
+static void measure(struct result *r)
+{
+	long long v[NEV], c0, c1, f0, f1;
+	int set = PAPI_NULL, i, e, rc, fc, ff;
+
+	r->id = (int)tau_thread_id();
+	rc = PAPI_register_thread();
+	if (rc != PAPI_OK)
+		fail_at(r, "PAPI_register_thread", rc);
+	r->papi_id = PAPI_thread_id();
+	rc = PAPI_create_eventset(&set);
+	if (rc != PAPI_OK)
+		fail_at(r, "PAPI_create_eventset", rc);
+	if (use_mpx) {
+		rc = PAPI_assign_eventset_component(set, 0);
+		if (rc == PAPI_OK)
+			rc = PAPI_set_multiplex(set);
+		if (rc != PAPI_OK)
+			fail_at(r, "assign component 0 + PAPI_set_multiplex",
+				rc);
+	}
+	for (e = 0; e < NEV; e++) {
+		rc = PAPI_add_event(set, codes[e]);
+		if (rc != PAPI_OK)
+			fail_at(r, "PAPI_add_event", rc);
+	}
+	r->mpx = PAPI_get_multiplex(set);
+	fc = raw_open(PERF_COUNT_SW_TASK_CLOCK);
+	ff = raw_open(PERF_COUNT_SW_PAGE_FAULTS);
+	if (fc < 0 || ff < 0)
+		fail_at(r, "perf_event_open of the separate counters",
+			PAPI_ESYS);
+	pthread_barrier_wait(&barrier);
+
+	c0 = raw_read(fc);
+	f0 = raw_read(ff);
+	rc = PAPI_start(set);
+	if (rc != PAPI_OK)
+		fail_at(r, "PAPI_start", rc);
+	for (i = 0; i < ITERS && !r->failed; i++) {
+		busy_ns(20 * 1000);
+		if (i % 16 == 0 && touch_pages(4) != 0)
+			fail_at(r, "touch_pages", PAPI_ENOMEM);
+		rc = PAPI_read(set, v);
+		if (rc != PAPI_OK) {
+			fail_at(r, "PAPI_read", rc);
+			break;
+		}
+		for (e = 0; e < NEV; e++) {
+			if (v[e] < 0)
+				r->negative++;
+			r->sum[e] += v[e];
+		}
+		rc = PAPI_reset(set);
+		if (rc != PAPI_OK)
+			fail_at(r, "PAPI_reset", rc);
+	}
+	c1 = raw_read(fc);
+	f1 = raw_read(ff);
+	r->raw_clock = c1 - c0;
+	r->raw_faults = f1 - f0;
+
+	rc = PAPI_stop(set, v);
+	if (rc != PAPI_OK)
+		fail_at(r, "PAPI_stop", rc);
+	rc = PAPI_cleanup_eventset(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_destroy_eventset(&set);
+	if (rc != PAPI_OK)
+		fail_at(r, "cleanup + destroy", rc);
+	if (fc >= 0)
+		close(fc);
+	if (ff >= 0)
+		close(ff);
+}
+
+static void *thread_main(void *arg)
+{
+	int rc;
+
+	measure(arg);
+	rc = PAPI_unregister_thread();
+	if (rc != PAPI_OK)
+		fail_at(arg, "PAPI_unregister_thread", rc);
+	return NULL;
+}
+
+static void report(void)
+{
+	char name[96];
+	int t, seen[NTHREADS] = { 0 }, ids_ok = 1;
+
+	for (t = 0; t < NTHREADS; t++) {
+		struct result *r = &res[t];
+
+		if (r->id < 0 || r->id >= NTHREADS || seen[r->id]++ ||
+		    r->papi_id != (unsigned long)r->id)
+			ids_ok = 0;
+	}
+	lope_check(ids_ok, "PAPI_thread_id is TAU's id, 0..3, each once",
+		   "ids %d/%lu %d/%lu %d/%lu %d/%lu", res[0].id, res[0].papi_id,
+		   res[1].id, res[1].papi_id, res[2].id, res[2].papi_id,
+		   res[3].id, res[3].papi_id);
+	for (t = 0; t < NTHREADS; t++) {
+		struct result *r = &res[t];
+
+		lope_info(
+			"thread %d: intervals sum %lld ns, %lld faults, %lld ns cpu-clock; separately %lld ns, %lld faults",
+			r->id, r->sum[0], r->sum[1], r->sum[2], r->raw_clock,
+			r->raw_faults);
+		snprintf(name, sizeof(name), "thread %d: every PAPI call ok",
+			 r->id);
+		lope_check(!r->failed, name, "%s: %s", r->failed,
+			   papi_err(r->rc));
+		snprintf(name, sizeof(name), "thread %d: multiplexing as asked",
+			 r->id);
+		lope_check(r->mpx == use_mpx, name,
+			   "PAPI_get_multiplex %d, asked %d", r->mpx, use_mpx);
+		snprintf(name, sizeof(name),
+			 "thread %d: %d read+reset intervals, none negative",
+			 r->id, ITERS);
+		lope_check(!r->negative, name, "%ld negative values",
+			   r->negative);
+		snprintf(
+			name, sizeof(name),
+			"thread %d: task-clock intervals sum to the separate count",
+			r->id);
+		lope_check(r->raw_clock > 0 && r->sum[0] <= r->raw_clock &&
+				   near(r->sum[0], r->raw_clock, 0.005,
+					100 * 1000),
+			   name, "sum %lld ns, separately %lld ns", r->sum[0],
+			   r->raw_clock);
+		snprintf(
+			name, sizeof(name),
+			"thread %d: page-fault intervals sum to the separate count",
+			r->id);
+		lope_check(r->raw_faults >= ITERS / 16 * 4 &&
+				   near(r->sum[1], r->raw_faults, 0, 2),
+			   name, "sum %lld, separately %lld", r->sum[1],
+			   r->raw_faults);
+		snprintf(name, sizeof(name),
+			 "thread %d: cpu-clock intervals close to task-clock's",
+			 r->id);
+		lope_check(near(r->sum[2], r->sum[0], 0.02, 200 * 1000), name,
+			   "cpu-clock %lld ns, task-clock %lld ns", r->sum[2],
+			   r->sum[0]);
+	}
+}
+
+int main(void)
+{
+	const PAPI_component_info_t *ci;
+	pthread_t th[NTHREADS];
+	unsigned long ids[NTHREADS + 4];
+	int fds, maps, rc, t, n;
+
+	papi_init_or_exit();
+	fds = fd_count();
+	maps = perf_maps_count();
+	rc = PAPI_thread_init(tau_thread_id);
+	if (!lope_check(rc == PAPI_OK, "PAPI_thread_init(TAU's ids)", "%s",
+			papi_err(rc)))
+		return lope_done();
+	ci = PAPI_get_component_info(0);
+	if (!lope_check(ci != NULL, "component 0 info", "NULL"))
+		return lope_done();
+	use_mpx = ci->kernel_multiplex != 0;
+	lope_info("component 0 %s: kernel_multiplex %d, so %s", ci->name,
+		  ci->kernel_multiplex,
+		  use_mpx ? "multiplexed sets" : "plain sets");
+	if (use_mpx) {
+		rc = PAPI_multiplex_init();
+		lope_check(rc == PAPI_OK, "PAPI_multiplex_init", "%s",
+			   papi_err(rc));
+	}
+	for (t = 0, rc = PAPI_OK; rc == PAPI_OK && t < NEV; t++)
+		rc = PAPI_event_name_to_code(names[t], &codes[t]);
+	if (!lope_check(rc == PAPI_OK, "event names resolve", "%s",
+			papi_err(rc)))
+		return lope_done();
+
+	pthread_barrier_init(&barrier, NULL, NTHREADS);
+	(void)tau_thread_id(); /* the main thread is TAU's thread 0 */
+	for (t = 1; t < NTHREADS; t++)
+		if (pthread_create(&th[t], NULL, thread_main, &res[t]) != 0) {
+			lope_fail("threads", "pthread_create failed");
+			return lope_done();
+		}
+	measure(&res[0]);
+	for (t = 1; t < NTHREADS; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&barrier);
+
+	/* Threads 1..3 unregistered; the main thread is still known. */
+	n = NTHREADS + 4;
+	rc = PAPI_list_threads(ids, &n);
+	lope_check(rc == PAPI_OK && n == 1 && ids[0] == 0,
+		   "PAPI_list_threads: only TAU's thread 0 left",
+		   "%s, %d threads, first %lu", papi_err(rc), n,
+		   n > 0 ? ids[0] : 0);
+	report();
+	lope_check(fd_count() == fds && perf_maps_count() == maps,
+		   "no descriptor or perf mapping left",
+		   "%d descriptors (%d before), %d perf mappings (%d before)",
+		   fd_count(), fds, perf_maps_count(), maps);
+	return lope_done();
+}
