@@ -9,7 +9,7 @@
  *   (three levels of nested regions, 2004 reads a phase, 6012 in all).  Every value
  *   of every read is >= the previous one; the last read of a phase equals
  *   what counters the thread opened itself with perf_event_open(2)
- *   counted over that phase (task-clock within 0.5 % + 100 us, page
+ *   counted over that phase (task-clock within 0.5 % + 1 ms, page
  *   faults within 2); PAPI_stop's values are >= the last read.
  * - Sampling on the same set: perf::TASK-CLOCK overflows every 1 ms.  At
  *   a pause Score-P stops the set and switches the overflow off
@@ -253,8 +253,7 @@ static void report(int n)
 			 n, what[i]);
 		lope_check(
 			p->last[0] <= p->raw_clock &&
-				near(p->last[0], p->raw_clock, 0.005,
-				     100 * 1000) &&
+				near(p->last[0], p->raw_clock, 0.005, MS) &&
 				near(p->last[1], p->raw_faults, 0, 2),
 			name,
 			"task-clock %lld ns (separately %lld), faults %lld (%lld)",

@@ -17,7 +17,7 @@
  *   times, in four threads at once.  Every interval value is >= 0, and
  *   the sum of the intervals equals what was counted separately over the
  *   same span by counters the thread opened itself with
- *   perf_event_open(2): task-clock within 0.5 % + 100 us, page faults
+ *   perf_event_open(2): task-clock within 0.5 % + 1 ms, page faults
  *   within 2 (the component chains the intervals: a reset takes the read
  *   just before it as its base, so nothing between them is lost).
  * - Stop, cleanup, destroy, unregister: no descriptor or perf mapping
@@ -231,8 +231,7 @@ static void report(void)
 			"thread %d: task-clock intervals sum to the separate count",
 			r->id);
 		lope_check(r->raw_clock > 0 && r->sum[0] <= r->raw_clock &&
-				   near(r->sum[0], r->raw_clock, 0.005,
-					100 * 1000),
+				   near(r->sum[0], r->raw_clock, 0.005, MS),
 			   name, "sum %lld ns, separately %lld ns", r->sum[0],
 			   r->raw_clock);
 		snprintf(
