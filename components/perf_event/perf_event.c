@@ -361,6 +361,11 @@ static int pe_attach(pe_control_t *c, pid_t tid)
 	pid_t old = c->tid;
 	int ret;
 
+	/* The overflow signal goes to the thread that opened the events and
+	 * PAPI files an attached set under the target: nobody would handle
+	 * it.  PAPI refuses overflow on an attached set, not this order. */
+	if (any_overflow(c))
+		return PAPI_EINVAL;
 	c->tid = tid;
 	c->enable_on_exec = env_on(PE_ENV_ENABLE_ON_EXEC);
 	ret = set_option(c, &c->attached, 1);

@@ -446,6 +446,38 @@ static int long_name(const char *prefix, int add)
 	return add ? PAPI_add_named_event(stopped(), name) : name_to_code(name);
 }
 
+/*
+ * PAPI 7's core refuses PAPI_overflow and PAPI_profil on an attached set
+ * (PAPI_EINVAL) but not the other order, which our component refuses: the
+ * overflow signal would go to the caller while PAPI files the set under
+ * the target, so nothing would handle it and the counts would stop after
+ * the overflow budget.  Returns what PAPI_attach said (the set is left
+ * attached to nothing: the worker is gone).
+ */
+static int overflow_then_attach(int profile)
+{
+	static unsigned short buf[1024];
+	struct worker w;
+	int set = stopped(), rc;
+
+	rc = profile ? PAPI_profil(buf, sizeof(buf), (vptr_t)do_profil, 65536,
+				   set, tc, 1000000, PAPI_PROFIL_POSIX) :
+		       PAPI_overflow(set, tc, 1000000, 0, handler);
+	if (rc != PAPI_OK) {
+		setup_fail(profile ? "PAPI_profil" : "PAPI_overflow", rc);
+		return rc;
+	}
+	if (worker_spawn(&w, -1) != 0) {
+		setup_fail("worker_spawn", PAPI_ESYS);
+		return PAPI_ESYS;
+	}
+	rc = PAPI_attach(set, (unsigned long)w.pid);
+	if (rc == PAPI_OK)
+		(void)PAPI_detach(set);
+	(void)worker_finish(&w);
+	return rc;
+}
+
 /* ------------------------------------- witness, reference, row runner */
 
 static struct {
@@ -894,6 +926,10 @@ static void rows_wrong_states(void)
 	    PAPI_detach(stopped()));
 	ROW(PAPI_EINVAL, DOC, "PAPI_attach twice",
 	    PAPI_attach(attached(), (unsigned long)getpid()));
+	ROW(PAPI_EINVAL, P7, "PAPI_overflow then PAPI_attach: refused",
+	    overflow_then_attach(0));
+	ROW(PAPI_EINVAL, P7, "PAPI_profil then PAPI_attach: refused",
+	    overflow_then_attach(1));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_multiplex twice",
 	    PAPI_set_multiplex(multiplexed()));
 	ROW(PAPI_EINVAL, DOC, "PAPI_overflow threshold 0 without overflow",
