@@ -180,3 +180,13 @@ ctests_papi_test_stress_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
 ctests_papi_test_stress_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_stress_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_stress_OBJECTS): papi-ours.stamp
+
+# Kernel failures injected under the PAPI API through interposed libc
+# calls (doc/reliability.md).
+check_PROGRAMS += ctests/papi/test_faults_papi
+LOPE_TESTS += ctests/papi/test_faults_papi
+ctests_papi_test_faults_papi_SOURCES = ctests/papi/test_faults_papi.c ctests/papi/papi_util.h
+ctests_papi_test_faults_papi_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_faults_papi_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_faults_papi_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_faults_papi_OBJECTS): papi-ours.stamp

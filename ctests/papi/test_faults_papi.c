@@ -1,0 +1,1209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_faults_papi: kernel failures injected under the full PAPI API.
+ *
+ * The engine's own fault test (ctests/engine/test_faults.c) swaps its
+ * system-call table; this one goes through libpapi.so as a tool would.
+ * libpapi's calls into libc go through its PLT, so the definitions of
+ * syscall(), read(), ioctl(), mmap() and fcntl() below interpose on
+ * libc's for libpapi too.  They forward to libc (dlsym(RTLD_NEXT)) except
+ * when a row has armed them: then the nth call of the armed kind made by
+ * this thread on a perf_event descriptor (for syscall(): number
+ * SYS_perf_event_open only; every other system call passes) fails with
+ * the row's errno, @times calls in a row.  The switch is armed around the
+ * one PAPI call under test and nowhere else.
+ *
+ * Every row is {line, name, call, ioctl request or fcntl command (0: any),
+ * nth, times, errno, PAPI operation, expected PAPI result}.  A row passes
+ * only when
+ *  - the fault was injected exactly @times times and the PAPI call
+ *    returned the expected code (pe_errno_to_papi's mapping for
+ *    errors the component passes on, PAPI_OK for what it absorbs);
+ *  - the operation's own checks hold: after a failed add or option the
+ *    set keeps what it had (its events, their descriptors and nothing
+ *    more) and still starts, counts and stops, and the call succeeds
+ *    once the fault is gone; after a read retried on EINTR the values
+ *    are right (perf::TASK-CLOCK within 10 % + 2 ms of the thread's CPU
+ *    time) and monotonic; after a failed read, accum, reset or stop
+ *    nothing measured is lost (the next call covers the whole run);
+ *    a failed start leaves the set stopped and usable; without a ring
+ *    buffer (mmap refused) overflow and profiling still work on the
+ *    signal context's address (doc/design.md, "Overflow and profiling");
+ *  - after the row's sets are destroyed: /proc/self/fd, the perf_event
+ *    descriptors and the perf_event lines of /proc/self/maps are as
+ *    before, a witness set running in another thread still runs and has
+ *    kept counting (and at the end has counted that thread's whole CPU
+ *    time), and a reference set of this thread still starts, counts and
+ *    stops.
+ * (The overflow signal's handler is not checked: PAPI 7 never uninstalls
+ * it, its _papi_hwi_stop_signal calls sigaction(sig, NULL, NULL).)
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#undef _FORTIFY_SOURCE /* read() is defined here */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include "papi_util.h"
+
+/* ---------------------------------------------------------- injection */
+
+enum call { C_OPEN, C_READ, C_IOCTL, C_MMAP, C_FCNTL, NCALLS };
+static const char *const call_name[NCALLS] = { "perf_event_open", "read",
+					       "ioctl", "mmap", "fcntl" };
+
+static struct {
+	volatile pid_t tid; /* armed for this thread; 0: disarmed */
+	enum call call;
+	unsigned long what; /* only this ioctl request / fcntl command */
+	int nth, times, err;
+	volatile int seen;   /* matching calls since armed */
+	volatile int failed; /* of which failed */
+} inj;
+
+static void *libc_fn(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+/* Is @fd a perf_event descriptor?  No stdio: also used in the handler. */
+static int is_perf_fd(int fd)
+{
+	char path[40] = "/proc/self/fd/", link[64], d[12];
+	int n = 0, len = 14;
+	ssize_t r;
+
+	if (fd < 0)
+		return 0;
+	do
+		d[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) != 0);
+	while (n)
+		path[len++] = d[--n];
+	path[len] = 0;
+	r = readlink(path, link, sizeof(link) - 1);
+	if (r <= 0)
+		return 0;
+	link[r] = 0;
+	return strstr(link, "perf_event") != NULL;
+}
+
+/* Does this call fail?  If so errno is the row's. */
+static int fault(enum call c, int fd, unsigned long what)
+{
+	int saved = errno, n;
+
+	if (!inj.tid || inj.call != c || gettid() != inj.tid)
+		return 0;
+	if (inj.what && what != inj.what)
+		return 0;
+	if (c != C_OPEN && !is_perf_fd(fd)) {
+		errno = saved;
+		return 0;
+	}
+	errno = saved;
+	n = ++inj.seen;
+	if (n < inj.nth || n >= inj.nth + inj.times)
+		return 0;
+	inj.failed++;
+	errno = inj.err;
+	return 1;
+}
+
+long syscall(long nr, ...)
+{
+	static long (*real)(long, ...);
+	va_list ap;
+	long a[6];
+	int i;
+
+	va_start(ap, nr);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_perf_event_open && fault(C_OPEN, -1, 0))
+		return -1;
+	if (!real)
+		real = (long (*)(long, ...))libc_fn("syscall");
+	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static int (*real)(int, unsigned long, ...);
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fault(C_IOCTL, fd, req))
+		return -1;
+	if (!real)
+		real = (int (*)(int, unsigned long, ...))libc_fn("ioctl");
+	return real(fd, req, arg);
+}
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+	static ssize_t (*real)(int, void *, size_t);
+
+	if (fault(C_READ, fd, 0))
+		return -1;
+	if (!real)
+		real = (ssize_t(*)(int, void *, size_t))libc_fn("read");
+	return real(fd, buf, len);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real)(void *, size_t, int, int, int, off_t);
+
+	if (fault(C_MMAP, fd, 0))
+		return MAP_FAILED;
+	if (!real)
+		real = (void *(*)(void *, size_t, int, int, int, off_t))libc_fn(
+			"mmap");
+	return real(addr, len, prot, flags, fd, off);
+}
+
+int fcntl(int fd, int cmd, ...)
+{
+	static int (*real)(int, int, ...);
+	va_list ap;
+	unsigned long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (fault(C_FCNTL, fd, (unsigned long)cmd))
+		return -1;
+	if (!real)
+		real = (int (*)(int, int, ...))libc_fn("fcntl");
+	return real(fd, cmd, arg);
+}
+
+/* --------------------------------------------------------------- rows */
+
+enum op {
+	OP_ADD1,     /* PAPI_add_named_event of the 1st event (empty set) */
+	OP_ADD2,     /* ... of the 2nd (the set holds TASK-CLOCK) */
+	OP_ADD3,     /* ... of the 3rd (TASK-CLOCK, PAGE-FAULTS) */
+	OP_DOMAIN,   /* PAPI_set_opt(PAPI_DOMAIN, user+kernel), 2 events */
+	OP_MPX,      /* PAPI_set_multiplex, 2 events */
+	OP_READ,     /* PAPI_read of a running 2-event group */
+	OP_READ_MPX, /* PAPI_read of a multiplexed set: one read per event */
+	OP_ACCUM,
+	OP_RESET,
+	OP_STOP,
+	OP_START,       /* PAPI_start of a stopped set */
+	OP_START_DIRTY, /* ... whose context another set used since: reopen */
+	OP_OVF,         /* PAPI_overflow on TASK-CLOCK, 1 ms, 2-event set */
+	OP_PROFIL,      /* PAPI_profil on TASK-CLOCK */
+	OP_SPROFIL,     /* PAPI_sprofil on TASK-CLOCK */
+	OP_OVF_ADD,     /* add PAGE-FAULTS to a set overflowing on TASK-CLOCK */
+	OP_OVF_START,   /* PAPI_start of an overflowing set */
+	OP_OVF_START_DIRTY, /* ... that must be reopened by the start */
+	OP_OVF_STOP,        /* PAPI_stop of an overflowing set */
+};
+
+struct row {
+	int line;
+	const char *name;
+	enum call call;
+	unsigned long what; /* ioctl request or fcntl command; 0: any */
+	int nth, times, err;
+	enum op op;
+	int expect;
+};
+
+static const struct row rows[] = {
+	/* perf_event_open: pe_errno_to_papi's mapping, at every position
+	 * of a set being built (the component reopens the whole group on
+	 * every add; PAPI 7 re-establishes the old events on failure). */
+	{ __LINE__, "perf_event_open EMFILE adding the 1st event: PAPI_ECOUNT",
+	  C_OPEN, 0, 1, 1, EMFILE, OP_ADD1, PAPI_ECOUNT },
+	{ __LINE__,
+	  "perf_event_open EMFILE on the 2nd event's open: PAPI_ECOUNT, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
+	{ __LINE__,
+	  "perf_event_open EMFILE on the 3rd event's open: PAPI_ECOUNT, set keeps 2",
+	  C_OPEN, 0, 3, 1, EMFILE, OP_ADD3, PAPI_ECOUNT },
+	{ __LINE__, "perf_event_open EACCES adding the 1st event: PAPI_EPERM",
+	  C_OPEN, 0, 1, 1, EACCES, OP_ADD1, PAPI_EPERM },
+	{ __LINE__,
+	  "perf_event_open EACCES on the 2nd event's open: PAPI_EPERM, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, EACCES, OP_ADD2, PAPI_EPERM },
+	{ __LINE__,
+	  "perf_event_open EACCES on the 3rd event's open: PAPI_EPERM, set keeps 2",
+	  C_OPEN, 0, 3, 1, EACCES, OP_ADD3, PAPI_EPERM },
+	{ __LINE__, "perf_event_open EPERM adding the 1st event: PAPI_EPERM",
+	  C_OPEN, 0, 1, 1, EPERM, OP_ADD1, PAPI_EPERM },
+	{ __LINE__,
+	  "perf_event_open EPERM on the 2nd event's open: PAPI_EPERM, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, EPERM, OP_ADD2, PAPI_EPERM },
+	{ __LINE__,
+	  "perf_event_open EPERM on the 3rd event's open: PAPI_EPERM, set keeps 2",
+	  C_OPEN, 0, 3, 1, EPERM, OP_ADD3, PAPI_EPERM },
+	{ __LINE__, "perf_event_open ENOENT adding the 1st event: PAPI_ENOEVNT",
+	  C_OPEN, 0, 1, 1, ENOENT, OP_ADD1, PAPI_ENOEVNT },
+	{ __LINE__,
+	  "perf_event_open ENOENT on the 2nd event's open: PAPI_ENOEVNT, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, ENOENT, OP_ADD2, PAPI_ENOEVNT },
+	{ __LINE__,
+	  "perf_event_open ENOENT on the 3rd event's open: PAPI_ENOEVNT, set keeps 2",
+	  C_OPEN, 0, 3, 1, ENOENT, OP_ADD3, PAPI_ENOEVNT },
+	{ __LINE__,
+	  "perf_event_open EOPNOTSUPP adding the 1st event: PAPI_ENOSUPP",
+	  C_OPEN, 0, 1, 1, EOPNOTSUPP, OP_ADD1, PAPI_ENOSUPP },
+	{ __LINE__,
+	  "perf_event_open EOPNOTSUPP on the 2nd event's open: PAPI_ENOSUPP, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, EOPNOTSUPP, OP_ADD2, PAPI_ENOSUPP },
+	{ __LINE__,
+	  "perf_event_open EOPNOTSUPP on the 3rd event's open: PAPI_ENOSUPP, set keeps 2",
+	  C_OPEN, 0, 3, 1, EOPNOTSUPP, OP_ADD3, PAPI_ENOSUPP },
+	{ __LINE__, "perf_event_open ENODEV adding the 1st event: PAPI_ENOSUPP",
+	  C_OPEN, 0, 1, 1, ENODEV, OP_ADD1, PAPI_ENOSUPP },
+	{ __LINE__,
+	  "perf_event_open ENODEV on the 2nd event's open: PAPI_ENOSUPP, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, ENODEV, OP_ADD2, PAPI_ENOSUPP },
+	{ __LINE__,
+	  "perf_event_open ENODEV on the 3rd event's open: PAPI_ENOSUPP, set keeps 2",
+	  C_OPEN, 0, 3, 1, ENODEV, OP_ADD3, PAPI_ENOSUPP },
+	{ __LINE__, "perf_event_open EBUSY adding the 1st event: PAPI_ECNFLCT",
+	  C_OPEN, 0, 1, 1, EBUSY, OP_ADD1, PAPI_ECNFLCT },
+	{ __LINE__,
+	  "perf_event_open EBUSY on the 2nd event's open: PAPI_ECNFLCT, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, EBUSY, OP_ADD2, PAPI_ECNFLCT },
+	{ __LINE__,
+	  "perf_event_open EBUSY on the 3rd event's open: PAPI_ECNFLCT, set keeps 2",
+	  C_OPEN, 0, 3, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
+	{ __LINE__, "perf_event_open EINVAL adding the 1st event: PAPI_EINVAL",
+	  C_OPEN, 0, 1, 1, EINVAL, OP_ADD1, PAPI_EINVAL },
+	{ __LINE__,
+	  "perf_event_open EINVAL on the 2nd event's open: PAPI_EINVAL, set keeps the 1st",
+	  C_OPEN, 0, 2, 1, EINVAL, OP_ADD2, PAPI_EINVAL },
+	{ __LINE__,
+	  "perf_event_open EINVAL on the 3rd event's open: PAPI_EINVAL, set keeps 2",
+	  C_OPEN, 0, 3, 1, EINVAL, OP_ADD3, PAPI_EINVAL },
+	{ __LINE__, "perf_event_open ENFILE adding the 1st event: PAPI_ECOUNT",
+	  C_OPEN, 0, 1, 1, ENFILE, OP_ADD1, PAPI_ECOUNT },
+	{ __LINE__, "perf_event_open ENOMEM adding the 2nd event: PAPI_ENOMEM",
+	  C_OPEN, 0, 2, 1, ENOMEM, OP_ADD2, PAPI_ENOMEM },
+	{ __LINE__,
+	  "perf_event_open E2BIG (any other errno) adding the 2nd: PAPI_ESYS",
+	  C_OPEN, 0, 2, 1, E2BIG, OP_ADD2, PAPI_ESYS },
+	{ __LINE__,
+	  "perf_event_open EMFILE on the leader's reopen adding the 2nd",
+	  C_OPEN, 0, 1, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
+	{ __LINE__,
+	  "perf_event_open EACCES on the leader's reopen adding the 3rd",
+	  C_OPEN, 0, 1, 1, EACCES, OP_ADD3, PAPI_EPERM },
+	{ __LINE__,
+	  "perf_event_open EBUSY on the 2nd event's reopen adding the 3rd",
+	  C_OPEN, 0, 2, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
+	{ __LINE__,
+	  "perf_event_open EACCES on PAPI_DOMAIN user+kernel: old domain kept",
+	  C_OPEN, 0, 1, 1, EACCES, OP_DOMAIN, PAPI_EPERM },
+	{ __LINE__,
+	  "perf_event_open EMFILE on PAPI_DOMAIN's 2nd open: old domain kept",
+	  C_OPEN, 0, 2, 1, EMFILE, OP_DOMAIN, PAPI_ECOUNT },
+	{ __LINE__, "perf_event_open EMFILE on PAPI_set_multiplex's 2nd open",
+	  C_OPEN, 0, 2, 1, EMFILE, OP_MPX, PAPI_ECOUNT },
+	{ __LINE__,
+	  "perf_event_open EMFILE on PAPI_overflow's reopen: no overflow, set kept",
+	  C_OPEN, 0, 2, 1, EMFILE, OP_OVF, PAPI_ECOUNT },
+
+	/* read(2): EINTR is retried, anything else is PAPI_ESYS and the
+	 * next call covers the whole run. */
+	{ __LINE__, "read EINTR once on PAPI_read: PAPI_OK, right values",
+	  C_READ, 0, 1, 1, EINTR, OP_READ, PAPI_OK },
+	{ __LINE__, "read EINTR 3 times on PAPI_read: PAPI_OK, right values",
+	  C_READ, 0, 1, 3, EINTR, OP_READ, PAPI_OK },
+	{ __LINE__, "read EIO on PAPI_read: PAPI_ESYS, next read works", C_READ,
+	  0, 1, 1, EIO, OP_READ, PAPI_ESYS },
+	{ __LINE__, "read EINTR on a multiplexed set's 2nd event read: PAPI_OK",
+	  C_READ, 0, 2, 1, EINTR, OP_READ_MPX, PAPI_OK },
+	{ __LINE__, "read EIO on a multiplexed set's 2nd event read: PAPI_ESYS",
+	  C_READ, 0, 2, 1, EIO, OP_READ_MPX, PAPI_ESYS },
+	{ __LINE__, "read EINTR on PAPI_accum: PAPI_OK", C_READ, 0, 1, 1, EINTR,
+	  OP_ACCUM, PAPI_OK },
+	{ __LINE__, "read EIO on PAPI_accum: PAPI_ESYS, values untouched",
+	  C_READ, 0, 1, 1, EIO, OP_ACCUM, PAPI_ESYS },
+	{ __LINE__, "read EINTR on PAPI_reset: PAPI_OK, values from the reset",
+	  C_READ, 0, 1, 1, EINTR, OP_RESET, PAPI_OK },
+	{ __LINE__, "read EIO on PAPI_reset: PAPI_ESYS, old bases kept", C_READ,
+	  0, 1, 1, EIO, OP_RESET, PAPI_ESYS },
+	{ __LINE__, "read EINTR on PAPI_stop: PAPI_OK", C_READ, 0, 1, 1, EINTR,
+	  OP_STOP, PAPI_OK },
+	{ __LINE__, "read EIO on PAPI_stop: PAPI_ESYS, still running", C_READ,
+	  0, 1, 1, EIO, OP_STOP, PAPI_ESYS },
+	{ __LINE__,
+	  "read EIO on PAPI_stop of an overflowing set: PAPI_ESYS, overflows on",
+	  C_READ, 0, 1, 1, EIO, OP_OVF_STOP, PAPI_ESYS },
+
+	/* ioctl(2) */
+	{ __LINE__, "ioctl(ENABLE) EBUSY on PAPI_start: PAPI_ECNFLCT", C_IOCTL,
+	  PERF_EVENT_IOC_ENABLE, 1, 1, EBUSY, OP_START, PAPI_ECNFLCT },
+	{ __LINE__, "ioctl(ENABLE) EIO on PAPI_start: PAPI_ESYS", C_IOCTL,
+	  PERF_EVENT_IOC_ENABLE, 1, 1, EIO, OP_START, PAPI_ESYS },
+	{ __LINE__, "ioctl(DISABLE) EIO on PAPI_stop: PAPI_ESYS, still running",
+	  C_IOCTL, PERF_EVENT_IOC_DISABLE, 1, 1, EIO, OP_STOP, PAPI_ESYS },
+	{ __LINE__,
+	  "ioctl(ENABLE) EBUSY on a PAPI_start that reopens: PAPI_ECNFLCT",
+	  C_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EBUSY, OP_START_DIRTY,
+	  PAPI_ECNFLCT },
+	{ __LINE__, "ioctl(REFRESH) EBUSY on PAPI_start of an overflowing set",
+	  C_IOCTL, PERF_EVENT_IOC_REFRESH, 1, 1, EBUSY, OP_OVF_START,
+	  PAPI_ECNFLCT },
+	{ __LINE__,
+	  "ioctl(ENABLE) EIO on PAPI_start of an overflowing set (refreshed)",
+	  C_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EIO, OP_OVF_START, PAPI_ESYS },
+
+	/* mmap(2) of the ring buffer (as when perf_event_mlock_kb is used
+	 * up): overflow and profiling work on the context's address. */
+	{ __LINE__, "mmap EPERM on PAPI_overflow: PAPI_OK, context address",
+	  C_MMAP, 0, 1, 1, EPERM, OP_OVF, PAPI_OK },
+	{ __LINE__, "mmap ENOMEM on PAPI_overflow: PAPI_OK, context address",
+	  C_MMAP, 0, 1, 1, ENOMEM, OP_OVF, PAPI_OK },
+	{ __LINE__, "mmap EPERM on PAPI_profil: PAPI_OK, histogram filled",
+	  C_MMAP, 0, 1, 1, EPERM, OP_PROFIL, PAPI_OK },
+	{ __LINE__, "mmap EPERM on PAPI_sprofil: PAPI_OK, histogram filled",
+	  C_MMAP, 0, 1, 1, EPERM, OP_SPROFIL, PAPI_OK },
+	{ __LINE__,
+	  "mmap EPERM adding to an overflowing set: PAPI_OK, still overflows",
+	  C_MMAP, 0, 1, 1, EPERM, OP_OVF_ADD, PAPI_OK },
+	{ __LINE__,
+	  "mmap EPERM on a PAPI_start that reopens an overflowing set: PAPI_OK",
+	  C_MMAP, 0, 1, 1, EPERM, OP_OVF_START_DIRTY, PAPI_OK },
+
+	/* fcntl(2): the overflow signal's routing. */
+	{ __LINE__, "fcntl(F_SETSIG) EINVAL on PAPI_overflow: PAPI_EINVAL",
+	  C_FCNTL, F_SETSIG, 1, 1, EINVAL, OP_OVF, PAPI_EINVAL },
+	{ __LINE__, "fcntl(F_SETOWN_EX) EPERM on PAPI_overflow: PAPI_EPERM",
+	  C_FCNTL, F_SETOWN_EX, 1, 1, EPERM, OP_OVF, PAPI_EPERM },
+	{ __LINE__, "fcntl(F_SETOWN_EX) ESRCH on PAPI_overflow: PAPI_ESYS",
+	  C_FCNTL, F_SETOWN_EX, 1, 1, ESRCH, OP_OVF, PAPI_ESYS },
+	{ __LINE__, "fcntl(F_SETFL O_ASYNC) EBADF on PAPI_overflow: PAPI_ESYS",
+	  C_FCNTL, F_SETFL, 1, 1, EBADF, OP_OVF, PAPI_ESYS },
+	{ __LINE__, "fcntl(F_SETSIG) EINVAL on PAPI_sprofil: PAPI_EINVAL",
+	  C_FCNTL, F_SETSIG, 1, 1, EINVAL, OP_SPROFIL, PAPI_EINVAL },
+};
+
+/* ------------------------------------------------------------ helpers */
+
+#define THRESHOLD 1000000 /* 1 ms of task-clock */
+#define PROF_BYTES 4096   /* code a histogram covers, from the loop on */
+#define NEV 3
+
+static const char *const ev[NEV] = { "perf::TASK-CLOCK", "perf::PAGE-FAULTS",
+				     "perf::CPU-CLOCK" };
+static int tc_code;
+
+static char why[2000];
+
+static void append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void append(const char *fmt, ...)
+{
+	size_t n = strlen(why);
+	va_list ap;
+
+	if (n + 3 >= sizeof(why))
+		return;
+	if (n)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "; ");
+	va_start(ap, fmt);
+	vsnprintf(why + n, sizeof(why) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void arm(const struct row *r)
+{
+	inj.call = r->call;
+	inj.what = r->what;
+	inj.nth = r->nth;
+	inj.times = r->times;
+	inj.err = r->err;
+	inj.seen = 0;
+	inj.failed = 0;
+	__atomic_store_n(&inj.tid, gettid(), __ATOMIC_SEQ_CST);
+}
+
+static void disarm(void)
+{
+	__atomic_store_n(&inj.tid, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Pure arithmetic, no calls: every user-mode sample lands in here. */
+static __attribute__((noinline)) unsigned long profiled_loop(long iters)
+{
+	volatile unsigned long x = 1;
+	long i;
+
+	for (i = 0; i < iters; i++)
+		x = x * 2862933555777941757UL + 3037000493UL;
+	return x;
+}
+
+static long iters_per_ms;
+
+/* The fastest of a few runs: a cold first one would make spins short. */
+static void calibrate(void)
+{
+	long long t0, dt, best = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		t0 = thread_ns();
+		(void)profiled_loop(1000000);
+		dt = thread_ns() - t0;
+		if (dt > 0 && (best == 0 || dt < best))
+			best = dt;
+	}
+	iters_per_ms = best > 0 ? (long)(1000000LL * MS / best) : 100000;
+}
+
+static void spin_ms(long ms)
+{
+	(void)profiled_loop(ms * iters_per_ms);
+}
+
+/* What every event of the sets here counts: CPU time and page faults. */
+static void work(void)
+{
+	spin_ms(2);
+	(void)touch_pages(8);
+}
+
+static struct {
+	volatile long calls, in_loop, no_address, bad_vector;
+} ovf;
+
+static void handler(int set, void *address, long long vector, void *ctx)
+{
+	uintptr_t a = (uintptr_t)address, lo = (uintptr_t)profiled_loop;
+
+	(void)set;
+	(void)ctx;
+	ovf.calls++;
+	if (!address)
+		ovf.no_address++;
+	else if (a >= lo && a < lo + PROF_BYTES)
+		ovf.in_loop++;
+	if (vector != 1) /* TASK-CLOCK is position 0 */
+		ovf.bad_vector++;
+}
+
+static void ovf_reset(void)
+{
+	ovf.calls = ovf.in_loop = ovf.no_address = ovf.bad_vector = 0;
+}
+
+static int rate_ok(long n, long long ns)
+{
+	long long want = ns / MS;
+
+	return n >= want / 2 && n <= want + want / 2 + 2;
+}
+
+static int base_fds, base_perf, base_maps;
+
+/* The test set holds exactly @n perf descriptors and no other. */
+static void holds(int n, const char *when)
+{
+	int got = perf_fd_count() - base_perf;
+
+	if (got != n)
+		append("%s: %d perf descriptors, want %d", when, got, n);
+}
+
+static void maps_are(int n, const char *when)
+{
+	int got = perf_maps_count() - base_maps;
+
+	if (got != n)
+		append("%s: %d perf mappings, want %d", when, got, n);
+}
+
+static int nevents(int set)
+{
+	return PAPI_num_events(set);
+}
+
+/* Start, work, read, work, stop: every one of @n events counts and grows. */
+static int counts(int set, int n, const char *what)
+{
+	long long a[NEV] = { 0 }, b[NEV] = { 0 };
+	int rc1, rc2 = PAPI_OK, rc3 = PAPI_OK, i, ok = 1;
+
+	rc1 = PAPI_start(set);
+	if (rc1 == PAPI_OK) {
+		work();
+		rc2 = PAPI_read(set, a);
+		work();
+		rc3 = PAPI_stop(set, b);
+	}
+	if (rc1 != PAPI_OK || rc2 != PAPI_OK || rc3 != PAPI_OK) {
+		append("%s: start %s, read %s, stop %s", what, papi_err(rc1),
+		       papi_err(rc2), papi_err(rc3));
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (a[i] <= 0 || b[i] <= a[i]) {
+			append("%s: %s counted %lld then %lld", what, ev[i],
+			       a[i], b[i]);
+			ok = 0;
+		}
+	return ok;
+}
+
+static int set_domain(int set, int dom)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.domain.eventset = set;
+	opt.domain.domain = dom;
+	return PAPI_set_opt(PAPI_DOMAIN, &opt);
+}
+
+static int get_domain(int set)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.domain.eventset = set;
+	return PAPI_get_opt(PAPI_DOMAIN, &opt) == PAPI_OK ? opt.domain.domain :
+							    -1;
+}
+
+static int state_of(int set)
+{
+	int st = 0;
+
+	return PAPI_state(set, &st) == PAPI_OK ? st : 0;
+}
+
+static int ref = PAPI_NULL; /* this thread's reference set, stopped */
+
+/* Make another set the last one this thread's context was set up for. */
+static void use_ref(void)
+{
+	long long v[1];
+
+	if (PAPI_start(ref) != PAPI_OK || PAPI_stop(ref, v) != PAPI_OK)
+		append("setup: reference set does not start");
+}
+
+static int new_set(int n, int *set)
+{
+	int rc = make_named_set(set, ev, n);
+
+	if (rc != PAPI_OK)
+		append("setup: a set of %d events: %s", n, papi_err(rc));
+	return rc;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+static unsigned short hist[PROF_BYTES / 2];
+static PAPI_sprofil_t sprof = { hist, sizeof(hist), (vptr_t)profiled_loop,
+				65536 };
+
+static unsigned long hist_sum(size_t lo, size_t hi)
+{
+	unsigned long s = 0;
+
+	while (lo < hi)
+		s += hist[lo++];
+	return s;
+}
+
+/*
+ * Turn TASK-CLOCK's sampling of @op's kind on (@threshold) or off (0).
+ * No row makes PAPI_profil fail: PAPI 7's core then frees the region
+ * PAPI_sprofil left in the set, and the next PAPI_profil of that event
+ * uses and frees it again (doc/reliability.md); PAPI_sprofil, whose
+ * regions are the caller's, takes those rows.
+ */
+static int sampling(enum op op, int set, int threshold)
+{
+	switch (op) {
+	case OP_PROFIL:
+		return PAPI_profil(hist, sizeof(hist), (vptr_t)profiled_loop,
+				   65536, set, tc_code, threshold,
+				   PAPI_PROFIL_POSIX);
+	case OP_SPROFIL:
+		return PAPI_sprofil(&sprof, 1, set, tc_code, threshold,
+				    PAPI_PROFIL_POSIX);
+	default:
+		return PAPI_overflow(set, tc_code, threshold, 0, handler);
+	}
+}
+
+/*
+ * 100 ms in the loop with @set sampling: about one handler call or
+ * histogram sample per ms, on the loop.  Returns the samples.
+ */
+static long sample_run(enum op op, int set, const char *what)
+{
+	long long v[NEV], ns = 0;
+	long n, in;
+	int rc, rc2 = PAPI_OK;
+
+	ovf_reset();
+	memset(hist, 0, sizeof(hist));
+	rc = PAPI_start(set);
+	if (rc == PAPI_OK) {
+		ns = thread_ns();
+		spin_ms(100);
+		ns = thread_ns() - ns;
+		rc2 = PAPI_stop(set, v);
+	}
+	if (rc != PAPI_OK || rc2 != PAPI_OK) {
+		append("%s: start %s, stop %s", what, papi_err(rc),
+		       papi_err(rc2));
+		return 0;
+	}
+	if (op == OP_PROFIL || op == OP_SPROFIL) {
+		n = (long)hist_sum(0, PROF_BYTES / 2);
+		in = (long)hist_sum(0, 256 / 2);
+	} else {
+		n = ovf.calls;
+		in = ovf.in_loop;
+		if (ovf.bad_vector || ovf.no_address)
+			append("%s: %ld calls with a wrong vector, %ld without address",
+			       what, ovf.bad_vector, ovf.no_address);
+	}
+	if (!rate_ok(n, ns) || in * 10 < n * 8)
+		append("%s: %ld samples (%ld on the loop) in %lld ms", what, n,
+		       in, ns / MS);
+	return n;
+}
+
+/* ----------------------------------------------------------------- ops */
+
+static int op_add(const struct row *r, int *set, int k)
+{
+	int got, rc, n;
+
+	if (new_set(k - 1, set) != PAPI_OK)
+		return PAPI_EMISC;
+	if (k == 1 && PAPI_assign_eventset_component(*set, 0) != PAPI_OK)
+		append("setup: assign component 0");
+	arm(r);
+	got = PAPI_add_named_event(*set, ev[k - 1]);
+	disarm();
+	n = got == PAPI_OK ? k : k - 1;
+	if (nevents(*set) != n)
+		append("%d events in the set, want %d", nevents(*set), n);
+	holds(n, "after the add");
+	if (n > 0)
+		(void)counts(*set, n,
+			     got == PAPI_OK ? "after the add" :
+					      "the events added before");
+	if (got != PAPI_OK) {
+		rc = PAPI_add_named_event(*set, ev[k - 1]);
+		if (rc != PAPI_OK)
+			append("the add without the fault: %s", papi_err(rc));
+		else
+			(void)counts(*set, k,
+				     "after the add without the fault");
+	}
+	return got;
+}
+
+static int op_option(const struct row *r, int *set)
+{
+	int got, rc, mpx = r->op == OP_MPX;
+	const int dom = PAPI_DOM_USER | PAPI_DOM_KERNEL;
+
+	if (new_set(2, set) != PAPI_OK)
+		return PAPI_EMISC;
+	arm(r);
+	got = mpx ? PAPI_set_multiplex(*set) : set_domain(*set, dom);
+	disarm();
+	if (mpx && (PAPI_get_multiplex(*set) > 0) != (got == PAPI_OK))
+		append("PAPI_get_multiplex %d after %s",
+		       PAPI_get_multiplex(*set), papi_err(got));
+	if (!mpx && get_domain(*set) != (got == PAPI_OK ? dom : PAPI_DOM_USER))
+		append("domain %#x after %s", get_domain(*set), papi_err(got));
+	holds(2, "after the option");
+	(void)counts(*set, 2, "after the option");
+	if (got != PAPI_OK) {
+		rc = mpx ? PAPI_set_multiplex(*set) : set_domain(*set, dom);
+		if (rc != PAPI_OK)
+			append("the option without the fault: %s",
+			       papi_err(rc));
+		else
+			(void)counts(*set, 2,
+				     "after the option without the fault");
+	}
+	return got;
+}
+
+/* Reads, accum, reset and stop of a running 2-event set. */
+static int op_running(const struct row *r, int *set)
+{
+	long long a[NEV] = { 0 }, b[NEV] = { 0 }, c[NEV] = { 0 },
+		  d[NEV] = { 0 }, t0, t1, t2;
+	int got = PAPI_EMISC, rc, i;
+
+	if (new_set(2, set) != PAPI_OK)
+		return PAPI_EMISC;
+	if (r->op == OP_READ_MPX &&
+	    (rc = PAPI_set_multiplex(*set)) != PAPI_OK) {
+		append("setup: PAPI_set_multiplex: %s", papi_err(rc));
+		return PAPI_EMISC;
+	}
+	t0 = thread_ns();
+	rc = PAPI_start(*set);
+	work();
+	if (rc == PAPI_OK)
+		rc = PAPI_read(*set, a);
+	if (rc != PAPI_OK) {
+		append("setup: start and read: %s", papi_err(rc));
+		return PAPI_EMISC;
+	}
+	work();
+	arm(r);
+	switch (r->op) {
+	case OP_ACCUM:
+		got = PAPI_accum(*set, b);
+		break;
+	case OP_RESET:
+		got = PAPI_reset(*set);
+		break;
+	case OP_STOP:
+		got = PAPI_stop(*set, b);
+		break;
+	default:
+		got = PAPI_read(*set, b);
+		break;
+	}
+	disarm();
+	t1 = thread_ns();
+
+	switch (r->op) {
+	case OP_READ:
+	case OP_READ_MPX:
+		if (got == PAPI_OK && (b[0] < a[0] || b[1] < a[1] ||
+				       !near(b[0], t1 - t0, 0.10, 2 * MS)))
+			append("read %lld, %lld after %lld, %lld; thread CPU %lld ns",
+			       b[0], b[1], a[0], a[1], t1 - t0);
+		work();
+		rc = PAPI_read(*set, c);
+		t2 = thread_ns();
+		if (rc != PAPI_OK || c[0] <= a[0] || c[1] <= a[1] ||
+		    (got == PAPI_OK && (c[0] < b[0] || c[1] < b[1])) ||
+		    !near(c[0], t2 - t0, 0.10, 2 * MS))
+			append("next read %s: %lld, %lld after %lld, %lld; thread CPU %lld ns",
+			       papi_err(rc), c[0], c[1], a[0], a[1], t2 - t0);
+		break;
+	case OP_ACCUM:
+		if (got != PAPI_OK && (b[0] || b[1]))
+			append("failed accum changed the values: %lld, %lld",
+			       b[0], b[1]);
+		if (got == PAPI_OK && !near(b[0], t1 - t0, 0.10, 2 * MS))
+			append("accum %lld for %lld ns", b[0], t1 - t0);
+		work();
+		rc = PAPI_accum(*set, b);
+		t2 = thread_ns();
+		if (rc != PAPI_OK || !near(b[0], t2 - t0, 0.10, 2 * MS) ||
+		    b[1] <= a[1])
+			append("next accum %s: %lld, %lld for %lld ns",
+			       papi_err(rc), b[0], b[1], t2 - t0);
+		break;
+	case OP_RESET:
+		work();
+		rc = PAPI_read(*set, c);
+		t2 = thread_ns();
+		/* Failed: the old bases, so the read covers the whole run. */
+		if (rc != PAPI_OK ||
+		    !near(c[0], got == PAPI_OK ? t2 - t1 : t2 - t0, 0.10,
+			  2 * MS) ||
+		    (got != PAPI_OK && (c[0] <= a[0] || c[1] <= a[1])))
+			append("read after the reset %s: %lld, %lld; %lld ns since start, %lld since reset",
+			       papi_err(rc), c[0], c[1], t2 - t0, t2 - t1);
+		break;
+	case OP_STOP:
+		if (got == PAPI_OK) {
+			if (!(state_of(*set) & PAPI_STOPPED) ||
+			    !near(b[0], t1 - t0, 0.10, 2 * MS) || b[1] <= a[1])
+				append("stopped %#x: %lld, %lld for %lld ns",
+				       state_of(*set), b[0], b[1], t1 - t0);
+			(void)counts(*set, 2, "after the stop");
+			break;
+		}
+		if (!(state_of(*set) & PAPI_RUNNING))
+			append("not running after the failed stop (state %#x)",
+			       state_of(*set));
+		work();
+		rc = PAPI_read(*set, c);
+		work();
+		i = PAPI_stop(*set, d);
+		t2 = thread_ns();
+		if (rc != PAPI_OK || i != PAPI_OK || c[0] <= a[0] ||
+		    c[1] <= a[1] || d[0] < c[0] || d[1] <= c[1] ||
+		    !near(d[0], t2 - t0, 0.10, 2 * MS))
+			append("after the failed stop: read %s %lld, %lld; stop %s %lld, %lld; %lld ns",
+			       papi_err(rc), c[0], c[1], papi_err(i), d[0],
+			       d[1], t2 - t0);
+		break;
+	default:
+		break;
+	}
+	return got;
+}
+
+static int op_start(const struct row *r, int *set)
+{
+	long long v[NEV];
+	int got, ovfl = r->op == OP_OVF_START || r->op == OP_OVF_START_DIRTY;
+	int dirty = r->op == OP_START_DIRTY || r->op == OP_OVF_START_DIRTY;
+	int rc;
+
+	if (new_set(2, set) != PAPI_OK)
+		return PAPI_EMISC;
+	if (ovfl && (rc = sampling(OP_OVF, *set, THRESHOLD)) != PAPI_OK) {
+		append("setup: PAPI_overflow: %s", papi_err(rc));
+		return PAPI_EMISC;
+	}
+	if (dirty)
+		use_ref();
+	arm(r);
+	got = PAPI_start(*set);
+	disarm();
+	if (got == PAPI_OK) {
+		(void)PAPI_stop(*set, v);
+	} else {
+		if (!(state_of(*set) & PAPI_STOPPED) ||
+		    (state_of(*set) & PAPI_RUNNING))
+			append("state %#x after the failed start",
+			       state_of(*set));
+		holds(2, "after the failed start");
+		maps_are(ovfl ? 1 : 0, "after the failed start");
+	}
+	if (ovfl)
+		(void)sample_run(OP_OVF, *set, "overflow after the start");
+	else
+		(void)counts(*set, 2, "after the start");
+	return got;
+}
+
+static int op_sampling(const struct row *r, int *set)
+{
+	int got, rc, maps = r->call == C_MMAP ? 0 : 1;
+
+	if (new_set(r->op == OP_OVF ? 2 : 1, set) != PAPI_OK)
+		return PAPI_EMISC;
+	arm(r);
+	got = sampling(r->op, *set, THRESHOLD);
+	disarm();
+	holds(nevents(*set), "after the call");
+	maps_are(got == PAPI_OK ? maps : 0, "after the call");
+	if (got == PAPI_OK) {
+		(void)sample_run(r->op, *set, "sampling");
+		rc = sampling(r->op, *set, 0);
+		if (rc != PAPI_OK)
+			append("turning it off: %s", papi_err(rc));
+	} else {
+		ovf_reset();
+		(void)counts(*set, nevents(*set), "without sampling");
+		if (ovf.calls)
+			append("%ld handler calls without overflow", ovf.calls);
+	}
+	/* Without the fault: the ring is mapped, addresses from it. */
+	rc = sampling(r->op, *set, THRESHOLD);
+	if (rc != PAPI_OK) {
+		append("without the fault: %s", papi_err(rc));
+		return got;
+	}
+	maps_are(1, "without the fault");
+	(void)sample_run(r->op, *set, "sampling without the fault");
+	rc = sampling(r->op, *set, 0);
+	if (rc != PAPI_OK)
+		append("turning it off: %s", papi_err(rc));
+	return got;
+}
+
+static int op_ovf_add(const struct row *r, int *set)
+{
+	int got, rc, n;
+
+	if (new_set(1, set) != PAPI_OK)
+		return PAPI_EMISC;
+	rc = sampling(OP_OVF, *set, THRESHOLD);
+	if (rc != PAPI_OK) {
+		append("setup: PAPI_overflow: %s", papi_err(rc));
+		return PAPI_EMISC;
+	}
+	arm(r);
+	got = PAPI_add_named_event(*set, ev[1]);
+	disarm();
+	n = got == PAPI_OK ? 2 : 1;
+	if (nevents(*set) != n)
+		append("%d events in the set, want %d", nevents(*set), n);
+	holds(n, "after the add");
+	maps_are(r->call == C_MMAP ? 0 : 1, "after the add");
+	(void)sample_run(OP_OVF, *set, "overflow after the add");
+	if (got != PAPI_OK) {
+		rc = PAPI_add_named_event(*set, ev[1]);
+		if (rc != PAPI_OK)
+			append("the add without the fault: %s", papi_err(rc));
+		else
+			(void)sample_run(
+				OP_OVF, *set,
+				"overflow after the add without the fault");
+	}
+	(void)sampling(OP_OVF, *set, 0);
+	return got;
+}
+
+static int op_ovf_stop(const struct row *r, int *set)
+{
+	long long a[NEV] = { 0 }, b[NEV] = { 0 }, c[NEV] = { 0 }, ns;
+	int got, rc, rc2;
+
+	if (new_set(2, set) != PAPI_OK)
+		return PAPI_EMISC;
+	rc = sampling(OP_OVF, *set, THRESHOLD);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(*set);
+	if (rc != PAPI_OK) {
+		append("setup: overflow and start: %s", papi_err(rc));
+		return PAPI_EMISC;
+	}
+	spin_ms(20);
+	arm(r);
+	got = PAPI_stop(*set, a);
+	disarm();
+	if (got == PAPI_OK)
+		return got;
+	if (!(state_of(*set) & PAPI_RUNNING))
+		append("not running after the failed stop (state %#x)",
+		       state_of(*set));
+	/* Still running: it counts and overflows as before. */
+	rc = PAPI_read(*set, a);
+	ovf_reset();
+	ns = thread_ns();
+	spin_ms(100);
+	ns = thread_ns() - ns;
+	rc2 = PAPI_read(*set, b);
+	if (rc != PAPI_OK || rc2 != PAPI_OK ||
+	    !near(b[0] - a[0], ns, 0.10, 2 * MS) || !rate_ok(ovf.calls, ns))
+		append("after the failed stop: read %s, %s; task-clock +%lld ns and %ld handler calls in %lld ns",
+		       papi_err(rc), papi_err(rc2), b[0] - a[0], ovf.calls, ns);
+	rc = PAPI_stop(*set, c);
+	if (rc != PAPI_OK)
+		append("the stop without the fault: %s", papi_err(rc));
+	(void)sampling(OP_OVF, *set, 0);
+	return got;
+}
+
+/* ------------------------------------------ witness and the row runner */
+
+static struct {
+	int set;
+	int rc;
+	volatile int stop;
+	int ready;
+	long long last, final, cpu;
+} wit = { PAPI_NULL, 0, 0, 0, 0, 0, 0 };
+
+static void *witness_main(void *arg)
+{
+	const char *const names[] = { ev[0] };
+	long long t0;
+	int rc;
+
+	(void)arg;
+	rc = PAPI_register_thread();
+	if (rc == PAPI_OK)
+		rc = make_named_set(&wit.set, names, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(wit.set);
+	t0 = thread_ns();
+	wit.rc = rc;
+	__atomic_store_n(&wit.ready, 1, __ATOMIC_RELEASE);
+	while (!wit.stop)
+		busy_ns(100 * 1000);
+	if (rc == PAPI_OK)
+		wit.rc = PAPI_stop(wit.set, &wit.final);
+	wit.cpu = thread_ns() - t0;
+	drop_set(&wit.set);
+	(void)PAPI_unregister_thread();
+	return NULL;
+}
+
+static unsigned int nrows, nfailed, nfaults, by_call[NCALLS];
+
+static void run_row(const struct row *r)
+{
+	long long v[2] = { 0, 0 }, t;
+	int set = PAPI_NULL, got, n, rc, rc2, rc3;
+
+	why[0] = 0;
+	switch (r->op) {
+	case OP_ADD1:
+		got = op_add(r, &set, 1);
+		break;
+	case OP_ADD2:
+		got = op_add(r, &set, 2);
+		break;
+	case OP_ADD3:
+		got = op_add(r, &set, 3);
+		break;
+	case OP_DOMAIN:
+	case OP_MPX:
+		got = op_option(r, &set);
+		break;
+	case OP_START:
+	case OP_START_DIRTY:
+	case OP_OVF_START:
+	case OP_OVF_START_DIRTY:
+		got = op_start(r, &set);
+		break;
+	case OP_OVF:
+	case OP_PROFIL:
+	case OP_SPROFIL:
+		got = op_sampling(r, &set);
+		break;
+	case OP_OVF_ADD:
+		got = op_ovf_add(r, &set);
+		break;
+	case OP_OVF_STOP:
+		got = op_ovf_stop(r, &set);
+		break;
+	default:
+		got = op_running(r, &set);
+		break;
+	}
+	disarm();
+	nrows++;
+	nfaults += (unsigned int)inj.failed;
+	by_call[r->call] += (unsigned int)inj.failed;
+	if (got != r->expect)
+		append("returned %s, want %s", papi_err(got),
+		       papi_err(r->expect));
+	if (inj.failed != r->times)
+		append("%s failed %d times (of %d matching calls), want %d",
+		       call_name[r->call], inj.failed, inj.seen, r->times);
+	drop_set(&set);
+	n = fd_count();
+	if (n != base_fds)
+		append("%d descriptors, baseline %d", n, base_fds);
+	n = perf_fd_count();
+	if (n != base_perf)
+		append("%d perf descriptors, baseline %d", n, base_perf);
+	n = perf_maps_count();
+	if (n != base_maps)
+		append("%d perf mappings, baseline %d", n, base_maps);
+	sleep_ns(MS); /* the witness runs meanwhile */
+	rc = PAPI_read(wit.set, v);
+	if (rc != PAPI_OK || v[0] <= wit.last ||
+	    !(state_of(wit.set) & PAPI_RUNNING))
+		append("witness set: read %s, %lld after %lld, state %#x",
+		       papi_err(rc), v[0], wit.last, state_of(wit.set));
+	else
+		wit.last = v[0];
+	rc = PAPI_start(ref);
+	t = thread_ns();
+	spin_ms(1);
+	rc2 = PAPI_read(ref, v);
+	t = thread_ns() - t;
+	rc3 = PAPI_stop(ref, v + 1);
+	if (rc != PAPI_OK || rc2 != PAPI_OK || rc3 != PAPI_OK || v[0] < t / 2 ||
+	    v[1] < v[0])
+		append("reference set: start %s read %s stop %s, %lld then %lld ns for %lld",
+		       papi_err(rc), papi_err(rc2), papi_err(rc3), v[0], v[1],
+		       t);
+	if (why[0]) {
+		nfailed++;
+		lope_fail(r->name, "line %d: %s", r->line, why);
+	} else {
+		lope_pass(r->name);
+	}
+	/* A row that broke the baseline would fail every later row. */
+	base_fds = fd_count();
+	base_perf = perf_fd_count();
+	base_maps = perf_maps_count();
+}
+
+int main(int argc, char **argv)
+{
+	const char *const ref_names[] = { ev[0] };
+	pthread_t witness;
+	int fds0, perf0, maps0, rc;
+	size_t i;
+
+	(void)argc;
+	(void)argv;
+	papi_init_or_exit();
+	calibrate();
+	fds0 = fd_count();
+	perf0 = perf_fd_count();
+	maps0 = perf_maps_count();
+	rc = PAPI_thread_init(pthread_self);
+	if (rc == PAPI_OK)
+		rc = PAPI_event_name_to_code(ev[0], &tc_code);
+	if (rc == PAPI_OK)
+		rc = make_named_set(&ref, ref_names, 1);
+	if (!lope_check(rc == PAPI_OK, "setup: codes and reference set", "%s",
+			papi_err(rc)))
+		return lope_done();
+	if (pthread_create(&witness, NULL, witness_main, NULL) != 0) {
+		lope_fail("setup: witness thread", "pthread_create failed");
+		return lope_done();
+	}
+	while (!__atomic_load_n(&wit.ready, __ATOMIC_ACQUIRE))
+		sleep_ns(MS);
+	if (!lope_check(wit.rc == PAPI_OK, "setup: witness set running", "%s",
+			papi_err(wit.rc))) {
+		wit.stop = 1;
+		(void)pthread_join(witness, NULL);
+		return lope_done();
+	}
+	base_fds = fd_count();
+	base_perf = perf_fd_count();
+	base_maps = perf_maps_count();
+	lope_info("baseline: %d descriptors (%d perf), %d perf mappings",
+		  base_fds, base_perf, base_maps);
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		run_row(&rows[i]);
+
+	lope_info(
+		"%u rows, %u faults injected (perf_event_open %u, read %u, ioctl %u, mmap %u, fcntl %u), %u rows failed",
+		nrows, nfaults, by_call[C_OPEN], by_call[C_READ],
+		by_call[C_IOCTL], by_call[C_MMAP], by_call[C_FCNTL], nfailed);
+	wit.stop = 1;
+	(void)pthread_join(witness, NULL);
+	lope_check(wit.rc == PAPI_OK && wit.final >= wit.last &&
+			   near(wit.final, wit.cpu, 0.10, 2 * MS),
+		   "witness set counted its thread's whole run",
+		   "stop %s, final %lld ns, last read %lld, thread CPU %lld ns",
+		   papi_err(wit.rc), wit.final, wit.last, wit.cpu);
+	drop_set(&ref);
+	lope_check(
+		fd_count() == fds0 && perf_fd_count() == perf0 &&
+			perf_maps_count() == maps0,
+		"no descriptor or perf mapping left after the rows",
+		"%d descriptors (%d before), %d perf (%d), %d perf mappings (%d)",
+		fd_count(), fds0, perf_fd_count(), perf0, perf_maps_count(),
+		maps0);
+	return lope_done();
+}
