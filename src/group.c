@@ -617,9 +617,15 @@ int lope_group__enable(struct lope_group *g)
 
 static int stop_leaders(struct lope_group *g)
 {
+	int err;
+
 	if (g && g->opened)
 		set_running(g, false);
-	return ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+	err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+	/* Still counting: overflow must keep renewing its budget. */
+	if (err && g && g->opened)
+		set_running(g, true);
+	return err;
 }
 
 int lope_group__disable(struct lope_group *g, int64_t *values)

@@ -210,24 +210,31 @@ static int hold_signal(pe_control_t *c)
 	return ret;
 }
 
-static int pe_update_control_state(hwd_control_state_t *ctl,
-				   NativeInfo_t *native, int count,
-				   hwd_context_t *ctx)
+/* One native event into @src; an event's own :cpu= pins the whole set. */
+static int add_native(pe_control_t *c, struct lope_group *src,
+		      const struct native_event_t *ntv)
 {
-	pe_control_t *c = (pe_control_t *)ctl;
+	int err;
+
+	if (!ntv)
+		return PAPI_ENOEVNT;
+	if (ntv->cpu >= 0) {
+		if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu)
+			return PAPI_ECNFLCT;
+		c->event_cpu = ntv->cpu;
+	}
+	err = lope_group__add(src, &ntv->attr);
+	return err < 0 ? pe_errno_to_papi(err) : PAPI_OK;
+}
+
+/* The set's group and per-event settings from PAPI's native events. */
+static int build(pe_control_t *c, NativeInfo_t *native, int count)
+{
 	struct lope_group *src;
 	int i, err, ret;
 
-	(void)ctx;
-	if (count > PE_MAX_EVENTS)
-		return PAPI_ECOUNT;
 	carry_overflow(c, native, count);
-	lope_group__delete(c->grp);
-	c->grp = NULL;
-	c->nr = 0;
 	c->event_cpu = -1;
-	if (count == 0)
-		return hold_signal(c);
 	err = lope_group__new(&src, 0, -1, 0);
 	if (err)
 		return pe_errno_to_papi(err);
@@ -235,33 +242,52 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 		struct native_event_t *ntv = pe_find_native(
 			&perf_native_event_table, native[i].ni_papi_code);
 
-		if (!ntv) {
+		ret = add_native(c, src, ntv);
+		if (ret != PAPI_OK) {
 			lope_group__delete(src);
-			return PAPI_ENOEVNT;
-		}
-		/* An event's own :cpu= modifier pins the whole set. */
-		if (ntv->cpu >= 0) {
-			if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu) {
-				lope_group__delete(src);
-				return PAPI_ECNFLCT;
-			}
-			c->event_cpu = ntv->cpu;
-		}
-		err = lope_group__add(src, &ntv->attr);
-		if (err < 0) {
-			lope_group__delete(src);
-			return pe_errno_to_papi(err);
+			return ret;
 		}
 		c->fixed[i] = pe_fixed_domains(ntv);
 		native[i].ni_position = i;
 	}
 	c->nr = count;
 	ret = reopen(c, src);
-	if (ret != PAPI_OK) {
+	if (ret != PAPI_OK)
 		lope_group__delete(src);
-		c->nr = 0;
-	}
 	return ret == PAPI_OK ? hold_signal(c) : ret;
+}
+
+/*
+ * All or nothing: if the kernel refuses the new list, the set keeps its
+ * working group and settings (overflow included), because PAPI then
+ * either restores the old list or, at PAPI_start, goes on with this set.
+ */
+static int pe_update_control_state(hwd_control_state_t *ctl,
+				   NativeInfo_t *native, int count,
+				   hwd_context_t *ctx)
+{
+	pe_control_t *c = (pe_control_t *)ctl, *old;
+	int ret;
+
+	(void)ctx;
+	if (count > PE_MAX_EVENTS)
+		return PAPI_ECOUNT;
+	if (count == 0) {
+		carry_overflow(c, native, 0);
+		lope_group__delete(c->grp);
+		c->grp = NULL;
+		c->nr = 0;
+		return hold_signal(c);
+	}
+	old = malloc(sizeof(*old));
+	if (!old)
+		return PAPI_ENOMEM;
+	memcpy(old, c, sizeof(*old));
+	ret = build(c, native, count);
+	if (ret != PAPI_OK)
+		memcpy(c, old, sizeof(*c)); /* c->grp is still the old group */
+	free(old);
+	return ret;
 }
 
 static int pe_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
