@@ -22,6 +22,7 @@ fi
 "${SUDO[@]}" apt-get install -y --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config libpfm4-dev \
 	papi-tools papi-examples dpkg-dev gcc-aarch64-linux-gnu \
-	libc6-dev-arm64-cross linux-perf gnuplot-nox clang-format valgrind rsync
+	libc6-dev-arm64-cross linux-perf gnuplot-nox clang-format valgrind rsync \
+	clang libclang-rt-14-dev
 
 "$top/scripts/get-papi-src.sh"

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target: lope_mmap__read() (src/mmap_read.h) on arbitrary
+ * self-monitoring page contents, with fake counter and clock readers (the
+ * real rdpmc is never executed: a page that allows it would fault on a
+ * machine without a PMU).  Run by ctests/fuzz/test_fuzz.sh; see
+ * doc/testing-sanitize.md.
+ *
+ * Input: the first 96 bytes of the page (version .. time_mask), the fake
+ * counter value (8 bytes), the fake clock value (8 bytes), then up to 16
+ * "writer" records of 9 bytes (a field number and a value).  Each time the
+ * routine calls the counter reader, one writer record is applied to the
+ * page and the lock is bumped by 2, as a concurrent kernel update would:
+ * the routine must then retry and use the new contents.  Missing bytes
+ * are zero.  The lock is made even first: an odd lock is "update in
+ * progress" and the routine spins until the kernel finishes, which no
+ * callback of this harness can simulate.
+ *
+ * Checked on every input, against a reference written from
+ * linux/perf_event.h and independent of the engine: the result is 0 or
+ * -EOPNOTSUPP exactly as the final page says; on 0, val is offset plus
+ * the sign-extended low pmc_width bits of the counter, ena and run are
+ * time_enabled and time_running plus the documented time delta when they
+ * differ; one retry per writer record applied; the counter asked for is
+ * index - 1; the clock is read only when ena != run.  A failed check
+ * aborts (the fuzzer saves the input).
+ *
+ * Two page contents make the routine's arithmetic undefined in C and are
+ * left out unless LOPE_FUZZ_ANY_PAGE is defined: time_shift >= 64 (a
+ * shift by the width or more) and an offset whose sum with the
+ * sign-extended counter overflows int64_t.  The kernel writes neither
+ * (time_shift is at most 32, and a count reaches 2^63 after a century at
+ * 3 GHz); doc/testing-sanitize.md says where they stand.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmap_read.h"
+
+#define HDR_BYTES offsetof(struct perf_event_mmap_page, __reserved)
+#define MAX_WRITES 16
+#define WRITE_BYTES 9
+
+struct fuzz_state {
+	struct perf_event_mmap_page *pc;
+	uint64_t pmc, cyc;
+	const uint8_t *writes;
+	unsigned int nwrites, applied;
+	unsigned int pmc_calls, cyc_calls;
+	uint32_t counter;
+};
+
+static void check(int ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz_mmap_read: check failed: %s\n", what);
+		abort();
+	}
+}
+
+static uint64_t get_le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* Keep the page within what the kernel writes (see the comment on top). */
+static void constrain(struct perf_event_mmap_page *pc, uint64_t pmc)
+{
+#ifndef LOPE_FUZZ_ANY_PAGE
+	unsigned int width = pc->pmc_width;
+	int64_t sum;
+
+	pc->time_shift %= 64;
+	if (width >= 1 && width <= 64 &&
+	    __builtin_add_overflow(pc->offset, lope_sign_extend(pmc, width),
+				   &sum))
+		pc->offset = 0;
+#else
+	(void)pc;
+	(void)pmc;
+#endif
+}
+
+/* Field @which of the page gets @v (truncated to the field's size). */
+static void write_field(struct perf_event_mmap_page *pc, unsigned int which,
+			uint64_t v)
+{
+	switch (which % 12) {
+	case 0:
+		pc->index = (uint32_t)v;
+		break;
+	case 1:
+		pc->offset = (int64_t)v;
+		break;
+	case 2:
+		pc->time_enabled = v;
+		break;
+	case 3:
+		pc->time_running = v;
+		break;
+	case 4:
+		pc->capabilities = v;
+		break;
+	case 5:
+		pc->pmc_width = (uint16_t)v;
+		break;
+	case 6:
+		pc->time_shift = (uint16_t)v;
+		break;
+	case 7:
+		pc->time_mult = (uint32_t)v;
+		break;
+	case 8:
+		pc->time_offset = v;
+		break;
+	case 9:
+		pc->time_cycles = v;
+		break;
+	case 10:
+		pc->time_mask = v;
+		break;
+	default:
+		pc->time_zero = v;
+		break;
+	}
+}
+
+/* The counter reader: a concurrent update happens while it runs. */
+static uint64_t fake_pmc(void *arg, uint32_t counter)
+{
+	struct fuzz_state *s = arg;
+
+	s->pmc_calls++;
+	s->counter = counter;
+	if (s->applied < s->nwrites) {
+		const uint8_t *w = s->writes + s->applied * WRITE_BYTES;
+
+		write_field(s->pc, w[0], get_le(w + 1, 8));
+		constrain(s->pc, s->pmc);
+		s->pc->lock += 2;
+		s->applied++;
+	}
+	return s->pmc;
+}
+
+static uint64_t fake_cycles(void *arg)
+{
+	struct fuzz_state *s = arg;
+
+	s->cyc_calls++;
+	return s->cyc;
+}
+
+/* Reference: the low @width bits of @pmc as a signed number, mod 2^64. */
+static uint64_t ref_sext(uint64_t pmc, unsigned int width)
+{
+	uint64_t sign = (uint64_t)1 << (width - 1);
+	uint64_t low = width == 64 ? pmc : pmc & ((sign << 1) - 1);
+
+	return (low ^ sign) - sign;
+}
+
+/*
+ * Reference: the time delta as perf_event.h documents it, in unsigned
+ * 64-bit arithmetic (so the products wrap as they do in the kernel's
+ * example), for time_shift < 64.
+ */
+static uint64_t ref_delta(const struct perf_event_mmap_page *pc, uint64_t cyc)
+{
+	unsigned int shift = pc->time_shift;
+	uint64_t quot, rem;
+
+	if (pc->cap_user_time_short)
+		cyc = pc->time_cycles +
+		      ((cyc - pc->time_cycles) & pc->time_mask);
+	quot = cyc >> shift;
+	rem = cyc & (((uint64_t)1 << shift) - 1);
+	return pc->time_offset + quot * pc->time_mult +
+	       ((rem * pc->time_mult) >> shift);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct perf_event_mmap_page *pc;
+	uint8_t head[HDR_BYTES + 16];
+	struct fuzz_state s;
+	struct lope_reader rd;
+	struct lope_counts out = { 0, 0, 0 };
+	unsigned long retries = 0;
+	unsigned int width;
+	uint64_t ena, run;
+	int rc, refuse;
+
+	if (!pc) {
+		pc = aligned_alloc(4096, 4096);
+		if (!pc)
+			abort();
+	}
+	memset(pc, 0, 4096);
+	memset(head, 0, sizeof(head));
+	memcpy(head, data, size < sizeof(head) ? size : sizeof(head));
+	memcpy(pc, head, HDR_BYTES);
+	pc->lock &= ~1u;
+
+	memset(&s, 0, sizeof(s));
+	s.pc = pc;
+	s.pmc = get_le(head + HDR_BYTES, 8);
+	s.cyc = get_le(head + HDR_BYTES + 8, 8);
+	if (size > sizeof(head)) {
+		s.writes = data + sizeof(head);
+		s.nwrites = (unsigned int)((size - sizeof(head)) / WRITE_BYTES);
+	}
+	if (s.nwrites > MAX_WRITES)
+		s.nwrites = MAX_WRITES;
+	constrain(pc, s.pmc);
+
+	rd.pmc = fake_pmc;
+	rd.cycles = fake_cycles;
+	rd.arg = &s;
+	rc = lope_mmap__read(pc, &rd, &out, &retries);
+
+	/* The page as the routine last read it: every applied write. */
+	check(retries == s.applied, "one retry per concurrent update");
+	width = pc->pmc_width;
+	ena = pc->time_enabled;
+	run = pc->time_running;
+	refuse = !pc->cap_user_rdpmc || pc->index == 0 || width == 0 ||
+		 width > 64 || (ena != run && !pc->cap_user_time);
+	if (refuse) {
+		check(rc == -EOPNOTSUPP, "refuses exactly the pages it must");
+		return 0;
+	}
+	check(rc == 0, "reads every page it may");
+	check(s.pmc_calls == s.applied + 1, "counter read once per attempt");
+	check(s.counter == pc->index - 1, "reads counter index - 1");
+	if (ena != run) {
+		uint64_t delta = ref_delta(pc, s.cyc);
+
+		check(s.cyc_calls >= 1, "reads the clock when multiplexed");
+		ena += delta;
+		run += delta;
+	}
+	check(out.val == (uint64_t)pc->offset + ref_sext(s.pmc, width),
+	      "val == offset + sign-extended counter");
+	check(out.ena == ena, "ena == time_enabled (+ delta)");
+	check(out.run == run, "run == time_running (+ delta)");
+	return 0;
+}

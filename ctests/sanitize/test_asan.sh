@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer) over the
+# engine, the components and the tests (doc/testing-sanitize.md):
+#  1. the engine sources and the engine unit tests, compiled together with
+#     the sanitizers into a temporary directory and run;
+#  2. a sanitized copy of OUR libpapi.so (the PAPI tree in
+#     $PAPI_OURS_BUILDDIR copied and its library rebuilt with
+#     CC="$CC <sanitizer flags>"), the PAPI-level tests of ctests/papi and
+#     a few PAPI utilities compiled with the same flags and run against it.
+# One case per program: PASS when it exits 0 and no sanitizer reported
+# anything; the program's own output is shown as "# " lines when it fails.
+# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+#
+# Environment: LOPE_SAN_CC (default gcc), top_srcdir, PAPI_OURS_BUILDDIR
+# (both set by make check), LOPE_SAN_KEEP=1 keeps the temporary directory.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=${top_srcdir:-$(cd "$here/../.." && pwd)}
+ours=${PAPI_OURS_BUILDDIR:-${top_builddir:-$top}/papi/ours/src}
+cc=${LOPE_SAN_CC:-gcc}
+san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+cflags="-g -O1 -Wall -Wextra"
+arch=$(uname -m)
+
+# The engine tests, and the PAPI-level tests that run under the
+# sanitizers: every C test of ctests/papi at the time of writing but
+# test_frontend_hpctoolkit, whose user-domain CPU-CLOCK sample count must
+# reach 80 % of the periods, while ASan's extra kernel time (shadow page
+# faults) makes the kernel drop a quarter of them.  Add new ones here.
+engine_tests="test_mmap_read test_scale test_rdpmc_guard test_group
+	test_reset_reuse test_faults test_sysfs_pmu"
+papi_tests="test_papi_api test_threads test_overflow test_threads2
+	test_multiplex test_attach test_cpu test_domain test_inherit
+	test_enable_on_exec test_fork_exec test_uncore test_pagefault test_hw
+	test_frontend_tau test_frontend_scorep test_frontend_caliper
+	test_badinput test_stress test_faults_papi"
+
+skip_all() {
+	echo "SKIP: asan: $1"
+	exit 0
+}
+
+command -v "$cc" >/dev/null 2>&1 || skip_all "compiler $cc not found"
+[ -d "$top/src/arch/$arch" ] || skip_all "no engine arch directory for $arch"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-asan.XXXXXX") || exit 1
+# test_domain re-executes itself as uid 65534, which must still reach the
+# sanitized libpapi in here.
+chmod 755 "$tmp"
+if [ "${LOPE_SAN_KEEP:-0}" = 1 ]; then
+	echo "# keeping $tmp"
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
+
+# Does the compiler have the sanitizer runtimes?
+printf 'int main(void) { return 0; }\n' >"$tmp/probe.c"
+if ! out=$($cc $san "$tmp/probe.c" -o "$tmp/probe" 2>&1) ||
+	! out=$("$tmp/probe" 2>&1); then
+	skip_all "$cc cannot build or run -fsanitize=address,undefined: $(printf '%s' "$out" | head -n 1)"
+fi
+echo "# $($cc --version | head -n 1); flags: $san"
+
+export ASAN_OPTIONS="detect_leaks=1:suppressions=$here/asan.supp:strict_string_checks=1:detect_stack_use_after_return=1"
+export LSAN_OPTIONS="suppressions=$here/lsan.supp"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+# Does LeakSanitizer work here (it needs ptrace, which some containers
+# forbid)?  A program that leaks must be reported.
+printf '#include <stdlib.h>\nvoid *p;\nint main(void) { p = malloc(7); p = 0; return 0; }\n' >"$tmp/leak.c"
+$cc $san -O0 "$tmp/leak.c" -o "$tmp/leak" 2>/dev/null
+if "$tmp/leak" >"$tmp/leak.out" 2>&1 ||
+	! grep -q 'detected memory leaks' "$tmp/leak.out"; then
+	echo "SKIP: asan: leak check: LeakSanitizer does not work here ($(grep -m1 -i 'sanitizer' "$tmp/leak.out" || echo 'no report for a known leak')): leaks are not checked"
+	export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+fi
+
+fail=0
+
+# extra_options TEST: what one test needs added to ASAN_OPTIONS.
+extra_options() {
+	case $1 in
+	test_rdpmc_guard)
+		# Its positive control executes rdpmc in a child and expects
+		# that child to die of SIGSEGV: ASan's own SEGV handler would
+		# make it exit 1 instead.
+		echo ":handle_segv=0"
+		;;
+	test_stress)
+		# It checks that VmRSS does not grow over thousands of loops;
+		# ASan keeps freed blocks in quarantine (256 MiB), which
+		# grows it.  Leaks are still LeakSanitizer's to find.
+		echo ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
+		;;
+	esac
+}
+
+# show_tail FILE: the end of a failed program's output, as information.
+show_tail() {
+	tail -n 40 "$1" | sed 's/^/# | /'
+}
+
+# sanitizer_report LOG: the first sanitizer report in LOG, if any.
+sanitizer_report() {
+	local why
+	why=$(grep -m1 -E 'runtime error:|ERROR: [A-Za-z]*Sanitizer' "$1" |
+		sed 's/^==[0-9]*==//')
+	# lsan.supp's PAPI_profil pattern may hide only PAPI's 32-byte
+	# PAPI_sprofil_t blocks (our overflow set-up runs below PAPI_profil).
+	if [ -z "$why" ] && ! awk '/^Suppressions used:/ { f = 1; next }
+		f && $3 == "PAPI_profil" && $2 != 32 * $1 { bad = 1 }
+		END { exit bad }' "$1"; then
+		why="lsan.supp's PAPI_profil pattern hid more than PAPI_sprofil_t blocks: $(grep -A4 '^Suppressions used:' "$1" | tr -s ' \n' ' ')"
+	fi
+	printf '%s' "$why"
+}
+
+# run NAME LOG CMD...: run a sanitized program, report one case.  A run
+# that fails only by its own FAIL lines (no sanitizer report, no signal,
+# no timeout) is run once more: the PAPI-level tests have timing bounds
+# (sampling, separate counts) that the sanitizers' slowdown on a busy
+# machine can break once; a failure that repeats counts.
+run() {
+	local name=$1 log=$2 rc p f s why again=""
+	shift 2
+	while :; do
+		timeout -k 10 150 "$@" </dev/null >"$log" 2>&1
+		rc=$?
+		p=$(grep -c '^PASS: ' "$log")
+		f=$(grep -c '^FAIL: ' "$log")
+		s=$(grep -c '^SKIP: ' "$log")
+		why=$(sanitizer_report "$log")
+		if [ -z "$why" ] && [ -z "$again" ] && [ "$rc" -le 128 ] &&
+			[ "$rc" -ne 124 ] &&
+			[ "$f" -ne 0 ]; then
+			grep '^FAIL: ' "$log" | sed 's/^/# first run: /'
+			again=" on a second run"
+			continue
+		fi
+		break
+	done
+	if [ -n "$why" ]; then
+		show_tail "$log"
+		echo "FAIL: $name: $why"
+		fail=1
+	elif [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then
+		show_tail "$log"
+		echo "FAIL: $name: exit status $rc, $f failed case(s) under the sanitizers$again"
+		fail=1
+	elif [ $((p + s)) -eq 0 ]; then
+		echo "PASS: $name (exit 0, no sanitizer report$again)"
+	else
+		echo "PASS: $name ($p cases passed, $s skipped; no sanitizer report$again)"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# 1. The engine and its unit tests.
+
+start=$(date +%s)
+inc=(-I"$top/src" -I"$top/src/arch/$arch" -I"$top/ctests")
+mkdir -p "$tmp/engine"
+ok=1
+for c in "$top"/src/*.c; do
+	o="$tmp/engine/$(basename "${c%.c}").o"
+	if ! $cc $san $cflags "${inc[@]}" -c "$c" -o "$o" >"$tmp/build.log" 2>&1; then
+		show_tail "$tmp/build.log"
+		echo "FAIL: asan: engine: build $(basename "$c")"
+		fail=1
+		ok=0
+	fi
+done
+if [ "$ok" = 1 ]; then
+	for t in $engine_tests; do
+		if [ ! -f "$top/ctests/engine/$t.c" ]; then
+			echo "FAIL: asan: engine: $t: ctests/engine/$t.c missing"
+			fail=1
+			continue
+		fi
+		if ! $cc $san $cflags "${inc[@]}" "$top/ctests/engine/$t.c" \
+			"$tmp"/engine/*.o -o "$tmp/engine/$t" -lpthread -lm \
+			>"$tmp/build.log" 2>&1; then
+			show_tail "$tmp/build.log"
+			echo "FAIL: asan: engine: $t: does not build with the sanitizers"
+			fail=1
+			continue
+		fi
+		ASAN_OPTIONS="$ASAN_OPTIONS$(extra_options "$t")" \
+			run "asan: engine: $t" "$tmp/engine/$t.log" \
+			"$tmp/engine/$t"
+	done
+fi
+echo "# engine: $(($(date +%s) - start)) s"
+
+# ---------------------------------------------------------------------------
+# 2. Our libpapi with the sanitizers, and PAPI-level programs against it.
+
+start=$(date +%s)
+if [ ! -f "$ours/Makefile" ] || [ ! -f "$ours/libpapi.so" ]; then
+	echo "SKIP: asan: libpapi: no built PAPI tree at $ours"
+	exit "$fail"
+fi
+sp="$tmp/papi/src"
+mkdir -p "$tmp/papi"
+cp -a "$ours" "$sp"
+# PAPI's Makefile takes CC from its configure; overriding it on the command
+# line adds the flags to every compile and link of the library (the
+# component and the engine copied into it included).  Only the shared
+# library is rebuilt ("make shared" compiles all its sources in one call).
+rm -f "$sp"/libpapi.so*
+if ! (cd "$sp" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	make CC="$cc $san" shared) >"$tmp/papi-build.log" 2>&1; then
+	show_tail "$tmp/papi-build.log"
+	echo "FAIL: asan: libpapi: make CC=\"$cc $san\" shared failed"
+	exit 1
+fi
+echo "PASS: asan: libpapi: our libpapi.so rebuilt with the sanitizers ($(($(date +%s) - start)) s)"
+
+export LD_LIBRARY_PATH="$sp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PAPI_OURS_BUILDDIR="$sp"
+mkdir -p "$tmp/bin"
+for t in $papi_tests; do
+	if [ ! -f "$top/ctests/papi/$t.c" ]; then
+		echo "FAIL: asan: papi: $t: ctests/papi/$t.c missing"
+		fail=1
+		continue
+	fi
+	if ! $cc $san $cflags -I"$sp" -I"$top/ctests" "$top/ctests/papi/$t.c" \
+		-o "$tmp/bin/$t" -L"$sp" -lpapi -lpthread -lm \
+		>"$tmp/build.log" 2>&1; then
+		show_tail "$tmp/build.log"
+		echo "FAIL: asan: papi: $t: does not build with the sanitizers"
+		fail=1
+		continue
+	fi
+	ASAN_OPTIONS="$ASAN_OPTIONS$(extra_options "$t")" \
+		run "asan: papi: $t" "$tmp/bin/$t.log" "$tmp/bin/$t"
+done
+
+# PAPI's own utilities: every event listed, every native event added to a
+# set (papi_native_avail -c), through our components.
+for u in papi_avail papi_native_avail papi_component_avail; do
+	if ! $cc $san $cflags -w -I"$sp" -I"$sp/testlib" -I"$sp/utils" \
+		"$sp/utils/$u.c" "$sp/utils/print_header.c" -o "$tmp/bin/$u" \
+		-L"$sp" -lpapi >"$tmp/build.log" 2>&1; then
+		show_tail "$tmp/build.log"
+		echo "FAIL: asan: papi: $u: does not build with the sanitizers"
+		fail=1
+	fi
+done
+[ -x "$tmp/bin/papi_avail" ] &&
+	run "asan: papi: papi_avail -a" "$tmp/bin/avail.log" "$tmp/bin/papi_avail" -a
+[ -x "$tmp/bin/papi_native_avail" ] &&
+	run "asan: papi: papi_native_avail -c" "$tmp/bin/native.log" "$tmp/bin/papi_native_avail" -c
+[ -x "$tmp/bin/papi_component_avail" ] &&
+	run "asan: papi: papi_component_avail -d" "$tmp/bin/comp.log" "$tmp/bin/papi_component_avail" -d
+echo "# libpapi and PAPI-level programs: $(($(date +%s) - start)) s"
+exit "$fail"

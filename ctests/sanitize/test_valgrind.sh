@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# valgrind memcheck over PAPI-level programs against OUR libpapi (as built,
+# no recompilation) and over engine unit tests (doc/testing-sanitize.md):
+#
+#	valgrind --leak-check=full --error-exitcode=99 \
+#		--errors-for-leak-kinds=definite,indirect,possible \
+#		--suppressions=ctests/sanitize/valgrind.supp PROG
+#
+# forked children included (valgrind follows fork, not exec).  One case per
+# program: PASS when memcheck reports no error and no leak in any process
+# (the program's own cases are run for the code paths: timing-sensitive
+# ones may fail under valgrind's slowdown, and are shown as information
+# only, because the normal run of the same program checks them).
+# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=${top_srcdir:-$(cd "$here/../.." && pwd)}
+build=${top_builddir:-$top}
+ours=${PAPI_OURS_BUILDDIR:-$build/papi/ours/src}
+vg=${VALGRIND:-valgrind}
+
+# Programs whose code paths survive valgrind: no ptrace, no exec of PAPI
+# programs, no page-fault or timing bounds that valgrind breaks, and no
+# thread that spins while another waits for it (valgrind runs one thread
+# at a time: test_badinput's witness thread can take minutes).
+papi_progs="ctests/papi/test_papi_api ctests/papi/test_threads
+	ctests/papi/test_multiplex ctests/papi/test_uncore
+	ctests/papi/test_frontend_hpctoolkit ctests/papi/test_frontend_tau
+	ctests/papi/test_frontend_scorep ctests/papi/test_frontend_caliper"
+engine_progs="ctests/engine/test_sysfs_pmu ctests/engine/test_faults
+	ctests/engine/test_scale ctests/engine/test_reset_reuse"
+
+if ! command -v "$vg" >/dev/null 2>&1; then
+	echo "SKIP: valgrind: valgrind not installed (scripts/install-deps.sh installs it)"
+	exit 0
+fi
+echo "# $("$vg" --version)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-valgrind.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export LD_LIBRARY_PATH="$ours${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PAPI_OURS_BUILDDIR="$ours"
+
+fail=0
+n=0
+
+# check NAME CMD...: one program under memcheck, one case.
+check() {
+	local name=$1 rc logs errs p f why
+	shift
+	n=$((n + 1))
+	rm -f "$tmp"/vg.* "$tmp/out"
+	timeout -k 10 240 "$vg" -q --tool=memcheck --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect,possible \
+		--show-leak-kinds=definite,indirect,possible \
+		--error-exitcode=99 --num-callers=30 \
+		--suppressions="$here/valgrind.supp" \
+		--log-file="$tmp/vg.%p" "$@" </dev/null >"$tmp/out" 2>&1
+	rc=$?
+	logs=$(ls "$tmp"/vg.* 2>/dev/null | wc -l)
+	errs=$(cat "$tmp"/vg.* 2>/dev/null | grep -c -E '^==[0-9]+== (Invalid|Conditional|Use of uninitialised|Syscall param|Mismatched|Source and destination|Argument|Process terminating|[0-9,]+ (\(.*\) )?bytes in [0-9,]+ blocks are (definitely|indirectly|possibly) lost)')
+	p=$(grep -c '^PASS: ' "$tmp/out")
+	f=$(grep -c '^FAIL: ' "$tmp/out")
+	if [ "$rc" -eq 99 ] || [ "$errs" -ne 0 ]; then
+		cat "$tmp"/vg.* | grep -v '^==[0-9]*== *$' | head -n 60 |
+			sed 's/^/# | /'
+		why=$(cat "$tmp"/vg.* | grep -m1 -E '^==[0-9]+== [A-Z0-9]' |
+			sed 's/^==[0-9]*== //')
+		echo "FAIL: $name: memcheck: $errs report(s) in $logs process(es), first: $why"
+		fail=1
+	elif [ "$rc" -gt 128 ] || [ "$rc" -eq 124 ]; then
+		tail -n 20 "$tmp/out" | sed 's/^/# | /'
+		echo "FAIL: $name: exit status $rc under valgrind"
+		fail=1
+	else
+		[ "$f" -ne 0 ] && grep '^FAIL: ' "$tmp/out" |
+			sed 's/^/# under valgrind (not counted): /'
+		if [ $((p + f)) -eq 0 ]; then
+			echo "PASS: $name (memcheck clean in $logs process(es), exit $rc)"
+		else
+			echo "PASS: $name (memcheck clean in $logs process(es); $p cases passed, $f failed under valgrind)"
+		fi
+	fi
+}
+
+start=$(date +%s)
+if [ -f "$ours/libpapi.so" ]; then
+	for prog in $papi_progs; do
+		if [ -x "$build/$prog" ]; then
+			check "valgrind: $(basename "$prog")" "$build/$prog"
+		else
+			echo "FAIL: valgrind: $(basename "$prog"): $build/$prog not built"
+			fail=1
+		fi
+	done
+	for u in "papi_avail -a" "papi_native_avail -c"; do
+		set -- $u
+		if [ -x "$ours/utils/$1" ]; then
+			check "valgrind: $u" "$ours/utils/$1" "$2"
+		else
+			echo "SKIP: valgrind: $u: $ours/utils/$1 not built"
+		fi
+	done
+else
+	echo "SKIP: valgrind: PAPI-level programs: no libpapi.so in $ours"
+fi
+for prog in $engine_progs; do
+	if [ -x "$build/$prog" ]; then
+		check "valgrind: $(basename "$prog")" "$build/$prog"
+	else
+		echo "FAIL: valgrind: $(basename "$prog"): $build/$prog not built"
+		fail=1
+	fi
+done
+echo "# $n programs under memcheck in $(($(date +%s) - start)) s"
+exit "$fail"
