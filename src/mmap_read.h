@@ -38,7 +38,10 @@ static inline uint64_t
 lope_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
 		      uint64_t cyc)
 {
-	uint16_t shift = pc->time_shift;
+	/* lope_mmap__read() refuses a shift of 64 or more; a writer may
+	 * change it under the seqlock, and the retry discards this result,
+	 * but the shift itself must stay defined. */
+	uint16_t shift = pc->time_shift & 63;
 	uint32_t mult = pc->time_mult;
 	uint64_t quot, rem;
 
@@ -54,7 +57,8 @@ lope_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
  * Read one counter through its page.  Returns 0 with @out filled, or
  * -EOPNOTSUPP when the page says the counter cannot be read in user space
  * right now (cap_user_rdpmc clear, index 0, a bad width, or multiplexed
- * without cap_user_time): the caller must then use read(2).  rdpmc is
+ * without cap_user_time or with a bad time_shift): the caller must then
+ * use read(2).  rdpmc is
  * executed only after those checks pass.  @retries, if not NULL, is
  * incremented once per seqlock retry.
  */
@@ -64,8 +68,7 @@ lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
 		unsigned long *retries)
 {
 	uint32_t seq, idx;
-	uint64_t ena, run, delta;
-	int64_t count;
+	uint64_t ena, run, delta, count;
 	unsigned int width;
 
 	for (;;) {
@@ -80,14 +83,16 @@ lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
 		if (!pc->cap_user_rdpmc || idx == 0 || width == 0 || width > 64)
 			return -EOPNOTSUPP;
 		if (ena != run) {
-			if (!pc->cap_user_time)
+			if (!pc->cap_user_time || pc->time_shift >= 64)
 				return -EOPNOTSUPP;
 			delta = lope_mmap__time_delta(pc, rd->cycles(rd->arg));
 			ena += delta;
 			run += delta;
 		}
-		count = pc->offset;
-		count += lope_sign_extend(rd->pmc(rd->arg, idx - 1), width);
+		/* Unsigned: the kernel's 64-bit count wraps, it does not trap. */
+		count = (uint64_t)pc->offset +
+			(uint64_t)lope_sign_extend(rd->pmc(rd->arg, idx - 1),
+						   width);
 		lope_arch_rmb();
 		if (pc->lock == seq)
 			break;
@@ -95,7 +100,7 @@ retry:
 		if (retries)
 			(*retries)++;
 	}
-	out->val = (uint64_t)count;
+	out->val = count;
 	out->ena = ena;
 	out->run = run;
 	return 0;

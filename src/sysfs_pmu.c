@@ -93,21 +93,32 @@ read_file(char *buf, size_t len, const char *fmt, ...)
 /* A decimal or 0x-prefixed hexadecimal number filling [s, end). */
 static int parse_u64(const char *s, const char *end, uint64_t *v)
 {
-	int base = 10;
-	char *stop;
+	unsigned int base = 10, d;
+	uint64_t x = 0;
 
 	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
 		s += 2;
 	}
-	/* strtoull would also take signs and blanks: sysfs has none. */
-	if (s == end || !isxdigit((unsigned char)*s))
+	if (s == end)
 		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &stop, base);
-	if (errno == ERANGE)
-		return -ERANGE;
-	return stop == end ? 0 : -EINVAL;
+	/* By hand: strtoull would also take signs, blanks and a second 0x.
+	 * The first error in the string decides which one is reported. */
+	for (; s < end; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (isdigit(c))
+			d = (unsigned int)(c - '0');
+		else if (base == 16 && isxdigit(c))
+			d = (unsigned int)(tolower(c) - 'a' + 10);
+		else
+			return -EINVAL;
+		if (x > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		x = x * base + d;
+	}
+	*v = x;
+	return 0;
 }
 
 /* Which perf_event_attr field a format's field name means. */

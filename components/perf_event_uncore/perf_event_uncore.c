@@ -620,6 +620,9 @@ static int peu_init_component(int cidx)
 	/* No sysfs (an old or unusual kernel) leaves libpfm4's events. */
 	if (!root || !*root)
 		root = PEU_SYSFS_ROOT;
+	/* PAPI re-initialises a forked child without shutting down. */
+	lope_pmus__delete(sysfs);
+	sysfs = NULL;
 	err = lope_pmus__new(&sysfs, root);
 	if (err)
 		SUBDBG("%s: %s\n", root, strerror(-err));
