@@ -232,6 +232,8 @@ int lope_group__open(struct lope_group *g)
 		return -ENOENT;
 	self = self_monitoring(g);
 	g->user_read = self && !(g->flags & LOPE_NO_RDPMC);
+	/* Before anything is mapped: a failed open unmaps what it mapped. */
+	g->fork_gen = lope_fork_gen;
 	for (i = 0; i < g->nr; i++) {
 		struct lope_event *e = &g->ev[i];
 		int leader = is_leader(g, i) ? -1 : g->ev[0].fd;
@@ -260,7 +262,6 @@ int lope_group__open(struct lope_group *g)
 	}
 	if (g->nr_mapped != g->nr)
 		g->user_read = false;
-	g->fork_gen = lope_fork_gen;
 	g->owner = self ? lope_gettid() : 0;
 	g->snap_at = 0;
 	g->have_snapshot = false;
