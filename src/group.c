@@ -396,7 +396,9 @@ static int sample(struct lope_group *g)
 {
 	int err;
 
+	/* A failed read may leave g->cur half written: no snapshot then. */
 	g->snap_at = 0;
+	g->have_snapshot = false;
 	if (g->user_read && read_user(g, g->cur) == 0) {
 		g->last = LOPE_PATH_RDPMC;
 		g->have_snapshot = true;
