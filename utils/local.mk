@@ -7,7 +7,7 @@
 # build directories are compiled in as defaults for ours and --compare.
 
 bin_PROGRAMS += utils/papi_overhead
-utils_papi_overhead_SOURCES = utils/papi_overhead.c
+utils_papi_overhead_SOURCES = utils/papi_overhead.c utils/tool.c utils/tool.h
 utils_papi_overhead_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
@@ -25,7 +25,7 @@ EXTRA_DIST += doc/benchmarks.md
 # and loop benchmarks (see doc/papi_accuracy.1).  Built and re-executed
 # like papi_overhead: one worker per path (rdpmc, read(), stock).
 bin_PROGRAMS += utils/papi_accuracy
-utils_papi_accuracy_SOURCES = utils/papi_accuracy.c
+utils_papi_accuracy_SOURCES = utils/papi_accuracy.c utils/tool.c utils/tool.h
 utils_papi_accuracy_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'

@@ -51,7 +51,11 @@
 
 #include "papi.h"
 
+#include "tool.h"
+
 #define PROG "papi_accuracy"
+
+const char *const tool_prog = PROG;
 #define EX_OK 0
 #define EX_FAIL 1
 #define EX_USAGE 2
@@ -93,60 +97,8 @@ static long loop_n = 1;
 #define BENCH_NULL() __asm__ __volatile__("" ::: "memory")
 
 /* ------------------------------------------------------------------ */
-/* Small helpers                                                       */
+/* Small helpers (the ones papi_overhead shares are in tool.c)         */
 /* ------------------------------------------------------------------ */
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-/* Copy @src into @dst (size @len) with newlines and tabs as spaces. */
-static void oneline(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	snprintf(dst, len, "%s", src ? src : "");
-	for (i = 0; dst[i]; i++)
-		if (dst[i] == '\n' || dst[i] == '\t' || dst[i] == '\r')
-			dst[i] = ' ';
-}
-
-/* Copy @src into @dst of size @len, cut if needed. */
-static void scopy(char *dst, size_t len, const char *src)
-{
-	size_t l = 0;
-
-	while (l + 1 < len && src[l]) {
-		dst[l] = src[l];
-		l++;
-	}
-	dst[l] = 0;
-}
-
-static int dir_has_libpapi(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d)) != NULL)
-		found = !strncmp(de->d_name, "libpapi.so", 10);
-	closedir(d);
-	return found;
-}
-
 static int parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;
@@ -197,27 +149,7 @@ struct actx {
 	char err[256];
 };
 
-static int worker_fd = -1;
 static const char *opt_event = DEFAULT_EVENT;
-
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return;
-	if ((size_t)len > sizeof(buf) - 2)
-		len = (int)sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(worker_fd, buf, (size_t)len) != len)
-		_exit(EX_FAIL);
-}
 
 /* 0 if the three calls of a pattern succeeded, else 1 with a->err set. */
 static int acc_check(struct actx *a, const char *c0, const char *c1,

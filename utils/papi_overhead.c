@@ -62,7 +62,11 @@
 
 #include "papi.h"
 
+#include "tool.h"
+
 #define PROG "papi_overhead"
+
+const char *const tool_prog = PROG;
 #define MAX_EVENTS 16
 #define MAX_SETS 2
 #define MAX_STEPS 8
@@ -156,22 +160,9 @@ static inline uint64_t now(void)
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
+/* Small helpers (the ones papi_accuracy shares are in tool.c)         */
+/* ------------------------------------------------------------------ */
 
 static void *xcalloc(size_t n, size_t sz)
 {
@@ -186,49 +177,6 @@ static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 				int cpu, int group_fd, unsigned long flags)
 {
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
-
-/* Copy @src into @dst (size @len) replacing newlines and tabs by spaces. */
-static void oneline(char *dst, size_t len, const char *src)
-{
-	size_t i;
-
-	snprintf(dst, len, "%s", src ? src : "");
-	for (i = 0; dst[i]; i++)
-		if (dst[i] == '\n' || dst[i] == '\t' || dst[i] == '\r')
-			dst[i] = ' ';
-	while (i > 0 && dst[i - 1] == ' ')
-		dst[--i] = 0;
-}
-
-/* Copy @src into @dst of size @len, cut if needed. */
-static void scopy(char *dst, size_t len, const char *src)
-{
-	size_t l = 0;
-
-	while (l + 1 < len && src[l]) {
-		dst[l] = src[l];
-		l++;
-	}
-	dst[l] = 0;
-}
-
-/* Does @dir hold a libpapi.so* file? */
-static int dir_has_libpapi(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, "libpapi.so", 10) == 0) {
-			found = 1;
-			break;
-		}
-	closedir(d);
-	return found;
 }
 
 static int parse_count(const char *s, long *out)
@@ -327,27 +275,7 @@ struct stats {
 	double flt; /* minor page faults per call, < 0 if not counted */
 };
 
-static int worker_fd = -1;
 static long opt_n = 1000;
-
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return;
-	if ((size_t)len > sizeof(buf) - 2)
-		len = (int)sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(worker_fd, buf, (size_t)len) != len)
-		_exit(EX_FAIL);
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
