@@ -449,6 +449,20 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 	return 0;
 }
 
+int lope_group__last_counts(const struct lope_group *g, struct lope_counts *c)
+{
+	int err = check_open(g);
+
+	if (!err && !c)
+		err = -EINVAL;
+	if (!err && !g->have_snapshot)
+		err = -ENODATA;
+	if (err)
+		return err;
+	memcpy(c, g->cur, (size_t)g->nr * sizeof(*c));
+	return 0;
+}
+
 uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run)
 {
 	unsigned __int128 q;

@@ -132,6 +132,13 @@ LOPE_API int lope_group__write(struct lope_group *g, const int64_t *values);
 /* Raw, unscaled kernel values (not relative to any base). */
 LOPE_API int lope_group__read_raw(struct lope_group *g,
 				  struct lope_counts *counts);
+/*
+ * The raw values of the sample the last read (or reset, write, stop) took,
+ * without reading again: -ENODATA when there is none since the last
+ * enable or failed read.
+ */
+LOPE_API int lope_group__last_counts(const struct lope_group *g,
+				     struct lope_counts *counts);
 
 /* Which path the last read took, and how many events user space reads. */
 LOPE_API enum lope_path lope_group__last_path(const struct lope_group *g);
@@ -180,6 +187,19 @@ LOPE_API int lope_group__rearm(struct lope_group *g, int idx, int code);
  */
 LOPE_API int lope_rdpmc_usable(char *why, size_t len);
 
+/*
+ * Would the kernel open @attr for @pid on @cpu now?  Opens it disabled and
+ * closes it at once: 0, or the kernel's -errno (-EACCES: perf_event_paranoid
+ * or a missing capability; -ENOENT: no such event here).
+ */
+LOPE_API int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu);
+/*
+ * How many copies of @attr (a hardware event) the kernel schedules together
+ * in one group on the calling thread, up to @max: the counters an event set
+ * can use without multiplexing.  0 when it has none (no such PMU).
+ */
+LOPE_API int lope_probe_counters(const struct perf_event_attr *attr, int max);
+
 /* Scale @val by @ena/@run exactly (128-bit intermediate, never negative). */
 LOPE_API uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run);
 
@@ -189,10 +209,12 @@ LOPE_API uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run);
  * tree of their own).  lope_pmus__new() lists the PMUs and their event
  * names once; an event's encoding, scale, unit and cpu are read from sysfs
  * each time lope_pmus__event() is asked, so they follow cpu hotplug and
- * cost nothing until used.  Core PMUs ("cpu", and those with a "cpus"
- * file: hybrid x86, arm) and the software, tracepoint, breakpoint, kprobe
- * and uprobe PMUs keep their events out of the list: they count per
- * thread and are named elsewhere.
+ * cost nothing until used.  A set lists one kind of PMU: the core PMUs
+ * (LOPE_PMUS_CORE: "cpu", and those with a "cpus" file: hybrid x86
+ * "cpu_core"/"cpu_atom", arm "armv8_pmuv3_0" ...), which count per thread,
+ * or all the others (uncore, RAPL, msr ...).  The software, tracepoint,
+ * breakpoint, kprobe and uprobe PMUs are never listed: the generic events
+ * name them.
  *
  * Events are numbered 0 .. lope_pmus__nr() - 1, sorted by PMU then event
  * name; lope_pmus__hide_type() renumbers them, so hide before numbering.
@@ -217,7 +239,14 @@ struct lope_pmu_event {
 	int snapshot;     /* 1: the count is a current value, not a sum */
 };
 
-LOPE_API int lope_pmus__new(struct lope_pmus **out, const char *root);
+/* Which PMUs a set lists. */
+enum lope_pmus_kind {
+	LOPE_PMUS_SYSTEM = 0, /* uncore, RAPL, msr ...: counted per cpu */
+	LOPE_PMUS_CORE = 1,   /* the CPU's own PMUs: counted per thread */
+};
+
+LOPE_API int lope_pmus__new(struct lope_pmus **out, const char *root,
+			    enum lope_pmus_kind kind);
 /* NULL is accepted. */
 LOPE_API void lope_pmus__delete(struct lope_pmus *p);
 /*
@@ -240,6 +269,15 @@ LOPE_API int lope_pmus__name(const struct lope_pmus *p, int idx,
 LOPE_API int lope_pmus__event(const struct lope_pmus *p, int idx,
 			      struct perf_event_attr *attr,
 			      struct lope_pmu_event *ev);
+/*
+ * Encode @terms ("event=0xc0,umask=0x1", as in sysfs event files) for the
+ * listed PMU named @pmu, as lope_pmus__event() does for a named event.
+ */
+LOPE_API int lope_pmus__encode(const struct lope_pmus *p, const char *pmu,
+			       const char *terms, struct perf_event_attr *attr);
+/* How many PMUs are listed, and the name of PMU @idx (sorted by name). */
+LOPE_API int lope_pmus__nr_pmus(const struct lope_pmus *p);
+LOPE_API const char *lope_pmus__pmu_name(const struct lope_pmus *p, int idx);
 /*
  * The first cpu of the cpumask of the PMU with perf type @type, listed or
  * hidden; -1 in @cpu when the PMU has no cpumask (it counts on any cpu).

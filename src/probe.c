@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Does user-space counter reading really work on this machine, and if not, why. */
+/*
+ * What the kernel allows here: user-space counter reads (and if not, why),
+ * an event, a group of hardware counters.
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -13,8 +16,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lope.h"
 #include "mmap_read.h"
 #include "sys.h"
+
+#define LOPE_SYSFS_DEVICES "/sys/bus/event_source/devices"
+/* More counters than any PMU has: x86 has at most 8 + 4 fixed, Arm 31 + 1. */
+#define LOPE_PROBE_MAX_COUNTERS 64
 
 static int say(char *why, size_t len, const char *fmt, ...)
 {
@@ -65,7 +73,35 @@ static uint64_t probe_cycles(void *arg)
 	return lope_arch_cycles();
 }
 
-/* Open, map and enable one instructions counter and read it in user space. */
+static void hw_attr(struct perf_event_attr *attr, uint64_t config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_HARDWARE;
+	attr->config = config;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+}
+
+/*
+ * Open one hardware counter: instructions, or cycles where the PMU has no
+ * instructions event (QEMU's Arm PMU without icount).
+ */
+static int open_hw_counter(struct perf_event_attr *attr)
+{
+	int fd;
+
+	hw_attr(attr, PERF_COUNT_HW_INSTRUCTIONS);
+	lope_arch_prepare_attr(attr);
+	fd = lope_sys->perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	hw_attr(attr, PERF_COUNT_HW_CPU_CYCLES);
+	lope_arch_prepare_attr(attr);
+	return lope_sys->perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Open, map and enable one hardware counter and read it in user space. */
 static int probe_event(char *why, size_t len)
 {
 	const struct lope_reader rd = { probe_pmc, probe_cycles, NULL };
@@ -75,14 +111,7 @@ static int probe_event(char *why, size_t len)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int fd, ok = 0;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	lope_arch_prepare_attr(&attr);
-	fd = lope_sys->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = open_hw_counter(&attr);
 	if (fd < 0)
 		return say(why, len, "cannot open a hardware event: %s%s",
 			   strerror(errno),
@@ -97,7 +126,11 @@ static int probe_event(char *why, size_t len)
 	} else if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		say(why, len, "cannot enable the event: %s", strerror(errno));
 	} else if (lope_mmap__read(pc, &rd, &c, NULL) != 0) {
-		say(why, len, "counter not readable in user space (index 0)");
+		say(why, len,
+		    "the kernel gives no counter index to user space%s",
+		    access(LOPE_ARCH_RDPMC_SWITCH, F_OK) == 0 ?
+			    " (" LOPE_ARCH_RDPMC_SWITCH ")" :
+			    "");
 	} else {
 		ok = 1;
 		say(why, len, "rdpmc works");
@@ -108,15 +141,25 @@ static int probe_event(char *why, size_t len)
 	return ok;
 }
 
+/* Is there a core PMU in sysfs, whatever the architecture names it? */
+static bool have_core_pmu(void)
+{
+	struct lope_pmus *p;
+	int nr;
+
+	if (lope_pmus__new(&p, LOPE_SYSFS_DEVICES, LOPE_PMUS_CORE) != 0)
+		return false;
+	nr = lope_pmus__nr_pmus(p);
+	lope_pmus__delete(p);
+	return nr > 0;
+}
+
 int lope_rdpmc_usable(char *why, size_t len)
 {
 	int sw;
 
-	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0 &&
-	    access("/sys/bus/event_source/devices/cpu_core", F_OK) != 0)
-		return say(why, len,
-			   "no core PMU (/sys/bus/event_source/devices/cpu "
-			   "missing)");
+	if (!have_core_pmu())
+		return say(why, len, "no core PMU in sysfs");
 	if (kernel_too_old())
 		return say(why, len, "kernel older than 4.13 (rdpmc bugs)");
 	sw = read_int(LOPE_ARCH_RDPMC_SWITCH);
@@ -126,4 +169,46 @@ int lope_rdpmc_usable(char *why, size_t len)
 		return say(why, len, "user-space reads disabled: %s is 0",
 			   LOPE_ARCH_RDPMC_SWITCH);
 	return probe_event(why, len);
+}
+
+int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	if (!attr)
+		return -EINVAL;
+	a = *attr;
+	a.size = sizeof(a);
+	a.disabled = 1;
+	fd = lope_sys->perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno ? -errno : -EINVAL;
+	(void)lope_sys->close(fd); /* never used: nothing to lose */
+	return 0;
+}
+
+int lope_probe_counters(const struct perf_event_attr *attr, int max)
+{
+	struct perf_event_attr a;
+	int fd[LOPE_PROBE_MAX_COUNTERS], n, i;
+
+	if (!attr || max < 0)
+		return -EINVAL;
+	if (max > LOPE_PROBE_MAX_COUNTERS)
+		max = LOPE_PROBE_MAX_COUNTERS;
+	a = *attr;
+	a.size = sizeof(a);
+	/* The kernel checks that a group fits on the PMU when a member
+	 * joins it (validate_group), so the first refusal is the limit. */
+	for (n = 0; n < max; n++) {
+		a.disabled = n == 0;
+		fd[n] = lope_sys->perf_event_open(&a, 0, -1, n ? fd[0] : -1,
+						  PERF_FLAG_FD_CLOEXEC);
+		if (fd[n] < 0)
+			break;
+	}
+	for (i = n - 1; i >= 0; i--)
+		(void)lope_sys->close(fd[i]);
+	return n;
 }

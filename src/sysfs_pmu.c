@@ -35,13 +35,14 @@ struct pmu {
 
 struct lope_pmus {
 	char *root;
+	enum lope_pmus_kind kind;
 	int nr;
 	struct pmu *pmu; /* sorted by name */
 };
 
-/* Counted per thread and named by the perf_event layer, not here. */
-static const char *const per_thread_pmus[] = {
-	"cpu", "software", "tracepoint", "breakpoint", "kprobe", "uprobe",
+/* Software PMUs: the generic events (PERF_TYPE_SOFTWARE ...) name them. */
+static const char *const generic_pmus[] = {
+	"software", "tracepoint", "breakpoint", "kprobe", "uprobe",
 };
 
 /* Files next to events/<name> that describe it rather than name one. */
@@ -384,6 +385,56 @@ int lope_pmus__event(const struct lope_pmus *p, int idx,
 	return err;
 }
 
+/* The listed PMU @idx, counting listed PMUs only. */
+static const struct pmu *listed_pmu(const struct lope_pmus *p, int idx)
+{
+	int i;
+
+	if (!p || idx < 0)
+		return NULL;
+	for (i = 0; i < p->nr; i++)
+		if (!p->pmu[i].hidden && idx-- == 0)
+			return &p->pmu[i];
+	return NULL;
+}
+
+int lope_pmus__nr_pmus(const struct lope_pmus *p)
+{
+	int i, nr = 0;
+
+	if (!p)
+		return -EINVAL;
+	for (i = 0; i < p->nr; i++)
+		nr += !p->pmu[i].hidden;
+	return nr;
+}
+
+const char *lope_pmus__pmu_name(const struct lope_pmus *p, int idx)
+{
+	const struct pmu *u = listed_pmu(p, idx);
+
+	return u ? u->name : NULL;
+}
+
+int lope_pmus__encode(const struct lope_pmus *p, const char *pmu,
+		      const char *terms, struct perf_event_attr *attr)
+{
+	const struct pmu *u = NULL;
+	int i;
+
+	if (!p || !pmu || !terms || !attr)
+		return -EINVAL;
+	for (i = 0; !u && i < p->nr; i++)
+		if (!p->pmu[i].hidden && !strcmp(p->pmu[i].name, pmu))
+			u = &p->pmu[i];
+	if (!u)
+		return -ENOENT;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = u->type;
+	return apply_terms(p, u->name, attr, terms);
+}
+
 int lope_pmus__cpu(const struct lope_pmus *p, uint32_t type, int *cpu)
 {
 	int i;
@@ -530,19 +581,35 @@ static int scan_events(const char *root, struct pmu *u)
 	return err;
 }
 
-/* Is the PMU counted per thread by the perf_event layer? */
-static bool per_thread(const char *root, const char *name)
+static bool is_generic(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(generic_pmus); i++)
+		if (!strcmp(name, generic_pmus[i]))
+			return true;
+	return false;
+}
+
+/* Is the PMU one of the CPU's own, counted per thread? */
+static bool is_core(const char *root, const char *name)
 {
 	char buf[8];
-	size_t i;
 	int n;
 
-	for (i = 0; i < ARRAY_SIZE(per_thread_pmus); i++)
-		if (!strcmp(name, per_thread_pmus[i]))
-			return true;
+	if (!strcmp(name, "cpu"))
+		return true;
 	/* Core PMUs of hybrid x86 and arm say which cpus they cover. */
 	n = read_file(buf, sizeof(buf), "%s/%s/cpus", root, name);
 	return n >= 0 || n == -EOVERFLOW;
+}
+
+/* Does the set list this PMU's events? */
+static bool listed(const struct lope_pmus *p, const char *name)
+{
+	if (is_generic(name))
+		return false;
+	return is_core(p->root, name) == (p->kind == LOPE_PMUS_CORE);
 }
 
 /* Read <root>/<name>/type; a directory without a valid one is no PMU. */
@@ -574,7 +641,7 @@ static int add_pmu(struct lope_pmus *p, int *cap, const char *name)
 		return -ENOMEM;
 	p->nr++;
 	u->type = (uint32_t)type;
-	u->hidden = per_thread(p->root, name);
+	u->hidden = !listed(p, name);
 	return u->hidden ? 0 : scan_events(p->root, u);
 }
 
@@ -594,17 +661,20 @@ static int scan_pmus(struct lope_pmus *p)
 	return err;
 }
 
-int lope_pmus__new(struct lope_pmus **out, const char *root)
+int lope_pmus__new(struct lope_pmus **out, const char *root,
+		   enum lope_pmus_kind kind)
 {
 	struct lope_pmus *p;
 	int err;
 
-	if (!out || !root)
+	if (!out || !root ||
+	    (kind != LOPE_PMUS_SYSTEM && kind != LOPE_PMUS_CORE))
 		return -EINVAL;
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->kind = kind;
 	p->root = strdup(root);
 	err = p->root ? scan_pmus(p) : -ENOMEM;
 	if (err) {

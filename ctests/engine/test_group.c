@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -947,14 +948,34 @@ static void test_bad_inputs(void)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * A core PMU, whatever the architecture calls it: "cpu" (x86), or a PMU
+ * that says which cpus it covers (hybrid x86 "cpu_core", Arm
+ * "armv8_pmuv3_0", "armv8_cortex_a76" ...).
+ */
+static int have_core_pmu(void)
+{
+	static const char *const devices = "/sys/bus/event_source/devices";
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(devices);
+	int found = 0;
+
+	while (d && !found && (e = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "%s/%s/cpus", devices, e->d_name);
+		found = !strcmp(e->d_name, "cpu") || access(path, F_OK) == 0;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static void test_rdpmc_usable(void)
 {
 	char why[256];
 	int have_cpu_pmu, r;
 
-	have_cpu_pmu = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
-		       access("/sys/bus/event_source/devices/cpu_core", F_OK) ==
-			       0;
+	have_cpu_pmu = have_core_pmu();
 	memset(why, 0, sizeof(why));
 	r = lope_rdpmc_usable(why, sizeof(why));
 	lope_info("lope_rdpmc_usable: %d (%s)", r, why);
@@ -971,6 +992,77 @@ static void test_rdpmc_usable(void)
 	lope_check(r >= 0 && strlen(why) < 4,
 		   "rdpmc_usable: reason truncated to the buffer",
 		   "returned %d, reason length %zu", r, strlen(why));
+}
+
+/* lope_probe and lope_probe_counters ask the kernel and leave nothing open. */
+static void test_probe(void)
+{
+	struct perf_event_attr a;
+	int fds = count_fds(), n, hw;
+
+	sw_attr(&a, EV_TASK_CLOCK);
+	lope_check(lope_probe(&a, 0, -1) == 0, "probe: task-clock accepted",
+		   "refused");
+	a.type = 0x7fffffff;
+	n = lope_probe(&a, 0, -1);
+	lope_check(n < 0, "probe: an unknown PMU type refused", "returned %d",
+		   n);
+	lope_check(lope_probe(NULL, 0, -1) == -EINVAL,
+		   "probe: NULL attr is -EINVAL", "accepted");
+	sw_attr(&a, EV_TASK_CLOCK);
+	n = lope_probe_counters(&a, 5);
+	lope_check(n == 5, "probe_counters: software events need no counter",
+		   "%d of 5", n);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_kernel = 1;
+	hw = lope_probe_counters(&a, 64);
+	lope_info("probe_counters: %d hardware cycles counters in one group",
+		  hw);
+	if (have_core_pmu())
+		lope_check(hw >= 1 && hw < 64,
+			   "probe_counters: a core PMU has a few counters",
+			   "%d", hw);
+	else
+		lope_check(hw == 0, "probe_counters: no core PMU, no counter",
+			   "%d", hw);
+	lope_check(lope_probe_counters(&a, -1) == -EINVAL &&
+			   lope_probe_counters(NULL, 4) == -EINVAL,
+		   "probe_counters: bad arguments are -EINVAL", "accepted");
+	lope_check(count_fds() == fds, "probe: no descriptor left",
+		   "%d before, %d after", fds, count_fds());
+}
+
+/* lope_group__last_counts: the read's own sample, no new one. */
+static void test_last_counts(void)
+{
+	struct lope_counts raw[2], last[2];
+	struct lope_group *g;
+	int err;
+
+	if (make_group(&g, 0, 0, 2)) {
+		lope_fail("last_counts", "cannot open a group");
+		return;
+	}
+	err = lope_group__enable(g);
+	lope_check(!err && lope_group__last_counts(g, last) == -ENODATA,
+		   "last_counts: none since the enable", "err %d", err);
+	busy(2);
+	err = lope_group__read_raw(g, raw);
+	busy(2);
+	if (!err)
+		err = lope_group__last_counts(g, last);
+	lope_check(!err && !memcmp(raw, last, sizeof(raw)),
+		   "last_counts: the last read's values", "err %d", err);
+	lope_check(lope_group__last_counts(g, NULL) == -EINVAL &&
+			   lope_group__last_counts(NULL, last) == -EINVAL,
+		   "last_counts: bad arguments are -EINVAL", "accepted");
+	lope_group__close(g);
+	lope_check(lope_group__last_counts(g, last) == -EBADF,
+		   "last_counts: closed group is -EBADF", "not refused");
+	lope_group__delete(g);
 }
 
 /*
@@ -1020,6 +1112,8 @@ int main(void)
 	else
 		lope_info("no mappable event: %s", tsc_why);
 	test_rdpmc_usable();
+	test_probe();
+	test_last_counts();
 	test_minflt();
 	for (i = 0; i < ARRAY_SIZE(configs); i++)
 		lifecycle(&configs[i]);

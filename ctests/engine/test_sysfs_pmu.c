@@ -113,6 +113,12 @@ static const struct file_row {
 	{ "cpu_core/type", "8\n" },
 	{ "cpu_core/cpus", "0-3\n" },
 	{ "cpu_core/events/x", "event=1\n" },
+	/* an Arm core PMU: named after the CPU, says which cpus it covers */
+	{ "armv8_pmuv3_0/type", "10\n" },
+	{ "armv8_pmuv3_0/cpus", "0-1\n" },
+	{ "armv8_pmuv3_0/format/event", "config:0-15\n" },
+	{ "armv8_pmuv3_0/format/rdpmc", "config1:1\n" },
+	{ "armv8_pmuv3_0/events/cpu_cycles", "event=0x0011\n" },
 	{ "software/type", "1\n" },
 	{ "uprobe/type", "7\n" },
 	{ "uprobe/format/retprobe", "config:0\n" },
@@ -345,7 +351,7 @@ static void test_split(void)
 
 	/* The split PMU's cpumask is malformed; give it a good one. */
 	if (write_file("split/cpumask", "3-5\n") ||
-	    lope_pmus__new(&p, root) != 0) {
+	    lope_pmus__new(&p, root, LOPE_PMUS_SYSTEM) != 0) {
 		lope_fail("split_ranges_low_bits_first", "setup failed");
 		return;
 	}
@@ -438,14 +444,15 @@ static void test_missing_root(void)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/nosuch", root);
-	err = lope_pmus__new(&p, path);
+	err = lope_pmus__new(&p, path, LOPE_PMUS_SYSTEM);
 	lope_check(err == -ENOENT && p == NULL, "missing_root_enoent", "got %d",
 		   err);
 	snprintf(path, sizeof(path), "%s/msr/type", root);
-	err = lope_pmus__new(&p, path);
+	err = lope_pmus__new(&p, path, LOPE_PMUS_SYSTEM);
 	lope_check(err == -ENOTDIR, "root_is_a_file_enotdir", "got %d", err);
-	lope_check(lope_pmus__new(NULL, root) == -EINVAL &&
-			   lope_pmus__new(&p, NULL) == -EINVAL,
+	lope_check(lope_pmus__new(NULL, root, LOPE_PMUS_SYSTEM) == -EINVAL &&
+			   lope_pmus__new(&p, NULL, LOPE_PMUS_SYSTEM) ==
+				   -EINVAL,
 		   "new_bad_args", "accepted");
 	lope_pmus__delete(NULL);
 	lope_pass("delete_null");
@@ -460,7 +467,7 @@ static void test_real_sysfs(void)
 	struct lope_pmus *p;
 	int err, idx;
 
-	err = lope_pmus__new(&p, devices);
+	err = lope_pmus__new(&p, devices, LOPE_PMUS_SYSTEM);
 	if (err) {
 		lope_skip("real_sysfs_msr_tsc", "%s: %s", devices,
 			  strerror(-err));
@@ -481,6 +488,75 @@ static void test_real_sysfs(void)
 	lope_pmus__delete(p);
 }
 
+/* A set of the core PMUs: their events, raw terms, nothing else. */
+static void test_core_kind(void)
+{
+	static const char *const core[] = { "armv8_pmuv3_0/cpu_cycles",
+					    "cpu/cycles", "cpu_core/x" };
+	struct perf_event_attr attr;
+	struct lope_pmus *p, *sys;
+	const char *pmu, *ev;
+	int err, i, ok = 1;
+
+	if (lope_pmus__new(&p, root, LOPE_PMUS_CORE) != 0 ||
+	    lope_pmus__new(&sys, root, LOPE_PMUS_SYSTEM) != 0) {
+		lope_fail("core_kind", "lope_pmus__new failed");
+		return;
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(core); i++) {
+		char got[128];
+
+		ok &= lope_pmus__name(p, i, &pmu, &ev) == 0;
+		snprintf(got, sizeof(got), "%s/%s", ok ? pmu : "",
+			 ok ? ev : "");
+		ok &= !strcmp(got, core[i]);
+	}
+	lope_check(ok && lope_pmus__nr(p) == (int)ARRAY_SIZE(core),
+		   "core_kind_lists_core_pmus_only", "%d events",
+		   lope_pmus__nr(p));
+	lope_check(lope_pmus__nr_pmus(p) == 3 &&
+			   !strcmp(lope_pmus__pmu_name(p, 0),
+				   "armv8_pmuv3_0") &&
+			   !strcmp(lope_pmus__pmu_name(p, 2), "cpu_core") &&
+			   !lope_pmus__pmu_name(p, 3) &&
+			   !lope_pmus__pmu_name(p, -1),
+		   "core_kind_pmu_names", "%d PMUs", lope_pmus__nr_pmus(p));
+	lope_check(lope_pmus__nr_pmus(sys) == 6 &&
+			   lope_pmus__pmu_name(sys, 0) &&
+			   !strcmp(lope_pmus__pmu_name(sys, 0), "msr"),
+		   "system_kind_pmu_names", "%d PMUs", lope_pmus__nr_pmus(sys));
+	err = lope_pmus__encode(p, "cpu", "event=0xc0", &attr);
+	lope_check(err == 0 && attr.type == 4 && attr.config == 0xc0 &&
+			   attr.size == sizeof(attr),
+		   "encode_raw_terms", "err %d type %u config %#llx", err,
+		   attr.type, (unsigned long long)attr.config);
+	err = lope_pmus__encode(p, "armv8_pmuv3_0", "event=0x8,rdpmc", &attr);
+	lope_check(err == 0 && attr.type == 10 && attr.config == 0x8 &&
+			   attr.config1 == 2,
+		   "encode_raw_terms_two_fields", "err %d config %#llx/%#llx",
+		   err, (unsigned long long)attr.config,
+		   (unsigned long long)attr.config1);
+	lope_check(lope_pmus__encode(p, "cpu", "umask=1", &attr) == -EINVAL &&
+			   lope_pmus__encode(p, "cpu", "event=0x100", &attr) ==
+				   -ERANGE &&
+			   lope_pmus__encode(p, "cpu", "", &attr) == -EINVAL,
+		   "encode_bad_terms", "accepted");
+	lope_check(
+		lope_pmus__encode(p, "msr", "event=0", &attr) == -ENOENT &&
+			lope_pmus__encode(sys, "cpu", "event=1", &attr) ==
+				-ENOENT &&
+			lope_pmus__encode(sys, "msr", "event=4", &attr) == 0 &&
+			attr.type == 9 && attr.config == 4,
+		"encode_only_listed_pmus", "a PMU of the other kind encoded");
+	lope_check(
+		lope_pmus__encode(NULL, "cpu", "event=1", &attr) == -EINVAL &&
+			lope_pmus__encode(p, "cpu", NULL, &attr) == -EINVAL &&
+			lope_pmus__new(&sys, root, 7) == -EINVAL,
+		"encode_and_kind_bad_args", "accepted");
+	lope_pmus__delete(p);
+	lope_pmus__delete(sys);
+}
+
 int main(void)
 {
 	struct lope_pmus *p;
@@ -494,7 +570,8 @@ int main(void)
 		return lope_done();
 	}
 	test_missing_root();
-	err = lope_pmus__new(&p, root);
+	test_core_kind();
+	err = lope_pmus__new(&p, root, LOPE_PMUS_SYSTEM);
 	if (!lope_check(err == 0, "new_on_fake_tree", "%s", strerror(-err))) {
 		remove_tree();
 		return lope_done();

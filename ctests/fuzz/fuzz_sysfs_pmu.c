@@ -509,7 +509,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	write_tree(&m);
 	want = ref_decode(&m, &e);
 
-	rc = lope_pmus__new(&p, root);
+	rc = lope_pmus__new(&p, root, LOPE_PMUS_SYSTEM);
 	if (rc)
 		fail("lope_pmus__new", 0, rc);
 	idx = lope_pmus__find(p, "fz", "ev");
