@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pe_glue.h"
@@ -87,10 +90,9 @@ int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 		err = lope_group__add(g, lope_group__attr(src, i));
 		if (err < 0)
 			goto fail;
-		pe_apply_domain(lope_group__attr(g, i), r->fixed[i], r->domain);
-		err = r->period ? lope_group__set_overflow(g, i, r->period[i],
-							   r->signo) :
-				  0;
+		pe_apply_domain(lope_group__attr(g, i), r->ev[i].fixed,
+				r->domain);
+		err = lope_group__set_overflow(g, i, r->ev[i].period, r->signo);
 		if (err < 0)
 			goto fail;
 	}
@@ -105,4 +107,62 @@ int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 fail:
 	lope_group__delete(g);
 	return pe_errno_to_papi(err);
+}
+
+int pe_set_option(void *set, int *field, int value, int (*reopen)(void *set))
+{
+	int old = *field, ret;
+
+	*field = value;
+	ret = reopen(set);
+	if (ret != PAPI_OK)
+		*field = old;
+	return ret;
+}
+
+int pe_disable(papi_vector_t *v, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->cmp_info.disabled_reason,
+		  sizeof(v->cmp_info.disabled_reason), fmt, ap);
+	va_end(ap);
+	v->cmp_info.disabled = ret;
+	return ret;
+}
+
+void pe_sw_attr(pe_attr_t *a, int exclude_kernel)
+{
+	memset(a, 0, sizeof(*a));
+	a->attr.size = sizeof(a->attr);
+	a->attr.type = PERF_TYPE_SOFTWARE;
+	a->attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	a->attr.exclude_kernel = !!exclude_kernel;
+	a->attr.exclude_hv = 1;
+}
+
+int pe_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int level = INT_MIN;
+
+	if (!f)
+		return INT_MIN;
+	if (fscanf(f, "%d", &level) != 1)
+		level = INT_MIN;
+	(void)fclose(f); /* read-only stream */
+	return level;
+}
+
+int pe_init_thread(hwd_context_t *ctx)
+{
+	((pe_context_t *)ctx)->initialized = 1;
+	return PAPI_OK;
+}
+
+int pe_shutdown_thread(hwd_context_t *ctx)
+{
+	((pe_context_t *)ctx)->initialized = 0;
+	return PAPI_OK;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the perf_event and perf_event_uncore components share: the errno
- * map, domains, PAPI's native-event lookup, and rebuilding a set's lope
- * group with new options.  PAPI-side glue, so it lives beside the
- * components, not in the engine.
+ * map, domains, PAPI's native-event lookup, a set's events, rebuilding its
+ * lope group with new options, disabling with a reason.  PAPI-side glue,
+ * so it lives beside the components, not in the engine.
  */
 #ifndef PE_GLUE_H
 #define PE_GLUE_H
@@ -15,8 +15,18 @@
 #include "papi_internal.h"
 #include "papi_vector.h"
 #include "papi_libpfm4_events.h"
+#include "perfmon/pfmlib_perf_event.h"
 
 #include "lope/lope.h"
+
+/*
+ * PAPI's headers define libpfm4's struct perf_event_attr; the engine reads
+ * and fills the kernel's, which may be newer and larger.
+ */
+typedef union {
+	struct perf_event_attr attr;
+	unsigned char room[512];
+} pe_attr_t;
 
 /* Domain bits an event's own :u= / :k= modifiers fix, whatever the set says. */
 enum { PE_FIXED_USER = 1, PE_FIXED_KERNEL = 2 };
@@ -33,6 +43,16 @@ unsigned char pe_fixed_domains(const struct native_event_t *ntv);
 struct native_event_t *pe_find_native(struct native_event_table_t *t,
 				      int papi_code);
 
+/* What a set keeps of each of its events, in both components. */
+struct pe_event {
+	unsigned int code;       /* PAPI's code: overflow follows its event */
+	unsigned char fixed;     /* PE_FIXED_*: domain its own modifiers set */
+	unsigned char profiling; /* perf_event: samples go to PAPI_profil */
+	unsigned char snapshot;  /* uncore: the count is a current value */
+	double scale;    /* uncore: raw * scale is in the unit; 0: none */
+	uint64_t period; /* perf_event: overflow period; 0: none */
+};
+
 /* Everything a rebuilt group is opened with. */
 struct pe_rebuild {
 	pid_t pid;
@@ -40,9 +60,8 @@ struct pe_rebuild {
 	unsigned int flags;
 	int nr;
 	int domain;
-	const unsigned char *fixed; /* per event: PE_FIXED_* */
-	const uint64_t *period;     /* per event overflow period, or NULL */
-	int signo;
+	const struct pe_event *ev;
+	int signo; /* the overflow signal */
 };
 
 /*
@@ -53,5 +72,29 @@ struct pe_rebuild {
  */
 int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 	       const struct pe_rebuild *r);
+
+/*
+ * Set *@field to @value and apply it with @reopen(@set), which rebuilds the
+ * set's group (PAPI_OK at once when it has none); on failure *@field is as
+ * it was and the set keeps its working group.
+ */
+int pe_set_option(void *set, int *field, int value, int (*reopen)(void *set));
+
+/* Disable component @v with PAPI error @ret and a reason; returns @ret. */
+__attribute__((format(printf, 3, 4))) int pe_disable(papi_vector_t *v, int ret,
+						     const char *fmt, ...);
+
+/* A software event of every kernel: the probe of what this process may do. */
+void pe_sw_attr(pe_attr_t *a, int exclude_kernel);
+/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when it cannot be read. */
+int pe_paranoid(void);
+
+/* Both components' thread context: nothing per thread. */
+typedef struct {
+	int initialized;
+} pe_context_t;
+
+int pe_init_thread(hwd_context_t *ctx);
+int pe_shutdown_thread(hwd_context_t *ctx);
 
 #endif /* PE_GLUE_H */

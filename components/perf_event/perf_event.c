@@ -23,11 +23,15 @@
 #include "extras.h"
 
 #include "papi_libpfm4_events.h"
+#include "papi_preset.h"
 #include "pe_libpfm4_events.h"
 #include "linux-common.h"
+#include "perfmon/pfmlib_perf_event.h"
 
 #include "lope/lope.h"
+#include "pe_cpu.h"
 #include "pe_glue.h"
+#include "pe_sysfs.h"
 
 /* PAPI hands us one long long per event; the engine writes int64_t. */
 _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
@@ -49,12 +53,11 @@ _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
 /* The overflow vector has one bit per event position. */
 #define PE_MAX_OVERFLOW_POS 64
 
+/* Our section of PAPI's preset table (lope_presets.csv). */
+#define PE_PRESET_SECTION "lope_generic"
+
 /* Sampled addresses taken out of a ring buffer at a time. */
 #define PE_SAMPLES 16
-
-typedef struct {
-	int initialized;
-} pe_context_t;
 
 typedef struct {
 	struct lope_group *grp; /* NULL until events are added */
@@ -71,18 +74,15 @@ typedef struct {
 	int multiplexed;
 	int enable_on_exec; /* attached with LOPE_ENABLE_ON_EXEC set */
 	int exec_armed;     /* opened that way, the exec has not started it */
-	unsigned char fixed[PE_MAX_EVENTS];
+	int signal_held;    /* this set holds the framework's signal handler */
+	struct pe_event ev[PE_MAX_EVENTS];
 	int64_t counts[PE_MAX_EVENTS];
-	/* Overflow, by position; kept with the event's code so it follows
-	 * the event when PAPI adds or removes others. */
-	unsigned int code[PE_MAX_EVENTS];
-	uint64_t period[PE_MAX_EVENTS];         /* 0: no overflow */
-	unsigned char profiling[PE_MAX_EVENTS]; /* samples go to PAPI_profil */
-	int signal_held; /* this set holds the framework's signal handler */
 } pe_control_t;
 
 papi_vector_t _perf_event_vector;
 static struct native_event_table_t perf_native_event_table;
+/* Core PMUs' sysfs events, where libpfm4 does not know the CPU. */
+static struct pe_sysfs core_pmus;
 static int our_cidx;
 static unsigned int engine_flags; /* LOPE_NO_RDPMC when forced or useless */
 
@@ -134,8 +134,7 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 	r.flags = group_flags(c);
 	r.nr = c->nr;
 	r.domain = c->domain;
-	r.fixed = c->fixed;
-	r.period = c->period;
+	r.ev = c->ev;
 	r.signo = overflow_signal();
 	ret = pe_rebuild(&c->grp, src, &r);
 	if (ret == PAPI_OK)
@@ -143,18 +142,17 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 	return ret;
 }
 
-/* Reopen with the options as they are now; revert @field to @old on failure. */
+/* pe_set_option's reopen: options are checked when events are added. */
+static int reopen_set(void *set)
+{
+	pe_control_t *c = set;
+
+	return c->grp && c->nr ? reopen(c, c->grp) : PAPI_OK;
+}
+
 static int set_option(pe_control_t *c, int *field, int value)
 {
-	int old = *field, ret;
-
-	*field = value;
-	if (!c->grp || c->nr == 0)
-		return PAPI_OK; /* checked when events are added */
-	ret = reopen(c, c->grp);
-	if (ret != PAPI_OK)
-		*field = old;
-	return ret;
+	return pe_set_option(c, field, value, reopen_set);
 }
 
 /*
@@ -165,22 +163,20 @@ static int set_option(pe_control_t *c, int *field, int value)
 static void carry_overflow(pe_control_t *c, const NativeInfo_t *native,
 			   int count)
 {
-	uint64_t period[PE_MAX_EVENTS] = { 0 };
-	unsigned char profiling[PE_MAX_EVENTS] = { 0 };
+	static const struct pe_event none;
+	struct pe_event *old = c->ev, ev[PE_MAX_EVENTS];
 	int i, j;
 
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
+		ev[i] = none;
+		ev[i].code = (unsigned int)native[i].ni_papi_code;
 		for (j = 0; j < c->nr; j++)
-			if (c->period[j] &&
-			    c->code[j] ==
-				    (unsigned int)native[i].ni_papi_code) {
-				period[i] = c->period[j];
-				profiling[i] = c->profiling[j];
+			if (old[j].period && old[j].code == ev[i].code) {
+				ev[i].period = old[j].period;
+				ev[i].profiling = old[j].profiling;
 			}
-	for (i = 0; i < count; i++)
-		c->code[i] = (unsigned int)native[i].ni_papi_code;
-	memcpy(c->period, period, sizeof(period));
-	memcpy(c->profiling, profiling, sizeof(profiling));
+	}
+	memcpy(c->ev, ev, (size_t)count * sizeof(*ev));
 }
 
 static int any_overflow(const pe_control_t *c)
@@ -188,7 +184,7 @@ static int any_overflow(const pe_control_t *c)
 	int i;
 
 	for (i = 0; i < c->nr; i++)
-		if (c->period[i])
+		if (c->ev[i].period)
 			return 1;
 	return 0;
 }
@@ -210,11 +206,12 @@ static int hold_signal(pe_control_t *c)
 	return ret;
 }
 
-/* One native event into @src; an event's own :cpu= pins the whole set. */
-static int add_native(pe_control_t *c, struct lope_group *src,
-		      const struct native_event_t *ntv)
+/* A libpfm4 event: its attr, :u=/:k= modifiers; its :cpu= pins the set. */
+static int libpfm4_attr(pe_control_t *c, int i, const NativeInfo_t *ni,
+			pe_attr_t *a)
 {
-	int err;
+	struct native_event_t *ntv =
+		pe_find_native(&perf_native_event_table, ni->ni_papi_code);
 
 	if (!ntv)
 		return PAPI_ENOEVNT;
@@ -223,7 +220,28 @@ static int add_native(pe_control_t *c, struct lope_group *src,
 			return PAPI_ECNFLCT;
 		c->event_cpu = ntv->cpu;
 	}
-	err = lope_group__add(src, &ntv->attr);
+	a->attr = ntv->attr;
+	c->ev[i].fixed = pe_fixed_domains(ntv);
+	return PAPI_OK;
+}
+
+/* Native event @i into @src, from libpfm4 or from a core PMU's sysfs. */
+static int add_native(pe_control_t *c, int i, const NativeInfo_t *ni,
+		      struct lope_group *src)
+{
+	struct lope_pmu_event ev;
+	pe_attr_t a;
+	int ret, err;
+
+	memset(&a, 0, sizeof(a));
+	if (pe_sysfs__is_code((unsigned int)ni->ni_event))
+		ret = pe_sysfs__event(&core_pmus, (unsigned int)ni->ni_event,
+				      &a, &ev);
+	else
+		ret = libpfm4_attr(c, i, ni, &a);
+	if (ret != PAPI_OK)
+		return ret;
+	err = lope_group__add(src, (struct perf_event_attr *)&a);
 	return err < 0 ? pe_errno_to_papi(err) : PAPI_OK;
 }
 
@@ -239,15 +257,11 @@ static int build(pe_control_t *c, NativeInfo_t *native, int count)
 	if (err)
 		return pe_errno_to_papi(err);
 	for (i = 0; i < count; i++) {
-		struct native_event_t *ntv = pe_find_native(
-			&perf_native_event_table, native[i].ni_papi_code);
-
-		ret = add_native(c, src, ntv);
+		ret = add_native(c, i, &native[i], src);
 		if (ret != PAPI_OK) {
 			lope_group__delete(src);
 			return ret;
 		}
-		c->fixed[i] = pe_fixed_domains(ntv);
 		native[i].ni_position = i;
 	}
 	c->nr = count;
@@ -464,18 +478,6 @@ static int pe_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
-static int pe_init_thread(hwd_context_t *ctx)
-{
-	((pe_context_t *)ctx)->initialized = 1;
-	return PAPI_OK;
-}
-
-static int pe_shutdown_thread(hwd_context_t *ctx)
-{
-	((pe_context_t *)ctx)->initialized = 0;
-	return PAPI_OK;
-}
-
 /*
  * Overflow of position @pos at @threshold (0: off), feeding PAPI_profil's
  * histogram when @profiling.  The set is stopped (PAPI checks), so it is
@@ -492,16 +494,16 @@ static int set_period(pe_control_t *c, int pos, int threshold, int profiling)
 		return PAPI_EINVAL;
 	if (threshold && pos >= PE_MAX_OVERFLOW_POS)
 		return PAPI_ECNFLCT; /* the overflow vector cannot name it */
-	old = c->period[pos];
-	old_profiling = c->profiling[pos];
-	c->period[pos] = (uint64_t)threshold;
-	c->profiling[pos] = threshold ? (unsigned char)profiling : 0;
+	old = c->ev[pos].period;
+	old_profiling = c->ev[pos].profiling;
+	c->ev[pos].period = (uint64_t)threshold;
+	c->ev[pos].profiling = threshold ? (unsigned char)profiling : 0;
 	ret = hold_signal(c);
-	if (ret == PAPI_OK && old != c->period[pos])
+	if (ret == PAPI_OK && old != c->ev[pos].period)
 		ret = reopen(c, c->grp);
 	if (ret != PAPI_OK) {
-		c->period[pos] = old;
-		c->profiling[pos] = old_profiling;
+		c->ev[pos].period = old;
+		c->ev[pos].profiling = old_profiling;
 		/* Back to the reference count we started with; the error
 		 * to report is the one above. */
 		(void)hold_signal(c);
@@ -590,7 +592,7 @@ static int pe_stop_profiling(ThreadInfo_t *thread, EventSetInfo_t *esi)
 
 	(void)thread;
 	for (i = 0; i < c->nr; i++)
-		if (c->profiling[i])
+		if (c->ev[i].profiling)
 			profile_samples(esi, c, i, 0);
 	return PAPI_OK;
 }
@@ -608,9 +610,9 @@ static void hw_overflow(ThreadInfo_t *thread, EventSetInfo_t *esi,
 	vptr_t here = GET_OVERFLOW_ADDRESS((*hc));
 	int pos = lope_group__find_fd(c->grp, hc->si->si_fd);
 
-	if (pos < 0 || pos >= PE_MAX_OVERFLOW_POS || !c->period[pos])
+	if (pos < 0 || pos >= PE_MAX_OVERFLOW_POS || !c->ev[pos].period)
 		return; /* from a group closed since */
-	if (c->profiling[pos])
+	if (c->ev[pos].profiling)
 		profile_samples(esi, c, pos, here);
 	else
 		_papi_hwi_dispatch_overflow_signal(
@@ -651,109 +653,227 @@ out:
 	errno = saved_errno;
 }
 
+/*
+ * While PAPI loads our generic presets, an event the kernel refuses here
+ * does not exist: the preset is left out instead of listed and unusable
+ * (stock PAPI lists such presets: upstream issue #336).
+ */
+static int loading_presets;
+
+static int kernel_accepts(const char *name)
+{
+	pfm_perf_encode_arg_t arg;
+	pe_attr_t a;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&a, 0, sizeof(a));
+	arg.size = sizeof(arg);
+	arg.attr = &a.attr;
+	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT,
+				      &arg) != PFM_SUCCESS)
+		return 0;
+	a.attr.exclude_kernel = 1;
+	a.attr.exclude_hv = 1;
+	return lope_probe((struct perf_event_attr *)&a, 0, -1) == 0;
+}
+
+/* libpfm4's events first, then the core PMUs' in sysfs. */
 static int pe_ntv_enum_events(unsigned int *code, int modifier)
 {
-	return _pe_libpfm4_ntv_enum_events(code, modifier, our_cidx,
-					   &perf_native_event_table);
+	int ret;
+
+	if (pe_sysfs__is_code(*code) && modifier != PAPI_ENUM_FIRST)
+		return pe_sysfs__enum(&core_pmus, code, modifier);
+	ret = _pe_libpfm4_ntv_enum_events(code, modifier, our_cidx,
+					  &perf_native_event_table);
+	if (ret == PAPI_OK ||
+	    (modifier != PAPI_ENUM_FIRST && modifier != PAPI_ENUM_EVENTS))
+		return ret;
+	return pe_sysfs__enum(&core_pmus, code, PAPI_ENUM_FIRST);
 }
 
 static int pe_ntv_name_to_code(const char *name, unsigned int *code)
 {
+	int ret = pe_sysfs__name_to_code(&core_pmus, name, code);
+
+	if (ret != PAPI_ENOEVNT)
+		return ret;
+	if (loading_presets && !kernel_accepts(name))
+		return PAPI_ENOEVNT;
 	return _pe_libpfm4_ntv_name_to_code(name, code, our_cidx,
 					    &perf_native_event_table);
 }
 
 static int pe_ntv_code_to_name(unsigned int code, char *name, int len)
 {
+	if (pe_sysfs__is_code(code))
+		return pe_sysfs__code_to_name(&core_pmus, code, name, len);
 	return _pe_libpfm4_ntv_code_to_name(code, name, len,
 					    &perf_native_event_table);
 }
 
 static int pe_ntv_code_to_descr(unsigned int code, char *descr, int len)
 {
+	if (pe_sysfs__is_code(code))
+		return pe_sysfs__code_to_descr(&core_pmus, code, descr, len);
 	return _pe_libpfm4_ntv_code_to_descr(code, descr, len,
 					     &perf_native_event_table);
 }
 
 static int pe_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 {
+	if (pe_sysfs__is_code(code))
+		return pe_sysfs__code_to_info(&core_pmus, code, info);
 	return _pe_libpfm4_ntv_code_to_info(code, info,
 					    &perf_native_event_table);
 }
 
-static int disable(papi_vector_t *v, int ret, const char *why)
+/*
+ * Ask the kernel what this process may count, as it decides (paranoid
+ * level, CAP_PERFMON, CAP_SYS_ADMIN, a vendor's paranoid 3), with a
+ * software event every kernel has: nothing at all, or no kernel domain.
+ */
+static int check_permissions(papi_vector_t *v)
 {
-	snprintf(v->cmp_info.disabled_reason, PAPI_MAX_STR_LEN, "%s", why);
-	v->cmp_info.disabled = ret;
-	return ret;
-}
+	pe_attr_t a;
+	int err;
 
-/* paranoid 3 (a vendor patch) forbids perf_event; 2 forbids kernel counts. */
-static int check_paranoid(papi_vector_t *v)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level, n;
-
-	if (!f)
-		return disable(v, PAPI_ECMP, "perf_event support not detected");
-	n = fscanf(f, "%d", &level);
-	(void)fclose(f); /* read-only stream */
-	if (n != 1)
-		return disable(v, PAPI_ECMP, "cannot read perf_event_paranoid");
-	if (level >= 3)
-		return disable(v, PAPI_ECMP,
-			       "perf_event disabled by perf_event_paranoid=3");
-	if (level == 2 && geteuid() != 0)
+	pe_sw_attr(&a, 1);
+	err = lope_probe((struct perf_event_attr *)&a, 0, -1);
+	if (err == -EACCES || err == -EPERM)
+		return pe_disable(
+			v, PAPI_EPERM,
+			"perf_event not allowed to this process "
+			"(perf_event_paranoid=%d): run with CAP_PERFMON, or "
+			"sysctl kernel.perf_event_paranoid=2",
+			pe_paranoid());
+	if (err)
+		return pe_disable(v, PAPI_ECMP,
+				  "perf_event support not detected: %s",
+				  strerror(-err));
+	pe_sw_attr(&a, 0);
+	if (lope_probe((struct perf_event_attr *)&a, 0, -1) != 0)
 		v->cmp_info.available_domains &= ~PAPI_DOM_KERNEL;
 	return PAPI_OK;
 }
 
-/* fast_counter_read is 1 only if rdpmc really works here; say why not. */
-static void detect_rdpmc(papi_vector_t *v)
+/* fast_counter_read is 1 only if rdpmc really works here; @why says why not. */
+static void detect_rdpmc(papi_vector_t *v, char *why, size_t len)
 {
-	char why[PAPI_MAX_STR_LEN];
-
 	if (env_on(PE_ENV_NO_RDPMC)) {
-		snprintf(why, sizeof(why), "forced off by %s", PE_ENV_NO_RDPMC);
+		snprintf(why, len, "forced off by %s", PE_ENV_NO_RDPMC);
 		v->cmp_info.fast_counter_read = 0;
 	} else {
-		v->cmp_info.fast_counter_read =
-			lope_rdpmc_usable(why, sizeof(why));
+		v->cmp_info.fast_counter_read = lope_rdpmc_usable(why, len);
 	}
+	if (v->cmp_info.fast_counter_read)
+		snprintf(why, len, "yes");
 	engine_flags = v->cmp_info.fast_counter_read ? 0 : LOPE_NO_RDPMC;
-	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN,
-		 "Linux perf_event CPU counters (lope; rdpmc: %.80s)",
-		 v->cmp_info.fast_counter_read ? "yes" : why);
 }
 
-static int libpfm4_reason(int ret)
+static int libpfm4_reason(papi_vector_t *v, int ret)
 {
 	switch (ret) {
 	case PAPI_ENOMEM:
-		return disable(&_perf_event_vector, ret,
-			       "Error libpfm4 memory allocation");
+		return pe_disable(v, ret, "Error libpfm4 memory allocation");
 	case PAPI_ENOSUPP:
-		return disable(&_perf_event_vector, ret,
-			       "Error libpfm4 no PMUs found");
-	case PAPI_ECMP:
-		return disable(&_perf_event_vector, ret,
-			       "Error libpfm4 no default PMU found");
+		return pe_disable(v, ret, "Error libpfm4 no PMUs found");
 	case PAPI_ENOEVNT:
-		return disable(&_perf_event_vector, ret,
-			       "Error loading preset events");
+		return pe_disable(v, ret, "Error loading preset events");
 	default:
-		return disable(&_perf_event_vector, ret,
-			       "Unknown libpfm4 related error");
+		return pe_disable(v, ret, "Unknown libpfm4 related error");
 	}
+}
+
+/* PAPI's user-defined events that are defined: they fill the table's head. */
+extern hwi_presets_t user_defined_events[];
+extern int user_defined_events_count;
+
+static int defined_user_events(void)
+{
+	int n = 0;
+
+	while (n < PAPI_MAX_USER_EVENTS && user_defined_events[n].symbol)
+		n++;
+	return n;
+}
+
+/*
+ * Where PAPI's preset table has no section for this CPU, the presets that
+ * are exactly one of the kernel's generic events: our section of PAPI's
+ * own table (lope_presets.csv, added to papi_events.csv by the build),
+ * loaded by PAPI's own loader, each one only if the kernel accepts its
+ * event here.  The loader reads PAPI_USER_EVENTS_FILE again, so that user
+ * events built on these presets resolve; it counts the ones it already
+ * had twice, hence the recount.
+ */
+static void load_generic_presets(int cidx)
+{
+	static char section[] = PE_PRESET_SECTION;
+
+	loading_presets = 1;
+	if (_papi_load_preset_table(section, 0, cidx) != PAPI_OK)
+		SUBDBG("no preset section %s\n", section);
+	loading_presets = 0;
+	user_defined_events_count = defined_user_events();
+}
+
+/* Why PAPI's libpfm4 layer has no default core PMU here, for @mode. */
+static void unknown_cpu_mode(char *mode, size_t len, int ret,
+			     const char *release)
+{
+	const char *forced = getenv("LIBPFM_FORCE_PMU");
+	char cpu[PAPI_MIN_STR_LEN];
+
+	if (ret == PAPI_ECOUNT) {
+		snprintf(mode, len,
+			 "hybrid CPU, several core PMUs in libpfm4 %.8s: "
+			 "generic and sysfs events",
+			 release);
+	} else if (forced && *forced) {
+		snprintf(mode, len,
+			 "libpfm4 %.8s limited to %.16s by LIBPFM_FORCE_PMU: "
+			 "generic and sysfs events",
+			 release, forced);
+	} else {
+		pe_cpu__name(cpu, sizeof(cpu));
+		snprintf(mode, len,
+			 "%.40s unknown to libpfm4 %.8s: generic and sysfs "
+			 "events",
+			 cpu, release);
+	}
+}
+
+/*
+ * libpfm4 knows no core PMU of this CPU (or several, on a hybrid one):
+ * its generic events, the core PMUs' own sysfs events and, without a CPU
+ * table, as many counters as the kernel schedules together.
+ */
+static int unknown_cpu(papi_vector_t *v)
+{
+	if (pe_sysfs__open(&core_pmus, LOPE_PMUS_CORE) != PAPI_OK)
+		return pe_disable(v, PAPI_ENOMEM, "out of memory");
+	pe_sysfs__list_pmus(&core_pmus, v);
+	v->cmp_info.num_native_events =
+		pe_cpu__libpfm4_events() + pe_sysfs__nr(&core_pmus);
+	v->cmp_info.num_cntrs = pe_cpu__counters();
+	/* Software events need no counter, and PAPI's framework takes this
+	 * number as the limit of overflowing events. */
+	if (v->cmp_info.num_cntrs == 0)
+		v->cmp_info.num_cntrs = PE_MAX_OVERFLOW_POS;
+	return PAPI_OK;
 }
 
 static int pe_init_component(int cidx)
 {
 	papi_vector_t *v = _papi_hwd[cidx];
+	char mode[PAPI_MAX_STR_LEN], why[PAPI_MAX_STR_LEN];
+	char release[PAPI_MIN_STR_LEN];
+	const char *pmu;
 	int ret;
 
 	our_cidx = cidx;
-	ret = check_paranoid(v);
+	ret = check_permissions(v);
 	if (ret != PAPI_OK)
 		return ret;
 	/* HPCToolkit picks its own signals assuming PAPI uses this one. */
@@ -761,16 +881,34 @@ static int pe_init_component(int cidx)
 	if (_papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_INTEL ||
 	    _papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_AMD)
 		v->cmp_info.fast_real_timer = 1;
-	detect_rdpmc(v);
+	detect_rdpmc(v, why, sizeof(why));
+	pe_cpu__libpfm4_release(release, sizeof(release));
 	if (_papi_libpfm4_init(v) != PAPI_OK)
-		return disable(v, PAPI_ECMP, "Error initializing libpfm4");
+		return pe_disable(v, PAPI_ECMP, "Error initializing libpfm4");
 	ret = _pe_libpfm4_init(v, cidx, &perf_native_event_table,
 			       PMU_TYPE_CORE | PMU_TYPE_OS);
-	if (ret != PAPI_OK)
-		return libpfm4_reason(ret);
-	/* The NMI watchdog holds one counter for itself. */
-	if (_linux_detect_nmi_watchdog() && v->cmp_info.num_cntrs > 0)
-		v->cmp_info.num_cntrs--;
+	pmu = perf_native_event_table.default_pmu.name;
+	if (ret == PAPI_OK) {
+		/* The NMI watchdog holds one counter for itself. */
+		if (_linux_detect_nmi_watchdog() && v->cmp_info.num_cntrs > 0)
+			v->cmp_info.num_cntrs--;
+		snprintf(mode, sizeof(mode), "libpfm4 %.8s %.32s%s", release,
+			 pmu ? pmu : "?",
+			 v->cmp_info.num_preset_events ?
+				 "" :
+				 ", generic presets (none in PAPI's table)");
+	} else if (ret == PAPI_ECMP || ret == PAPI_ECOUNT) {
+		unknown_cpu_mode(mode, sizeof(mode), ret, release);
+		ret = unknown_cpu(v);
+		if (ret != PAPI_OK)
+			return ret;
+	} else {
+		return libpfm4_reason(v, ret);
+	}
+	if (v->cmp_info.num_preset_events == 0)
+		load_generic_presets(cidx);
+	snprintf(v->cmp_info.description, sizeof(v->cmp_info.description),
+		 "lope; %.80s; rdpmc: %.32s", mode, why);
 	v->cmp_info.disabled = PAPI_OK;
 	return PAPI_OK;
 }
@@ -779,6 +917,9 @@ static int pe_shutdown_component(void)
 {
 	_pe_libpfm4_shutdown(&_perf_event_vector, &perf_native_event_table);
 	_papi_libpfm4_shutdown(&_perf_event_vector);
+	memset(_perf_event_vector.cmp_info.pmu_names, 0,
+	       sizeof(_perf_event_vector.cmp_info.pmu_names));
+	pe_sysfs__close(&core_pmus);
 	return PAPI_OK;
 }
 

@@ -32,35 +32,15 @@
 
 #include "components/perf_event/lope/lope.h"
 #include "components/perf_event/pe_glue.h"
+#include "components/perf_event/pe_sysfs.h"
 
 _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
 _Static_assert(sizeof(double) == sizeof(long long), "FP64 in a long long");
 
 #define PEU_MAX_EVENTS 384
-#define PEU_SYSFS_ROOT "/sys/bus/event_source/devices"
-/* Read PMUs from another tree: tests give real PMU types new names. */
-#define PEU_ENV_SYSFS_ROOT "LOPE_SYSFS_ROOT"
-
-/*
- * Codes of sysfs events.  A libpfm4 code is (pmu << 21) | index with pmu
- * below 0x3ff (libpfm4 requires PFM_PMU_MAX to fit its 10-bit PMU mask),
- * so codes whose PMU bits are all ones are never libpfm4's.
- */
-#define PEU_SYSFS_CODE 0x7fe00000u
-#define PEU_SYSFS_IDX 0x001fffffu
 
 /* How many libpfm4 events of a PMU to try when looking for its type. */
 #define PEU_TYPE_PROBES 16
-
-/* The engine may write a newer, larger perf_event_attr than libpfm4's. */
-typedef union {
-	perf_event_attr_t attr;
-	unsigned char room[512];
-} peu_attr_t;
-
-typedef struct {
-	int initialized;
-} peu_context_t;
 
 typedef struct {
 	struct lope_group *grp; /* NULL until events are added */
@@ -71,26 +51,19 @@ typedef struct {
 	int pmu_cpu;   /* the events' PMUs' cpumask; -1: none, -2: differ */
 	int mixed;     /* events of several PMUs: one kernel group each */
 	int multiplexed;
-	int snapshots;
-	unsigned char fixed[PEU_MAX_EVENTS];
-	unsigned char snapshot[PEU_MAX_EVENTS];
-	double scale[PEU_MAX_EVENTS]; /* 0: an integer event */
+	int snapshots; /* events whose count is a current value */
+	struct pe_event ev[PEU_MAX_EVENTS];
 	int64_t counts[PEU_MAX_EVENTS];
 	struct lope_counts raw[PEU_MAX_EVENTS];
 } peu_control_t;
 
 papi_vector_t _perf_event_uncore_vector;
 static struct native_event_table_t uncore_table;
-static struct lope_pmus *sysfs;
+static struct pe_sysfs sysfs_events;
 static int our_cidx;
 
-static int is_sysfs(unsigned int code)
-{
-	return (code & ~PEU_SYSFS_IDX) == PEU_SYSFS_CODE;
-}
-
 /* The cpu to count on: an event's own, the attached one, the PMU's, 0. */
-static int set_cpu(const peu_control_t *c)
+static int counting_cpu(const peu_control_t *c)
 {
 	if (c->event_cpu >= 0)
 		return c->event_cpu;
@@ -108,11 +81,11 @@ static int reopen(peu_control_t *c, struct lope_group *src)
 {
 	struct pe_rebuild r = {
 		.pid = -1,
-		.cpu = set_cpu(c),
+		.cpu = counting_cpu(c),
 		.flags = c->mixed || c->multiplexed ? LOPE_SEPARATE : 0,
 		.nr = c->nr,
 		.domain = c->domain,
-		.fixed = c->fixed,
+		.ev = c->ev,
 	};
 
 	if (r.cpu < 0)
@@ -120,22 +93,17 @@ static int reopen(peu_control_t *c, struct lope_group *src)
 	return pe_rebuild(&c->grp, src, &r);
 }
 
-static int set_option(peu_control_t *c, int *field, int value)
+/* pe_set_option's reopen: options are checked when events are added. */
+static int reopen_set(void *set)
 {
-	int old = *field, ret;
+	peu_control_t *c = set;
 
-	*field = value;
-	if (!c->grp || c->nr == 0)
-		return PAPI_OK; /* checked when events are added */
-	ret = reopen(c, c->grp);
-	if (ret != PAPI_OK)
-		*field = old;
-	return ret;
+	return c->grp && c->nr ? reopen(c, c->grp) : PAPI_OK;
 }
 
 /* A libpfm4 event: its attr, :u=/:k= and :cpu= modifiers, its PMU's cpu. */
 static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
-			 peu_attr_t *a, int *pmu_cpu)
+			 pe_attr_t *a, int *pmu_cpu)
 {
 	struct native_event_t *ntv =
 		pe_find_native(&uncore_table, ni->ni_papi_code);
@@ -143,28 +111,29 @@ static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 	if (!ntv)
 		return PAPI_ENOEVNT;
 	a->attr = ntv->attr;
-	c->fixed[i] = pe_fixed_domains(ntv);
+	c->ev[i].fixed = pe_fixed_domains(ntv);
 	if (ntv->cpu >= 0) {
 		if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu)
 			return PAPI_ECNFLCT;
 		c->event_cpu = ntv->cpu;
 	}
-	if (lope_pmus__cpu(sysfs, a->attr.type, pmu_cpu) != 0)
+	if (!sysfs_events.pmus ||
+	    lope_pmus__cpu(sysfs_events.pmus, a->attr.type, pmu_cpu) != 0)
 		*pmu_cpu = -1;
 	return PAPI_OK;
 }
 
 static int sysfs_event(peu_control_t *c, int i, const NativeInfo_t *ni,
-		       peu_attr_t *a, int *pmu_cpu)
+		       pe_attr_t *a, int *pmu_cpu)
 {
 	struct lope_pmu_event ev;
-	int err = lope_pmus__event(sysfs, (int)(ni->ni_event & PEU_SYSFS_IDX),
-				   &a->attr, &ev);
+	int ret = pe_sysfs__event(&sysfs_events, (unsigned int)ni->ni_event, a,
+				  &ev);
 
-	if (err)
-		return pe_errno_to_papi(err);
-	c->scale[i] = ev.scale != 1 ? ev.scale : 0;
-	c->snapshot[i] = (unsigned char)ev.snapshot;
+	if (ret != PAPI_OK)
+		return ret;
+	c->ev[i].scale = ev.scale != 1 ? ev.scale : 0;
+	c->ev[i].snapshot = (unsigned char)ev.snapshot;
 	c->snapshots += ev.snapshot;
 	*pmu_cpu = ev.cpu;
 	return PAPI_OK;
@@ -178,11 +147,12 @@ static int collect(peu_control_t *c, NativeInfo_t *native, int count,
 	int i, ret, err;
 
 	for (i = 0; i < count; i++) {
-		peu_attr_t a;
+		pe_attr_t a;
 		int pmu_cpu = -1;
 
 		memset(&a, 0, sizeof(a));
-		if (is_sysfs((unsigned int)native[i].ni_event))
+		c->ev[i].code = (unsigned int)native[i].ni_papi_code;
+		if (pe_sysfs__is_code((unsigned int)native[i].ni_event))
 			ret = sysfs_event(c, i, &native[i], &a, &pmu_cpu);
 		else
 			ret = libpfm4_event(c, i, &native[i], &a, &pmu_cpu);
@@ -211,9 +181,7 @@ static void forget_events(peu_control_t *c)
 	c->pmu_cpu = -1;
 	c->mixed = 0;
 	c->snapshots = 0;
-	memset(c->fixed, 0, sizeof(c->fixed));
-	memset(c->snapshot, 0, sizeof(c->snapshot));
-	memset(c->scale, 0, sizeof(c->scale));
+	memset(c->ev, 0, sizeof(c->ev));
 }
 
 static int peu_update_control_state(hwd_control_state_t *ctl,
@@ -264,7 +232,8 @@ static int peu_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
 /*
  * Values in each event's unit: a scaled event's double is stored in its
  * long long (PAPI_DATATYPE_FP64); a snapshot event's current value is
- * the kernel's own, not a difference from the start.
+ * the kernel's own, not a difference from the start.  Both come from the
+ * one sample the read takes.
  */
 static int peu_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 		    long long **events, int flags)
@@ -275,17 +244,17 @@ static int peu_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	(void)ctx;
 	(void)flags;
 	if (!err && c->snapshots)
-		err = lope_group__read_raw(c->grp, c->raw);
+		err = lope_group__last_counts(c->grp, c->raw);
 	if (err)
 		return pe_errno_to_papi(err);
 	for (i = 0; i < c->nr; i++) {
 		double v;
 
-		if (c->snapshot[i])
+		if (c->ev[i].snapshot)
 			c->counts[i] = (int64_t)c->raw[i].val;
-		if (c->scale[i] == 0)
+		if (c->ev[i].scale == 0)
 			continue;
-		v = (double)c->counts[i] * c->scale[i];
+		v = (double)c->counts[i] * c->ev[i].scale;
 		memcpy(&c->counts[i], &v, sizeof(v));
 	}
 	*events = (long long *)c->counts;
@@ -310,10 +279,10 @@ static int peu_write(hwd_context_t *ctx, hwd_control_state_t *ctl,
 		double v;
 
 		c->counts[i] = from[i];
-		if (c->scale[i] == 0)
+		if (c->ev[i].scale == 0)
 			continue;
 		memcpy(&v, &from[i], sizeof(v));
-		c->counts[i] = (int64_t)(v / c->scale[i] + 0.5);
+		c->counts[i] = (int64_t)(v / c->ev[i].scale + 0.5);
 	}
 	return pe_errno_to_papi(lope_group__write(c->grp, c->counts));
 }
@@ -330,7 +299,7 @@ static int peu_set_domain(hwd_control_state_t *ctl, int domain)
 
 	if (domain & ~_perf_event_uncore_vector.cmp_info.available_domains)
 		return PAPI_EINVAL;
-	return set_option(c, &c->domain, domain);
+	return pe_set_option(c, &c->domain, domain, reopen_set);
 }
 
 static int peu_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
@@ -341,12 +310,13 @@ static int peu_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 	switch (code) {
 	case PAPI_MULTIPLEX:
 		c = (peu_control_t *)option->multiplex.ESI->ctl_state;
-		return set_option(c, &c->multiplexed, 1);
+		return pe_set_option(c, &c->multiplexed, 1, reopen_set);
 	case PAPI_CPU_ATTACH:
 		c = (peu_control_t *)option->cpu.ESI->ctl_state;
 		if ((int)option->cpu.cpu_num < 0)
 			return PAPI_EINVAL;
-		return set_option(c, &c->cpu, (int)option->cpu.cpu_num);
+		return pe_set_option(c, &c->cpu, (int)option->cpu.cpu_num,
+				     reopen_set);
 	case PAPI_DOMAIN:
 		c = (peu_control_t *)option->domain.ESI->ctl_state;
 		return peu_set_domain(c, option->domain.domain);
@@ -375,146 +345,51 @@ static int peu_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
-static int peu_init_thread(hwd_context_t *ctx)
-{
-	((peu_context_t *)ctx)->initialized = 1;
-	return PAPI_OK;
-}
-
-static int peu_shutdown_thread(hwd_context_t *ctx)
-{
-	((peu_context_t *)ctx)->initialized = 0;
-	return PAPI_OK;
-}
-
-/* Give PAPI sysfs event @idx as the current enumeration result. */
-static int sysfs_enum(int idx, unsigned int *code)
-{
-	char name[PAPI_HUGE_STR_LEN];
-	const char *pmu, *event;
-
-	if (lope_pmus__name(sysfs, idx, &pmu, &event) != 0)
-		return PAPI_ENOEVNT;
-	snprintf(name, sizeof(name), "%s::%s", pmu, event);
-	/* PAPI keys its event codes by this name, as for libpfm4's. */
-	_papi_hwi_set_papi_event_string(name);
-	*code = PEU_SYSFS_CODE | (unsigned int)idx;
-	return PAPI_OK;
-}
-
 /* libpfm4's events first, then sysfs's. */
 static int peu_ntv_enum_events(unsigned int *code, int modifier)
 {
 	int ret;
 
-	if (is_sysfs(*code) && modifier != PAPI_ENUM_FIRST) {
-		if (modifier != PAPI_ENUM_EVENTS)
-			return PAPI_ENOEVNT; /* no umasks */
-		return sysfs_enum((int)(*code & PEU_SYSFS_IDX) + 1, code);
-	}
+	if (pe_sysfs__is_code(*code) && modifier != PAPI_ENUM_FIRST)
+		return pe_sysfs__enum(&sysfs_events, code, modifier);
 	ret = _pe_libpfm4_ntv_enum_events(code, modifier, our_cidx,
 					  &uncore_table);
 	if (ret == PAPI_OK ||
 	    (modifier != PAPI_ENUM_FIRST && modifier != PAPI_ENUM_EVENTS))
 		return ret;
-	return sysfs_enum(0, code);
+	return pe_sysfs__enum(&sysfs_events, code, PAPI_ENUM_FIRST);
 }
 
-/* "pmu::event" of a sysfs PMU, or libpfm4's name. */
+/* "pmu::event" or raw terms of a sysfs PMU, or libpfm4's name. */
 static int peu_ntv_name_to_code(const char *name, unsigned int *code)
 {
-	const char *sep = strstr(name, "::");
-	char pmu[PAPI_MIN_STR_LEN];
-	int idx = -1;
+	int ret = pe_sysfs__name_to_code(&sysfs_events, name, code);
 
-	if (sep && (size_t)(sep - name) < sizeof(pmu)) {
-		memcpy(pmu, name, (size_t)(sep - name));
-		pmu[sep - name] = '\0';
-		idx = lope_pmus__find(sysfs, pmu, sep + 2);
-	}
-	if (idx >= 0) {
-		*code = PEU_SYSFS_CODE | (unsigned int)idx;
-		return PAPI_OK;
-	}
+	if (ret != PAPI_ENOEVNT)
+		return ret;
 	return _pe_libpfm4_ntv_name_to_code(name, code, our_cidx,
 					    &uncore_table);
 }
 
 static int peu_ntv_code_to_name(unsigned int code, char *name, int len)
 {
-	const char *pmu, *event;
-	int n;
-
-	if (!is_sysfs(code))
-		return _pe_libpfm4_ntv_code_to_name(code, name, len,
-						    &uncore_table);
-	if (lope_pmus__name(sysfs, (int)(code & PEU_SYSFS_IDX), &pmu, &event))
-		return PAPI_ENOEVNT;
-	n = snprintf(name, (size_t)len, "%s::%s", pmu, event);
-	return n < 0 || n >= len ? PAPI_EBUF : PAPI_OK;
-}
-
-/* "power/energy-pkg/ (sysfs: event=0x02), in Joules" and the like. */
-static int sysfs_descr(unsigned int code, char *descr, int len,
-		       struct lope_pmu_event *ev)
-{
-	peu_attr_t a;
-	int err = lope_pmus__event(sysfs, (int)(code & PEU_SYSFS_IDX), &a.attr,
-				   ev),
-	    n;
-
-	if (!ev->pmu)
-		return PAPI_ENOEVNT; /* no such event: nothing to describe */
-	if (err)
-		n = snprintf(descr, (size_t)len,
-			     "%s/%s/ (sysfs: %s): unusable: %s", ev->pmu,
-			     ev->name, ev->terms, strerror(-err));
-	else
-		n = snprintf(descr, (size_t)len, "%s/%s/ (sysfs: %s)%s%s",
-			     ev->pmu, ev->name, ev->terms,
-			     ev->unit[0] ? ", in " : "", ev->unit);
-	return n < 0 || n >= len ? PAPI_EBUF : PAPI_OK;
+	if (pe_sysfs__is_code(code))
+		return pe_sysfs__code_to_name(&sysfs_events, code, name, len);
+	return _pe_libpfm4_ntv_code_to_name(code, name, len, &uncore_table);
 }
 
 static int peu_ntv_code_to_descr(unsigned int code, char *descr, int len)
 {
-	struct lope_pmu_event ev;
-
-	if (!is_sysfs(code))
-		return _pe_libpfm4_ntv_code_to_descr(code, descr, len,
-						     &uncore_table);
-	memset(&ev, 0, sizeof(ev));
-	return sysfs_descr(code, descr, len, &ev);
+	if (pe_sysfs__is_code(code))
+		return pe_sysfs__code_to_descr(&sysfs_events, code, descr, len);
+	return _pe_libpfm4_ntv_code_to_descr(code, descr, len, &uncore_table);
 }
 
 static int peu_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
 {
-	struct lope_pmu_event ev;
-	int ret;
-
-	if (!is_sysfs(code))
-		return _pe_libpfm4_ntv_code_to_info(code, info, &uncore_table);
-	ret = peu_ntv_code_to_name(code, info->symbol, sizeof(info->symbol));
-	if (ret != PAPI_OK)
-		return ret;
-	memset(&ev, 0, sizeof(ev));
-	ret = sysfs_descr(code, info->long_descr, sizeof(info->long_descr),
-			  &ev);
-	if (ret != PAPI_OK)
-		return ret;
-	snprintf(info->units, sizeof(info->units), "%s", ev.unit);
-	info->data_type = ev.scale != 1 ? PAPI_DATATYPE_FP64 :
-					  PAPI_DATATYPE_INT64;
-	info->value_type = ev.snapshot ? PAPI_VALUETYPE_ABSOLUTE :
-					 PAPI_VALUETYPE_RUNNING_SUM;
-	return PAPI_OK;
-}
-
-static int disable(papi_vector_t *v, int ret, const char *why)
-{
-	snprintf(v->cmp_info.disabled_reason, PAPI_MAX_STR_LEN, "%s", why);
-	v->cmp_info.disabled = ret;
-	return ret;
+	if (pe_sysfs__is_code(code))
+		return pe_sysfs__code_to_info(&sysfs_events, code, info);
+	return _pe_libpfm4_ntv_code_to_info(code, info, &uncore_table);
 }
 
 /* The perf type libpfm4 gives @pinfo's events, or -1. */
@@ -549,7 +424,7 @@ static int64_t libpfm4_type(const pfm_pmu_info_t *pinfo)
 }
 
 /* Leave libpfm4's uncore PMUs to libpfm4: same counters, stock names. */
-static void hide_libpfm4_pmus(void)
+static void hide_libpfm4_pmus(struct lope_pmus *pmus)
 {
 	pfm_pmu_info_t pinfo;
 	int i;
@@ -568,25 +443,7 @@ static void hide_libpfm4_pmus(void)
 			continue;
 		type = libpfm4_type(&pinfo);
 		if (type >= 0)
-			(void)lope_pmus__hide_type(sysfs, (uint32_t)type);
-	}
-}
-
-/* PAPI asks a component only for "pmu::" names of PMUs it lists. */
-static void list_sysfs_pmus(papi_vector_t *v)
-{
-	const char *pmu, *last = NULL;
-	int i, j = 0, nr = lope_pmus__nr(sysfs);
-
-	while (j < PAPI_PMU_MAX && v->cmp_info.pmu_names[j])
-		j++;
-	for (i = 0; i < nr && j < PAPI_PMU_MAX; i++) {
-		if (lope_pmus__name(sysfs, i, &pmu, NULL) || pmu == last)
-			continue;
-		last = pmu;
-		v->cmp_info.pmu_names[j] = strdup(pmu);
-		if (v->cmp_info.pmu_names[j])
-			j++;
+			(void)lope_pmus__hide_type(pmus, (uint32_t)type);
 	}
 }
 
@@ -596,51 +453,70 @@ static int peu_shutdown_component(void)
 	_papi_libpfm4_shutdown(&_perf_event_uncore_vector);
 	memset(_perf_event_uncore_vector.cmp_info.pmu_names, 0,
 	       sizeof(_perf_event_uncore_vector.cmp_info.pmu_names));
-	lope_pmus__delete(sysfs);
-	sysfs = NULL;
+	pe_sysfs__close(&sysfs_events);
+	return PAPI_OK;
+}
+
+/*
+ * Uncore counters count a whole cpu: the kernel allows that to a process
+ * with CAP_PERFMON (or CAP_SYS_ADMIN), or to anyone at
+ * perf_event_paranoid <= 0.  Ask it, with a software event every kernel has.
+ */
+static int check_system_wide(papi_vector_t *v)
+{
+	pe_attr_t a;
+	int err;
+
+	pe_sw_attr(&a, 0);
+	a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	err = lope_probe((struct perf_event_attr *)&a, -1, 0);
+	if (err == -EACCES || err == -EPERM)
+		return pe_disable(
+			v, PAPI_EPERM,
+			"system-wide counting not allowed to this process "
+			"(perf_event_paranoid=%d): run with CAP_PERFMON, or "
+			"sysctl kernel.perf_event_paranoid=0",
+			pe_paranoid());
+	if (err)
+		return pe_disable(v, PAPI_ECMP, "perf_event_open: %s",
+				  strerror(-err));
 	return PAPI_OK;
 }
 
 static int peu_init_component(int cidx)
 {
 	papi_vector_t *v = _papi_hwd[cidx];
-	const char *root = secure_getenv(PEU_ENV_SYSFS_ROOT);
-	int nr, err;
+	int ret;
 
 	our_cidx = cidx;
-	if (access("/proc/sys/kernel/perf_event_paranoid", R_OK) != 0)
-		return disable(v, PAPI_ECMP, "perf_event support not detected");
+	ret = check_system_wide(v);
+	if (ret != PAPI_OK)
+		return ret;
 	if (_papi_libpfm4_init(v) != PAPI_OK)
-		return disable(v, PAPI_ECMP, "Error initializing libpfm4");
+		return pe_disable(v, PAPI_ECMP, "Error initializing libpfm4");
 	if (_peu_libpfm4_init(v, cidx, &uncore_table, PMU_TYPE_UNCORE) !=
 	    PAPI_OK) {
 		peu_shutdown_component();
-		return disable(v, PAPI_ECMP, "Error setting up libpfm4");
+		return pe_disable(v, PAPI_ECMP, "Error setting up libpfm4");
 	}
-	/* No sysfs (an old or unusual kernel) leaves libpfm4's events. */
-	if (!root || !*root)
-		root = PEU_SYSFS_ROOT;
 	/* PAPI re-initialises a forked child without shutting down. */
-	lope_pmus__delete(sysfs);
-	sysfs = NULL;
-	err = lope_pmus__new(&sysfs, root);
-	if (err)
-		SUBDBG("%s: %s\n", root, strerror(-err));
-	nr = 0;
-	if (sysfs) {
-		hide_libpfm4_pmus();
-		list_sysfs_pmus(v);
-		nr = lope_pmus__nr(sysfs);
+	if (pe_sysfs__open(&sysfs_events, LOPE_PMUS_SYSTEM) != PAPI_OK) {
+		peu_shutdown_component();
+		return pe_disable(v, PAPI_ENOMEM, "out of memory");
 	}
-	v->cmp_info.num_native_events += nr;
+	if (sysfs_events.pmus)
+		hide_libpfm4_pmus(sysfs_events.pmus);
+	pe_sysfs__list_pmus(&sysfs_events, v);
+	v->cmp_info.num_native_events += pe_sysfs__nr(&sysfs_events);
 	if (v->cmp_info.num_cntrs > PEU_MAX_EVENTS)
 		v->cmp_info.num_cntrs = PEU_MAX_EVENTS;
 	if (v->cmp_info.num_native_events == 0) {
 		peu_shutdown_component();
-		return disable(v, PAPI_ECMP,
-			       "No uncore PMUs or events found (libpfm4 knows "
-			       "none here; no other PMU in " PEU_SYSFS_ROOT
-			       " has events)");
+		return pe_disable(
+			v, PAPI_ECMP,
+			"No uncore PMUs or events found (libpfm4 "
+			"knows none here; no other PMU in " PE_SYSFS_ROOT
+			" has events)");
 	}
 	v->cmp_info.disabled = PAPI_OK;
 	return PAPI_OK;
@@ -663,15 +539,15 @@ papi_vector_t _perf_event_uncore_vector = {
 		.num_mpx_cntrs = PEU_MAX_EVENTS,
 	},
 	.size = {
-		.context = sizeof(peu_context_t),
+		.context = sizeof(pe_context_t),
 		.control_state = sizeof(peu_control_t),
 		.reg_value = sizeof(int),
 		.reg_alloc = sizeof(int),
 	},
 	.init_component = peu_init_component,
 	.shutdown_component = peu_shutdown_component,
-	.init_thread = peu_init_thread,
-	.shutdown_thread = peu_shutdown_thread,
+	.init_thread = pe_init_thread,
+	.shutdown_thread = pe_shutdown_thread,
 	.init_control_state = peu_init_control_state,
 	.update_control_state = peu_update_control_state,
 	.cleanup_eventset = peu_cleanup_eventset,

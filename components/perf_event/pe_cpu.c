@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "papi.h"
+#include "papi_internal.h"
+#include "perfmon/pfmlib.h"
+
+#include "pe_cpu.h"
+#include "pe_glue.h"
+
+void pe_cpu__libpfm4_release(char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	unsigned int major, minor;
+	const char *so;
+	Dl_info info;
+
+	buf[0] = '\0';
+	/* pfm_get_version() is the API's version, 4.0 in every release;
+	 * the library's file says which release: libpfm.so.4.13.0. */
+	if (!dladdr((void *)pfm_initialize, &info) || !info.dli_fname ||
+	    !realpath(info.dli_fname, path))
+		return;
+	so = strstr(path, "libpfm.so.");
+	if (so && sscanf(so, "libpfm.so.%u.%u", &major, &minor) == 2)
+		snprintf(buf, len, "%u.%u", major, minor);
+}
+
+/* A "CPU implementer" or "CPU part" line of /proc/cpuinfo (Arm). */
+static int cpuinfo_hex(const char *key, unsigned int *v)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[256];
+	size_t klen = strlen(key);
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && strchr(line, ':'))
+			found = sscanf(strchr(line, ':') + 1, "%x", v) == 1;
+	(void)fclose(f); /* read-only stream */
+	return found;
+}
+
+void pe_cpu__name(char *buf, size_t len)
+{
+	const PAPI_hw_info_t *hw = &_papi_hwi_system_info.hw_info;
+	unsigned int implementer, part;
+
+	if (hw->vendor == PAPI_VENDOR_INTEL || hw->vendor == PAPI_VENDOR_AMD)
+		snprintf(buf, len, "CPU family %d model %d", hw->cpuid_family,
+			 hw->cpuid_model);
+	else if (cpuinfo_hex("CPU implementer", &implementer) &&
+		 cpuinfo_hex("CPU part", &part))
+		snprintf(buf, len, "CPU implementer 0x%02x part 0x%03x",
+			 implementer, part);
+	else
+		snprintf(buf, len, "CPU %s", hw->model_string);
+}
+
+int pe_cpu__libpfm4_events(void)
+{
+	pfm_pmu_info_t pinfo;
+	int i, nr = 0;
+
+	for (i = 0;; i++) {
+		pfm_err_t ret;
+
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		ret = pfm_get_pmu_info(i, &pinfo);
+		if (ret == PFM_ERR_INVAL)
+			break;
+		if (ret == PFM_SUCCESS && pinfo.is_present &&
+		    (pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
+		     pinfo.type == PFM_PMU_TYPE_CORE))
+			nr += pinfo.nevents;
+	}
+	return nr;
+}
+
+int pe_cpu__counters(void)
+{
+	pe_attr_t a;
+	int n;
+
+	memset(&a, 0, sizeof(a));
+	a.attr.size = sizeof(a.attr);
+	a.attr.type = PERF_TYPE_HARDWARE;
+	a.attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.attr.exclude_kernel = 1;
+	a.attr.exclude_hv = 1;
+	n = lope_probe_counters((struct perf_event_attr *)&a, 64);
+	return n < 0 ? 0 : n;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Native events of the PMUs the kernel describes in sysfs, for a PAPI
+ * component: "pmu::event" for each file of a PMU's events/ directory
+ * ("cpu::instructions", "power::energy-pkg"), and raw terms for any listed
+ * PMU ("cpu::event=0xc0", "cpu::event=0x3c:umask=0x1"; commas as in sysfs
+ * work too).  The engine's lope_pmus decodes them through the PMU's
+ * format/ files.  The perf_event component lists the core PMUs libpfm4
+ * does not know, perf_event_uncore every other PMU.
+ */
+#ifndef PE_SYSFS_H
+#define PE_SYSFS_H
+
+#include "papi.h"
+#include "papi_internal.h"
+#include "papi_vector.h"
+#include "lope/lope.h"
+#include "pe_glue.h"
+
+/*
+ * Event codes.  A libpfm4 code is (pmu << 21) | index with pmu below 0x3ff
+ * (libpfm4 requires PFM_PMU_MAX to fit its 10-bit PMU mask), so codes whose
+ * PMU bits are all ones are never libpfm4's.  Bit 20 marks a raw event.
+ */
+#define PE_SYSFS_CODE 0x7fe00000u
+#define PE_SYSFS_RAW 0x00100000u
+#define PE_SYSFS_IDX 0x000fffffu
+
+/* Read PMUs from another tree: tests give real PMU types new names. */
+#define PE_SYSFS_ENV_ROOT "LOPE_SYSFS_ROOT"
+#define PE_SYSFS_ROOT "/sys/bus/event_source/devices"
+
+struct pe_sysfs {
+	struct lope_pmus *pmus; /* NULL: no sysfs here */
+	char **raw;             /* names of the raw events met, by index */
+	int nr_raw, cap_raw;
+};
+
+static inline int pe_sysfs__is_code(unsigned int code)
+{
+	return (code & ~(PE_SYSFS_RAW | PE_SYSFS_IDX)) == PE_SYSFS_CODE;
+}
+
+/* List one kind of PMU; without sysfs the set is empty, not an error. */
+int pe_sysfs__open(struct pe_sysfs *s, enum lope_pmus_kind kind);
+void pe_sysfs__close(struct pe_sysfs *s);
+/* Named events listed (raw ones are not). */
+int pe_sysfs__nr(const struct pe_sysfs *s);
+/* Add the listed PMUs to @v's pmu_names: PAPI asks a component only for
+ * "pmu::" names of the PMUs it lists. */
+void pe_sysfs__list_pmus(const struct pe_sysfs *s, papi_vector_t *v);
+
+/* PAPI's ntv_* calls for sysfs codes and names (PAPI error codes). */
+int pe_sysfs__enum(const struct pe_sysfs *s, unsigned int *code, int modifier);
+int pe_sysfs__name_to_code(struct pe_sysfs *s, const char *name,
+			   unsigned int *code);
+int pe_sysfs__code_to_name(struct pe_sysfs *s, unsigned int code, char *name,
+			   int len);
+int pe_sysfs__code_to_descr(struct pe_sysfs *s, unsigned int code, char *descr,
+			    int len);
+int pe_sysfs__code_to_info(struct pe_sysfs *s, unsigned int code,
+			   PAPI_event_info_t *info);
+
+/*
+ * The event behind @code: @attr as lope_pmus__event() fills it, @ev with
+ * its scale, unit, snapshot flag and cpu.  A PAPI error code.
+ */
+int pe_sysfs__event(struct pe_sysfs *s, unsigned int code, pe_attr_t *attr,
+		    struct lope_pmu_event *ev);
+
+#endif /* PE_SYSFS_H */
