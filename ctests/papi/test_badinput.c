@@ -361,6 +361,15 @@ static int uncore(void)
 	return with(empty(), "msr::tsc");
 }
 
+/* The counters the uncore component says it has. */
+static int uncore_counters(void)
+{
+	const PAPI_component_info_t *ci =
+		PAPI_get_component_info(PAPI_get_event_component(tsc_code));
+
+	return ci ? ci->num_cntrs : 0;
+}
+
 static int uncore_add_task_clock(void)
 {
 	return PAPI_add_event(uncore(), tc);
@@ -1056,8 +1065,14 @@ static void rows_uncore(void)
 	    PAPI_add_event(stopped(), tsc_code));
 	ROW(PAPI_ECMP, DOC, "PAPI_attach of an uncore set",
 	    PAPI_attach(uncore(), (unsigned long)getpid()));
-	/* The component cannot sample msr::tsc: a resource conflict. */
-	ROW(PAPI_ECNFLCT, DOC, "PAPI_overflow on msr::tsc",
+	/*
+	 * The uncore component has no overflow interrupt.  PAPI's framework
+	 * refuses overflow on a component without counters (a resource
+	 * conflict) and emulates it in software on one with counters, which
+	 * it has where libpfm4 knows an uncore PMU here.
+	 */
+	ROW(uncore_counters() ? PAPI_OK : PAPI_ECNFLCT, DOC,
+	    "PAPI_overflow on msr::tsc",
 	    PAPI_overflow(uncore(), tsc_code, 1000000, 0, handler));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(PAPI_DOMAIN) kernel-only, uncore",
 	    PAPI_set_opt(PAPI_DOMAIN, domain_opt(uncore(), PAPI_DOM_KERNEL)));

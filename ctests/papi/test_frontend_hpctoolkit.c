@@ -24,10 +24,17 @@
  *   and PAPI_read of the set inside the handler (hpcrun reads counters
  *   there for its derived metrics): PAPI_OK and values that never go down.
  * - hpcrun's metric is samples x threshold: per event, no more samples
- *   than periods counted (+3), and at least 80 % of them (-3): a user-domain
- *   sample whose timer fires in the kernel (page faults, the delivery of
- *   the other events' signals) is dropped by the kernel; the signals arrive on the thread
- *   that owns the set, none after PAPI_stop; stop, cleanup, destroy and
+ *   than periods counted (+3), and at least 70 % (-3) of the periods that
+ *   end in user mode (the kernel splits user and system time by sampling
+ *   them at its tick, so the share is known to about 15 %; samples came
+ *   out at 0.8 to 1.2 times it here): a user-domain sample whose timer
+ *   fires in the kernel
+ *   (page faults, the delivery of the other events' signals, PAPI_read in
+ *   the handler) is dropped by the kernel, so the share the kernel can
+ *   deliver is the thread's own user time over its user and system time
+ *   (getrusage over the counted interval: about 60 % on an AMD EPYC KVM
+ *   guest, more on an Intel one); the signals arrive on the thread that
+ *   owns the set, none after PAPI_stop; stop, cleanup, destroy and
  *   PAPI_unregister_thread leave no descriptor and no perf mapping.
  *
  * Report protocol: ctests/tap.h.
@@ -73,6 +80,7 @@ struct thread_seen {
 	int rc;             /* first failing PAPI call's code */
 	const char *failed; /* and its name */
 	long long cpu_ns;
+	long long user_ns, sys_ns; /* the thread's, while counting */
 };
 
 static struct thread_seen seen[NTHREADS];
@@ -157,8 +165,28 @@ static void fail_at(struct thread_seen *s, const char *what, int rc)
 	}
 }
 
+/* This thread's user and system time so far, in ns. */
+static void thread_times(long long *user, long long *sys)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	*user = ru.ru_utime.tv_sec * 1000000000LL +
+		ru.ru_utime.tv_usec * 1000LL;
+	*sys = ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
+}
+
+/* The share of a clock event's periods that can end in user mode. */
+static double user_share(const struct thread_seen *s)
+{
+	long long all = s->user_ns + s->sys_ns;
+
+	return all > 0 ? (double)s->user_ns / (double)all : 1.0;
+}
+
 static void *thread_main(void *arg)
 {
+	long long u0, s0, u1, s1;
 	struct thread_seen *s = arg;
 	int i, rc;
 	long long t0;
@@ -185,6 +213,7 @@ static void *thread_main(void *arg)
 	rc = PAPI_start(s->set);
 	if (rc != PAPI_OK)
 		fail_at(s, "PAPI_start", rc);
+	thread_times(&u0, &s0);
 	pthread_barrier_wait(&barrier); /* main puts its handler in front */
 	pthread_barrier_wait(&barrier);
 	s->phase = 1;
@@ -197,6 +226,9 @@ static void *thread_main(void *arg)
 	s->cpu_ns = thread_ns() - t0;
 	pthread_barrier_wait(&barrier); /* main restores PAPI's handler */
 	pthread_barrier_wait(&barrier);
+	thread_times(&u1, &s1);
+	s->user_ns = u1 - u0;
+	s->sys_ns = s1 - s0;
 	rc = PAPI_stop(s->set, s->final);
 	if (rc != PAPI_OK)
 		fail_at(s, "PAPI_stop", rc);
@@ -251,19 +283,25 @@ static void report(void)
 		lope_check(!s->read_errors && !s->went_down, name,
 			   "%ld errors, %ld went down", s->read_errors,
 			   s->went_down);
+		lope_info("thread %d: user %lld ns, system %lld ns: %.0f %% "
+			  "of timer periods can end in user mode",
+			  t, s->user_ns, s->sys_ns, 100 * user_share(s));
 		for (e = 0; e < NOVF; e++) {
 			long long want = s->final[e] / thresholds[e];
+			/* Page faults happen in the kernel: all delivered. */
+			double share = e < 2 ? user_share(s) : 1.0;
 
 			snprintf(name, sizeof(name),
 				 "thread %d: %s: samples x threshold = count",
 				 t, names[e]);
 			lope_check(
 				want > 0 && s->samples[e] <= want + 3 &&
-					s->samples[e] >= want * 8 / 10 - 3,
+					s->samples[e] >= want * share * 0.7 - 3,
 				name,
-				"%ld samples, count %lld / %d = %lld periods",
-				s->samples[e], s->final[e], thresholds[e],
-				want);
+				"%ld samples, count %lld / %d = %lld periods, "
+				"%.0f %% of them in user mode",
+				s->samples[e], s->final[e], thresholds[e], want,
+				100 * share);
 		}
 		snprintf(name, sizeof(name),
 			 "thread %d: task-clock counted the thread's work", t);

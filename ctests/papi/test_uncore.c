@@ -14,7 +14,9 @@
  *  - PAPI_CPU_ATTACH to another cpu counts there; a cpu that does not
  *    exist is refused;
  *  - as an unprivileged user (a child that drops root) with
- *    perf_event_paranoid > 0, adding it fails with PAPI_EPERM;
+ *    perf_event_paranoid > 0, the kernel refuses system-wide counting:
+ *    the component is disabled, its reason names the paranoid level and
+ *    the remedies (CAP_PERFMON, the sysctl), and msr::tsc cannot be added;
  *  - on a fake sysfs tree (LOPE_SYSFS_ROOT, in a re-exec'd child) that
  *    gives the real msr and software PMU types new names: a .scale makes
  *    an event PAPI_DATATYPE_FP64 in its .unit, its value is the raw
@@ -141,7 +143,7 @@ static void drop_set(int *set)
  */
 static void test_eperm(void)
 {
-	const char *name = "unprivileged_add_eperm";
+	const char *name = "unprivileged_disabled_with_remedy";
 	int paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
 	int status, set;
 	pid_t pid;
@@ -163,13 +165,21 @@ static void test_eperm(void)
 		return;
 	}
 	if (pid == 0) {
+		const PAPI_component_info_t *ci;
+
 		if (geteuid() == 0 &&
 		    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
 			_exit(3);
 		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 			_exit(4);
+		ci = PAPI_get_component_info(UNCORE_CIDX);
+		if (ci && !ci->disabled)
+			_exit(2);
+		if (!ci || !strstr(ci->disabled_reason, "CAP_PERFMON") ||
+		    !strstr(ci->disabled_reason, "perf_event_paranoid"))
+			_exit(5);
 		status = uncore_set(&set, "msr::tsc", -1);
-		_exit(status == PAPI_EPERM ? 0 : status == PAPI_OK ? 2 : 5);
+		_exit(status == PAPI_OK ? 6 : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
 		lope_fail(name, "the child died (status %#x)", status);
@@ -190,11 +200,17 @@ static void test_eperm(void)
 	case 4:
 		lope_fail(name, "PAPI_library_init failed as uid %d", NOBODY);
 		break;
+	case 5:
+		lope_fail(name,
+			  "as uid %d (paranoid %d) the disabled reason names "
+			  "no remedy",
+			  NOBODY, paranoid);
+		break;
 	default:
 		lope_fail(name,
-			  "adding msr::tsc as uid %d did not fail with "
-			  "PAPI_EPERM (paranoid %d)",
-			  NOBODY, paranoid);
+			  "as uid %d (paranoid %d) the component is disabled "
+			  "but msr::tsc could be added (exit %d)",
+			  NOBODY, paranoid, WEXITSTATUS(status));
 	}
 }
 
@@ -561,14 +577,35 @@ static void test_power(void)
 		   "rc %d: %g Joules in 200 ms", rc, rc == PAPI_OK ? j : 0.0);
 }
 
+/* msr::tsc and, where the msr PMU has one, another of its events. */
+static int msr_events(char names[2][PAPI_MAX_STR_LEN])
+{
+	DIR *d = opendir(DEVICES "/msr/events");
+	struct dirent *e;
+	int n = 1;
+
+	snprintf(names[0], PAPI_MAX_STR_LEN, "msr::tsc");
+	while (d && n < 2 && (e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && strcmp(e->d_name, "tsc") &&
+		    !strchr(e->d_name, '.'))
+			snprintf(names[n++], PAPI_MAX_STR_LEN, "msr::%s",
+				 e->d_name);
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void test_fd_leak(void)
 {
+	char names[2][PAPI_MAX_STR_LEN];
 	int before = count_fds(), after, set, i, rc = PAPI_OK;
+	int n = msr_events(names);
 
+	lope_info("no_fd_left_after_cleanup: %d msr event(s)", n);
 	for (i = 0; i < 3 && rc == PAPI_OK; i++) {
-		rc = uncore_set(&set, "msr::tsc", -1);
-		if (rc == PAPI_OK)
-			rc = PAPI_add_named_event(set, "msr::smi");
+		rc = uncore_set(&set, names[0], -1);
+		if (rc == PAPI_OK && n > 1)
+			rc = PAPI_add_named_event(set, names[1]);
 		if (rc == PAPI_OK)
 			rc = PAPI_start(set);
 		drop_set(&set);
