@@ -99,19 +99,6 @@ static long loop_n = 1;
 /* ------------------------------------------------------------------ */
 /* Small helpers (the ones papi_overhead shares are in tool.c)         */
 /* ------------------------------------------------------------------ */
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "1000,10000" -> @ns; the count, or -1. */
 static int parse_ns(const char *s, long *ns)
 {
