@@ -34,10 +34,13 @@ dist_man1_MANS = doc/papi_overhead.1
 EXTRA_DIST += doc/benchmarks.md
 
 # utils/papi_accuracy: the error of instruction counts through PAPI, null
-# and loop benchmarks (see doc/papi_accuracy.1), one worker per path
+# and loop benchmarks (see doc/papi_accuracy.1 and
+# utils/accuracy/accuracy.h), one worker per path
 # (rdpmc, read(), stock).
 bin_PROGRAMS += utils/papi_accuracy
-utils_papi_accuracy_SOURCES = utils/papi_accuracy.c $(LOPE_WORKER_SOURCES)
+utils_papi_accuracy_SOURCES = utils/accuracy/main.c \
+	utils/accuracy/accuracy.h utils/accuracy/patterns.c \
+	utils/accuracy/check_loop.c $(LOPE_WORKER_SOURCES)
 utils_papi_accuracy_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS)
 utils_papi_accuracy_LDADD = $(LOPE_WORKER_LDADD)
 $(utils_papi_accuracy_OBJECTS): papi-ours.stamp

@@ -5,11 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tool.h"
-
-int worker_fd = -1;
 
 static void vmsg(const char *fmt, va_list ap)
 {
@@ -35,24 +32,6 @@ void die(int code, const char *fmt, ...)
 	vmsg(fmt, ap);
 	va_end(ap);
 	exit(code);
-}
-
-void emit(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return;
-	if ((size_t)len > sizeof(buf) - 2)
-		len = (int)sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(worker_fd, buf, (size_t)len) != len)
-		_exit(1);
 }
 
 void *xcalloc(size_t n, size_t size)

@@ -25,10 +25,6 @@ void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: message" on stderr, then exit(@code). */
 void die(int code, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
-/* The pipe a re-executed worker writes its result lines to. */
-extern int worker_fd;
-/* One line to worker_fd; a worker whose parent is gone exits. */
-void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* calloc and realloc that die (exit 1) when memory runs out. */
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,26 @@ void worker_run(struct worker *w, const char *mode, int cpu,
 /* ------------------------------------------------------------------ */
 /* Worker side                                                         */
 /* ------------------------------------------------------------------ */
+
+int worker_fd = -1;
+
+void emit(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if ((size_t)len > sizeof(buf) - 2)
+		len = (int)sizeof(buf) - 2;
+	buf[len++] = '\n';
+	if (write(worker_fd, buf, (size_t)len) != len)
+		_exit(1);
+}
 
 /* Pin to CPU @arg; a negative or bad number: not pinned. */
 static void worker_pin(const char *arg)

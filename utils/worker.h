@@ -12,7 +12,7 @@
  *   worker   worker_start(): lines to FD, pinned to CPU, a time limit
  *            worker_hello(): "info lib|comp|desc|fcr|disabled TEXT", or
  *            "fatal TEXT" if PAPI cannot start
- *            emit() (tool.h): the tool's own lines
+ *            emit(): the tool's own lines
  *
  * worker_run() takes the hello and fatal lines itself and hands every
  * other line to the tool.
@@ -73,6 +73,9 @@ int line_text(void *obj, const struct line_text *t, size_t n, const char *line);
 void worker_run(struct worker *w, const char *mode, int cpu,
 		const char *const *args, worker_line_fn line, void *arg);
 
+/* Worker: the pipe the result lines go to. */
+extern int worker_fd;
+
 /*
  * Worker: take argv as worker_run() built it, send the lines to its FD,
  * pin to its CPU and end by SIGALRM after @timeout seconds (a hung worker
@@ -85,5 +88,7 @@ char **worker_start(char **argv, unsigned timeout);
  * "fatal" line.
  */
 int worker_hello(int *cidx);
+/* Worker: one line to the parent; a worker whose parent is gone exits. */
+void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* LOPE_WORKER_H */

@@ -16,7 +16,7 @@
 #     (min count(N2) - min count(N1) = 3 (N2 - N1)) says ok (else SKIP);
 #     --check-loop single-steps the loop with ptrace: 1+3N instructions
 #     (needs no PMU); bad input exits 2 with a message.
-#   Both tools' sources (utils/overhead/, utils/papi_accuracy.c) are
+#   Both tools' sources (utils/overhead/, utils/accuracy/) are
 #   clang-format clean (SKIP without clang-format).
 #
 # Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
@@ -290,7 +290,7 @@ while IFS='|' read -r name f; do
 	fi
 done <<'EOF'
 format_papi_overhead|utils/overhead/*.[ch]
-format_papi_accuracy|utils/papi_accuracy.c
+format_papi_accuracy|utils/accuracy/*.[ch]
 EOF
 
 exit $((nfail > 0))
