@@ -52,7 +52,8 @@ dist_man1_MANS += doc/papi_accuracy.1
 # relies on our perf_event component (LOPE_ENABLE_ON_EXEC), so the tool
 # carries it rather than taking whichever libpapi.so the loader finds.
 bin_PROGRAMS += utils/papi_stat
-utils_papi_stat_SOURCES = utils/papi_stat.c
+utils_papi_stat_SOURCES = utils/stat/main.c utils/stat/command.c \
+	utils/stat/command.h utils/tool.c utils/tool.h
 utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)
 utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm
 $(utils_papi_stat_OBJECTS): papi-ours.stamp
