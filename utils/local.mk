@@ -1,17 +1,29 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# utils/papi_overhead: the per-call cost benchmark (see doc/papi_overhead.1).
-# Linked against our libpapi.so without an rpath: the program re-executes
-# itself with LD_LIBRARY_PATH set to our build, then to the stock build, so
-# the dynamic linker, not the binary, chooses which libpapi is measured.  The
-# build directories are compiled in as defaults for ours and --compare.
-
-bin_PROGRAMS += utils/papi_overhead
-utils_papi_overhead_SOURCES = utils/papi_overhead.c utils/tool.c utils/tool.h
-utils_papi_overhead_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
+# utils/papi_overhead and utils/papi_accuracy measure our libpapi against
+# another one.  Linked against our libpapi.so without an rpath: each
+# re-executes itself with LD_LIBRARY_PATH set to our build, then to the
+# stock build (utils/worker.c), so the dynamic linker, not the binary,
+# chooses which libpapi is measured.  The build directories are compiled in
+# as defaults for ours and --compare.
+LOPE_WORKER_SOURCES = utils/worker.c utils/worker.h utils/tool.c utils/tool.h
+LOPE_WORKER_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
-utils_papi_overhead_LDADD = $(PAPI_OURS_LIBSO) -ldl
+LOPE_WORKER_LDADD = $(PAPI_OURS_LIBSO) -ldl
+
+# utils/papi_overhead: the per-call cost benchmark (see doc/papi_overhead.1
+# and utils/overhead/overhead.h).
+bin_PROGRAMS += utils/papi_overhead
+utils_papi_overhead_SOURCES = utils/overhead/main.c \
+	utils/overhead/overhead.h utils/overhead/arch.h \
+	utils/overhead/bench.c utils/overhead/bench.h \
+	utils/overhead/papi_worker.c utils/overhead/floor_worker.c \
+	utils/overhead/parent.c utils/overhead/tables.c \
+	utils/overhead/goals.c utils/overhead/csv.c utils/overhead/plot.c \
+	$(LOPE_WORKER_SOURCES)
+utils_papi_overhead_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS)
+utils_papi_overhead_LDADD = $(LOPE_WORKER_LDADD)
 # papi.h comes from our PAPI build: build it before compiling.
 $(utils_papi_overhead_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_overhead_DEPENDENCIES = papi-ours.stamp
@@ -22,14 +34,15 @@ dist_man1_MANS = doc/papi_overhead.1
 EXTRA_DIST += doc/benchmarks.md
 
 # utils/papi_accuracy: the error of instruction counts through PAPI, null
-# and loop benchmarks (see doc/papi_accuracy.1).  Built and re-executed
-# like papi_overhead: one worker per path (rdpmc, read(), stock).
+# and loop benchmarks (see doc/papi_accuracy.1 and
+# utils/accuracy/accuracy.h), one worker per path
+# (rdpmc, read(), stock).
 bin_PROGRAMS += utils/papi_accuracy
-utils_papi_accuracy_SOURCES = utils/papi_accuracy.c utils/tool.c utils/tool.h
-utils_papi_accuracy_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
-	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
-	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
-utils_papi_accuracy_LDADD = $(PAPI_OURS_LIBSO) -ldl
+utils_papi_accuracy_SOURCES = utils/accuracy/main.c \
+	utils/accuracy/accuracy.h utils/accuracy/patterns.c \
+	utils/accuracy/check_loop.c $(LOPE_WORKER_SOURCES)
+utils_papi_accuracy_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS)
+utils_papi_accuracy_LDADD = $(LOPE_WORKER_LDADD)
 $(utils_papi_accuracy_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_accuracy_DEPENDENCIES = papi-ours.stamp
 dist_man1_MANS += doc/papi_accuracy.1
@@ -39,7 +52,8 @@ dist_man1_MANS += doc/papi_accuracy.1
 # relies on our perf_event component (LOPE_ENABLE_ON_EXEC), so the tool
 # carries it rather than taking whichever libpapi.so the loader finds.
 bin_PROGRAMS += utils/papi_stat
-utils_papi_stat_SOURCES = utils/papi_stat.c
+utils_papi_stat_SOURCES = utils/stat/main.c utils/stat/command.c \
+	utils/stat/command.h utils/tool.c utils/tool.h
 utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)
 utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm
 $(utils_papi_stat_OBJECTS): papi-ours.stamp

@@ -1,43 +1,54 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tool.h"
 
-int worker_fd = -1;
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", tool_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
 
 void die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", tool_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(code);
 }
 
-void emit(const char *fmt, ...)
+void *xcalloc(size_t n, size_t size)
 {
-	char buf[2048];
-	va_list ap;
-	int len;
+	void *p = calloc(n, size);
 
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return;
-	if ((size_t)len > sizeof(buf) - 2)
-		len = (int)sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(worker_fd, buf, (size_t)len) != len)
-		_exit(1);
+	if (!p)
+		die(EX_FAIL, "out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n, size_t size)
+{
+	p = realloc(p, n * size);
+	if (!p)
+		die(EX_FAIL, "out of memory");
+	return p;
 }
 
 void oneline(char *dst, size_t len, const char *src)
@@ -63,6 +74,68 @@ void scopy(char *dst, size_t len, const char *src)
 	dst[l] = 0;
 }
 
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+long count_arg(const char *opt, const char *s, long max)
+{
+	long v;
+
+	if (parse_long(s, 1, max, &v))
+		die(EX_USAGE, "%s: '%s' is not a count between 1 and %ld", opt,
+		    s, max);
+	return v;
+}
+
+/* The option getopt_long() just refused, as the user wrote it. */
+static const char *opt_text(char **argv)
+{
+	static char text[3];
+
+	if (optopt > 0 && optopt < 256) {
+		snprintf(text, sizeof(text), "-%c", optopt);
+		return text;
+	}
+	return argv[optind - 1];
+}
+
+int tool_getopt(int argc, char **argv, const char *shortopts,
+		const struct option *longopts, void (*usage)(FILE *f))
+{
+	int c, before = optind;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c == 'h') {
+		usage(stdout);
+		exit(EX_OK);
+	}
+	if (c == ':')
+		die(EX_USAGE, "option %s needs an argument", opt_text(argv));
+	if (c == '?') {
+		usage(stderr);
+		die(EX_USAGE, "unknown option '%s'", opt_text(argv));
+	}
+	/* the tools take no operands, so not "--" either */
+	if (c == -1 && optind > before)
+		optind = before;
+	if (c == -1 && optind < argc) {
+		usage(stderr);
+		die(EX_USAGE, "unknown option '%s'", argv[optind]);
+	}
+	return c;
+}
+
 int dir_has_libpapi(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -75,4 +148,12 @@ int dir_has_libpapi(const char *dir)
 		found = strncmp(de->d_name, "libpapi.so", 10) == 0;
 	closedir(d);
 	return found;
+}
+
+const char *libdir_arg(const char *opt, const char *dir)
+{
+	if (!dir_has_libpapi(dir))
+		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,
+		    dir);
+	return dir;
 }

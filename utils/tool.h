@@ -1,29 +1,53 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What papi_overhead and papi_accuracy share: messages, the worker's
- * result pipe, string helpers and finding a libpapi directory.
+ * What the utilities share: exit codes, messages, allocation that cannot
+ * fail, string and option helpers, and finding a libpapi directory.
  */
 #ifndef LOPE_TOOL_H
 #define LOPE_TOOL_H
 
+#include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
+
+/* Exit codes every utility uses the same way. */
+#define EX_OK 0
+#define EX_FAIL 1  /* a measurement or the counting failed */
+#define EX_USAGE 2 /* bad input: nothing was measured */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The program's name for messages; each tool defines it. */
 extern const char *const tool_prog;
 
-/* The pipe a re-executed worker writes its result lines to. */
-extern int worker_fd;
-
+/* "prog: message" on stderr. */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: message" on stderr, then exit(@code). */
 void die(int code, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
-/* One line to worker_fd; a worker whose parent is gone exits. */
-void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* calloc and realloc that die (exit 1) when memory runs out. */
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n, size_t size);
 /* @src on one line: newlines and tabs as blanks, no trailing blanks. */
 void oneline(char *dst, size_t len, const char *src);
 /* Copy @src into @dst of size @len, cut if needed. */
 void scopy(char *dst, size_t len, const char *src);
+/* @s as a number from @min to @max into *@out: 0, or -1 if it is not. */
+int parse_long(const char *s, long min, long max, long *out);
+/* Option @opt's argument @s as a count from 1 to @max, or exit 2. */
+long count_arg(const char *opt, const char *s, long max);
+/*
+ * getopt_long() with @shortopts starting "+:": the next option, or -1 at
+ * the end.  -h: @usage on stdout and exit 0.  A missing argument, an
+ * unknown option or an operand: a message (after @usage on stderr for the
+ * last two) and exit 2.
+ */
+int tool_getopt(int argc, char **argv, const char *shortopts,
+		const struct option *longopts, void (*usage)(FILE *f));
 /* Does @dir hold a libpapi.so* file? */
 int dir_has_libpapi(const char *dir);
+/* @dir, given with option @opt (--ours, --compare); exit 2 if it holds no
+ * libpapi.so*. */
+const char *libdir_arg(const char *opt, const char *dir);
 
 #endif /* LOPE_TOOL_H */

@@ -23,7 +23,8 @@ echo "# $("$cf" --version)"
 fail=0
 cd "$top" || exit 1
 for f in src/*.c src/*.h src/arch/*/*.h components/*/*.c components/*/*.h \
-	ctests/*.h ctests/*/*.c ctests/*/*.h utils/*.c utils/*.h; do
+	ctests/*.h ctests/*/*.c ctests/*/*.h utils/*.c utils/*.h utils/*/*.c \
+	utils/*/*.h; do
 	[ -e "$f" ] || continue
 	if out=$("$cf" --style=file --dry-run --Werror "$f" 2>&1); then
 		echo "PASS: clang-format: $f"

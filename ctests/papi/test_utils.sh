@@ -16,7 +16,8 @@
 #     (min count(N2) - min count(N1) = 3 (N2 - N1)) says ok (else SKIP);
 #     --check-loop single-steps the loop with ptrace: 1+3N instructions
 #     (needs no PMU); bad input exits 2 with a message.
-#   Both sources are clang-format clean (SKIP without clang-format).
+#   Both tools' sources (utils/overhead/, utils/accuracy/) are
+#   clang-format clean (SKIP without clang-format).
 #
 # Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
@@ -277,15 +278,19 @@ EOF
 # ---- format ---------------------------------------------------------------
 
 cf=${CLANG_FORMAT:-clang-format}
-for f in utils/papi_overhead.c utils/papi_accuracy.c; do
-	name=format_$(basename "$f" .c)
+# case | sources (globs, expanded in $top_srcdir)
+# shellcheck disable=SC2086
+while IFS='|' read -r name f; do
 	if ! command -v "$cf" >/dev/null 2>&1; then
 		skip "$name" "clang-format not installed"
-	elif (cd "$top_srcdir" && "$cf" --style=file --dry-run --Werror "$f" >/dev/null 2>&1); then
+	elif (cd "$top_srcdir" && "$cf" --style=file --dry-run --Werror $f >/dev/null 2>&1); then
 		pass "$name"
 	else
 		fail "$name" "$f differs from .clang-format (clang-format -i $f)"
 	fi
-done
+done <<'EOF'
+format_papi_overhead|utils/overhead/*.[ch]
+format_papi_accuracy|utils/accuracy/*.[ch]
+EOF
 
 exit $((nfail > 0))

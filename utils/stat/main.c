@@ -33,20 +33,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "papi.h"
+
+#include "../tool.h"
+#include "command.h"
 
 #define PROG "papi_stat"
 #define MAX_EVENTS 64
@@ -55,10 +55,7 @@
 /* Read by our perf_event component when a set is attached. */
 #define ENV_ENABLE_ON_EXEC "LOPE_ENABLE_ON_EXEC"
 
-/* Exit codes of papi_stat itself. */
-#define EX_FAIL 1
-#define EX_USAGE 2
-#define EX_NOEXEC 127
+const char *const tool_prog = PROG;
 
 static const char *const default_sw[] = {
 	"perf::TASK-CLOCK",
@@ -119,20 +116,6 @@ struct stat_run {
 	int runs;
 	FILE *out;
 };
-
-static volatile sig_atomic_t child_pid;   /* > 0 while a command runs */
-static volatile sig_atomic_t interrupted; /* the signal that stopped us */
-
-static void __attribute__((format(printf, 1, 2))) msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {
@@ -633,158 +616,13 @@ static int events_default(struct stat_run *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* Running the command                                                 */
-
-/*
- * Forward a signal sent to us (kill, timeout) to the command; one typed at
- * the terminal (si_code SI_KERNEL) reached the command's process group
- * already, and a second one could change what the command does.
- */
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	pid_t pid = (pid_t)child_pid;
-
-	(void)uc;
-	interrupted = sig;
-	if (pid > 0 && si->si_code != SI_KERNEL)
-		(void)kill(pid, sig);
-}
-
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-#define NR_FORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
-static int caught[NR_FORWARDED]; /* installed: not ignored when we started */
-
-/*
- * A signal ignored when we started (nohup, a shell's background job) stays
- * ignored, for us and for the command, as perf stat leaves it.
- */
-static void signals_install(void)
-{
-	struct sigaction sa, old;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: waitpid returns EINTR */
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NR_FORWARDED; i++) {
-		if (sigaction(forwarded[i], NULL, &old) ||
-		    old.sa_handler == SIG_IGN)
-			continue;
-		caught[i] = sigaction(forwarded[i], &sa, NULL) == 0;
-	}
-}
-
-static void signals_block(int how, sigset_t *old)
-{
-	sigset_t set;
-	size_t i;
-
-	sigemptyset(&set);
-	for (i = 0; i < NR_FORWARDED; i++)
-		sigaddset(&set, forwarded[i]);
-	(void)sigprocmask(how, &set, old);
-}
-
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = read(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	return n;
-}
-
-/*
- * The child: resolve execvp now, say ready, wait for "go", exec.  A
- * failed exec sends errno to the parent on @rep and exits 127.  Only
- * async-signal-safe calls: the parent may have threads (PAPI).
- */
-static void __attribute__((noreturn))
-child(char **argv, int go, int rep, const sigset_t *mask)
-{
-	struct sigaction dfl;
-	size_t i;
-	char c;
-	int err;
-
-	/* Until the exec, a signal does to the child what it would do to
-	 * the command (the exec resets our handlers anyway). */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (i = 0; i < NR_FORWARDED; i++)
-		if (caught[i])
-			(void)sigaction(forwarded[i], &dfl, NULL);
-	(void)sigprocmask(SIG_SETMASK, mask, NULL);
-	(void)execvp("", argv); /* fails: ENOENT, but the PLT is resolved */
-	if (write(rep, "R", 1) != 1 || read_full(go, &c, 1) != 1)
-		_exit(EX_FAIL); /* the parent gave up: do not run */
-	(void)execvp(argv[0], argv);
-	err = errno;
-	(void)!write(rep, &err, sizeof(err));
-	_exit(EX_NOEXEC);
-}
-
-static int wait_child(pid_t pid, int *status)
-{
-	pid_t w;
-
-	do
-		w = waitpid(pid, status, 0);
-	while (w < 0 && errno == EINTR);
-	return w == pid ? 0 : -1;
-}
-
-/* Kill the child that has not exec'd yet, and reap it. */
-static void abandon(pid_t pid)
-{
-	int status;
-
-	(void)kill(pid, SIGKILL);
-	(void)wait_child(pid, &status);
-}
-
-static int fork_child(char **argv, int go[2], int rep[2], pid_t *pid)
-{
-	sigset_t old;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
-		msg("pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL); /* nothing buffered is written twice */
-	signals_block(SIG_BLOCK, &old);
-	*pid = fork();
-	if (*pid == 0) {
-		close(go[1]);
-		close(rep[0]);
-		child(argv, go[0], rep[1], &old);
-	}
-	child_pid = *pid > 0 ? *pid : 0;
-	(void)sigprocmask(SIG_SETMASK, &old, NULL);
-	close(go[0]);
-	close(rep[1]);
-	if (*pid < 0) {
-		msg("fork: %s", strerror(errno));
-		close(go[1]);
-		close(rep[0]);
-		return -1;
-	}
-	return 0;
-}
+/* Running the command (command.h)                                     */
 
 /* Attach and start the counters while the child waits; -1: abandon it. */
-static int arm(struct stat_run *r, pid_t pid, int rep)
+static int arm(struct stat_run *r, pid_t pid)
 {
-	char c;
 	int bad, ret;
 
-	if (read_full(rep, &c, 1) != 1 || interrupted) {
-		if (!interrupted)
-			msg("the child died before running the command");
-		return -1;
-	}
 	ret = sets_build(r, pid, &bad);
 	if (ret == PAPI_OK)
 		ret = sets_start(r);
@@ -798,16 +636,6 @@ static int arm(struct stat_run *r, pid_t pid, int rep)
 	return 0;
 }
 
-/* The command's exit status as a shell reports it. */
-static int shell_status(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return EX_FAIL;
-}
-
 /*
  * One run: *status gets the command's shell status.  Returns 0 when the
  * command ran and was counted, -1 when papi_stat failed (*status is then
@@ -815,32 +643,22 @@ static int shell_status(int status)
  */
 static int run_once(struct stat_run *r, int *status)
 {
-	int go[2], rep[2], err = 0, wst = 0;
-	ssize_t n;
+	struct command c;
+	int err, wst = 0;
 	double t0;
-	pid_t pid;
 
 	*status = EX_FAIL;
-	if (fork_child(r->o.argv, go, rep, &pid))
+	if (command_start(&c, r->o.argv))
 		return -1;
-	if (arm(r, pid, rep[0])) {
-		close(go[1]); /* EOF: the child exits without running */
-		close(rep[0]);
-		abandon(pid);
-		child_pid = 0;
-		*status = interrupted ? 128 + interrupted : EX_FAIL;
+	if (command_ready(&c) || arm(r, c.pid)) {
+		command_abandon(&c);
+		if (command_interrupted)
+			*status = 128 + command_interrupted;
 		return -1;
 	}
 	t0 = now();
-	if (write(go[1], "G", 1) != 1)
-		msg("releasing the command: %s", strerror(errno));
-	close(go[1]);
-	n = read_full(rep[0], &err, sizeof(err));
-	close(rep[0]);
-	if (wait_child(pid, &wst))
-		msg("waitpid: %s", strerror(errno));
-	child_pid = 0;
-	if (n == (ssize_t)sizeof(err)) {
+	err = command_finish(&c, &wst);
+	if (err) {
 		sets_delete(r); /* no counter outlives a failed exec */
 		msg("cannot run '%s': %s", r->o.argv[0], strerror(err));
 		*status = EX_NOEXEC;
@@ -850,7 +668,7 @@ static int run_once(struct stat_run *r, int *status)
 	sets_stop(r);
 	sets_delete(r);
 	r->runs++;
-	*status = shell_status(wst);
+	*status = command_status(wst);
 	return 0;
 }
 
@@ -1037,8 +855,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (open_output(&r))
 		return EX_USAGE;
-	signals_install();
-	for (i = 0; i < r.o.runs && !interrupted; i++) {
+	command_signals();
+	for (i = 0; i < r.o.runs && !command_interrupted; i++) {
 		if (run_once(&r, &status)) {
 			if (status == EX_NOEXEC)
 				return status;

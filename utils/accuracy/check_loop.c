@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --check-loop: count the loop benchmark's instructions without any PMU.
+ * A child runs the same assembly between two labels under
+ * ptrace(PTRACE_SINGLESTEP) and the parent counts the steps inside it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "accuracy.h"
+
+#if HAVE_LOOP
+/* The loop between two labels, the same asm as the benchmark's. */
+extern const char lope_acc_loop_begin[], lope_acc_loop_end[];
+static __attribute__((noinline, noclone, used)) void loop_region(void)
+{
+	__asm__ __volatile__(".globl lope_acc_loop_begin\n"
+			     "lope_acc_loop_begin:\n\t" LOOP_ASM
+			     ".globl lope_acc_loop_end\n"
+			     "lope_acc_loop_end:\n" ::[n] "m"(loop_n)
+			     : "rcx", "cc", "memory");
+}
+
+/* Single-step @pid until it leaves the region; instructions inside it. */
+static long step_count(pid_t pid, char *why, size_t len)
+{
+	uintptr_t b = (uintptr_t)lope_acc_loop_begin;
+	uintptr_t e = (uintptr_t)lope_acc_loop_end;
+	struct user_regs_struct regs;
+	long count = 0, steps = 0;
+	int st;
+
+	for (;;) {
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs)) {
+			snprintf(why, len, "PTRACE_GETREGS: %s",
+				 strerror(errno));
+			return -1;
+		}
+		if (regs.rip == e)
+			return count;
+		if (regs.rip >= b && regs.rip < e)
+			count++;
+		if (++steps > 4 * MAX_LOOP_N) {
+			snprintf(why, len, "the loop did not end");
+			return -1;
+		}
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
+		    waitpid(pid, &st, 0) != pid) {
+			snprintf(why, len, "PTRACE_SINGLESTEP: %s",
+				 strerror(errno));
+			return -1;
+		}
+		if (!WIFSTOPPED(st)) {
+			snprintf(why, len, "the child ended before the loop");
+			return -1;
+		}
+	}
+}
+
+/* Instructions the loop executes for @n, by ptrace; -1 with @why. */
+static long loop_instructions(long n, char *why, size_t len)
+{
+	pid_t pid;
+	long count;
+	int st;
+
+	loop_n = n;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(3);
+		raise(SIGSTOP);
+		loop_region();
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+		snprintf(why, len,
+			 "ptrace is not allowed here (the child "
+			 "did not stop)");
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	count = step_count(pid, why, len);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return count;
+}
+
+int check_loop(void)
+{
+	static const long ns[] = { 1, 2, 3, 10, 1000 };
+	char why[512];
+	unsigned i;
+	int bad = 0;
+
+	printf(PROG ": loop benchmark instructions, counted by single-stepping "
+		    "it with ptrace:\n");
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		long c = loop_instructions(ns[i], why, sizeof(why));
+
+		if (c < 0) {
+			printf(PROG ": cannot single-step: %s\n", why);
+			return EX_SKIP;
+		}
+		printf("  N=%-5ld %6ld instructions, 1+3N = %6ld: %s\n", ns[i],
+		       c, 1 + 3 * ns[i], c == 1 + 3 * ns[i] ? "ok" : "WRONG");
+		bad |= c != 1 + 3 * ns[i];
+	}
+	printf("loop check (ptrace): %s\n", bad ? "WRONG" : "ok");
+	return bad ? EX_FAIL : EX_OK;
+}
+#else
+int check_loop(void)
+{
+	printf(PROG ": the loop benchmark is implemented for x86-64 only\n");
+	return EX_SKIP;
+}
+#endif

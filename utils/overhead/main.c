@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * papi_overhead's options, and which side of the pipe this process is:
+ * the parent (no --_papi/--_floor) or a worker it re-executed.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "overhead.h"
+
+const char *const tool_prog = PROG;
+
+#ifndef LOPE_OURS_LIBDIR
+#define LOPE_OURS_LIBDIR NULL
+#endif
+#ifndef LOPE_STOCK_LIBDIR
+#define LOPE_STOCK_LIBDIR NULL
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [-n N] [-r R] [-e EV1,EV2,...] [-v] [--csv] "
+		"[--plot FILE.png]\n"
+		"                     [--ours LIBDIR] [--compare LIBDIR | "
+		"--no-compare]\n"
+		"Per-call cost of PAPI_start/stop/read/accum/reset in " TIMER_UNIT
+		", our\n"
+		"libpapi (rdpmc and forced read()) against another libpapi and "
+		"the raw\n"
+		"perf_event floor.  See papi_overhead(1).\n"
+		"  -n N             timed calls per case and round (default "
+		"1000, after %d\n"
+		"                   warm-up calls)\n"
+		"  -r R             rounds, each worker once per round "
+		"(default 5)\n"
+		"  -e LIST          events (default: PAPI_TOT_INS,PAPI_TOT_CYC,"
+		"PAPI_BR_INS\n"
+		"                   if usable, else perf::TASK-CLOCK,"
+		"perf::PAGE-FAULTS,\n"
+		"                   perf::CONTEXT-SWITCHES); sets of 1 and of all "
+		"events;\n"
+		"                   scaling: these, then more of their kind, up "
+		"to the\n"
+		"                   counters available (software: %d)\n"
+		"  -v               also print p10/p90/min/max\n"
+		"  --csv            machine-readable output\n"
+		"  --plot FILE.png  also draw boxplots with gnuplot\n"
+		"  --ours LIBDIR    directory of our libpapi.so\n"
+		"  --compare LIBDIR directory of the libpapi.so to compare with\n"
+		"  --no-compare     measure ours only\n",
+		WARMUP, SW_SCALE_MAX);
+}
+
+/* @s without the blanks around it, in place. */
+static char *trim(char *s)
+{
+	size_t l;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	l = strlen(s);
+	while (l > 0 && isspace((unsigned char)s[l - 1]))
+		s[--l] = 0;
+	return s;
+}
+
+int split_events(char *list, char **names, int max)
+{
+	char *p = list, *comma;
+	int n = 0;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = 0;
+		p = trim(p);
+		if (!*p || n == max)
+			return -1;
+		names[n++] = p;
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}
+
+int set_sizes(int nev, int *sizes)
+{
+	sizes[0] = 1;
+	if (nev > 1) {
+		sizes[1] = nev;
+		return 2;
+	}
+	return 1;
+}
+
+/*
+ * The first of: $@env (which must hold libpapi.so*), $@env2 and the
+ * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
+ */
+static const char *pick_dir(const char *env, const char *env2,
+			    const char *builtin, const char **src)
+{
+	const char *e = getenv(env);
+
+	if (e && *e) {
+		if (!dir_has_libpapi(e))
+			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
+			    env, e);
+		*src = env;
+		return e;
+	}
+	e = getenv(env2);
+	if (e && *e && dir_has_libpapi(e)) {
+		*src = env2;
+		return e;
+	}
+	if (builtin && *builtin && dir_has_libpapi(builtin)) {
+		*src = "built-in default";
+		return builtin;
+	}
+	return NULL;
+}
+
+enum { OPT_CSV = 256, OPT_PLOT, OPT_OURS, OPT_COMPARE, OPT_NO_COMPARE };
+
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "ours", required_argument, NULL, OPT_OURS },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "no-compare", no_argument, NULL, OPT_NO_COMPARE },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Option @c with getopt's optarg into @o; dies on bad input. */
+static void parse_opt(int c, struct opts *o)
+{
+	switch (c) {
+	case 'n':
+		o->n = count_arg("-n", optarg, MAX_N);
+		break;
+	case 'r':
+		o->rounds = count_arg("-r", optarg, MAX_ROUNDS);
+		break;
+	case 'e':
+		o->events = optarg;
+		break;
+	case 'v':
+		o->verbose = 1;
+		break;
+	case OPT_CSV:
+		o->csv = 1;
+		break;
+	case OPT_PLOT:
+		o->plot = optarg;
+		break;
+	case OPT_OURS:
+		o->ours = libdir_arg("--ours", optarg);
+		break;
+	case OPT_COMPARE:
+		o->stock = libdir_arg("--compare", optarg);
+		o->stock_src = "--compare";
+		o->no_compare = 0;
+		break;
+	case OPT_NO_COMPARE:
+		o->no_compare = 1;
+		o->stock = NULL;
+		break;
+	}
+}
+
+/* -e's list: 1 to MAX_EVENTS names. */
+static void check_events(const char *list)
+{
+	char buf[1024], *names[MAX_EVENTS];
+
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf) ||
+	    split_events(buf, names, MAX_EVENTS) < 1)
+		die(EX_USAGE,
+		    "-e '%s': give 1 to %d comma-separated event names", list,
+		    MAX_EVENTS);
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	int c;
+
+	o->n = 1000;
+	o->rounds = 5;
+	o->ours_src = "--ours";
+	while ((c = tool_getopt(argc, argv, "+:n:r:e:vh", long_opts, usage)) !=
+	       -1)
+		parse_opt(c, o);
+	if (o->plot)
+		plot_check(o->plot);
+	if (o->events)
+		check_events(o->events);
+	if (!o->ours)
+		o->ours = pick_dir("LOPE_OURS_LIBDIR", "PAPI_OURS_BUILDDIR",
+				   LOPE_OURS_LIBDIR, &o->ours_src);
+	if (!o->stock && !o->no_compare)
+		o->stock = pick_dir("LOPE_STOCK_LIBDIR", "PAPI_STOCK_BUILDDIR",
+				    LOPE_STOCK_LIBDIR, &o->stock_src);
+}
+
+/* A worker: argv = PROG --_papi|--_floor FD CPU N EVENTS SCALE. */
+static int worker_main(char **argv)
+{
+	static char evbuf[1024], scbuf[1024];
+	char *names[MAX_EVENTS], *scale[MAX_EVENTS];
+	char **arg = worker_start(argv, WORKER_TIMEOUT);
+	int nev = 0, nscale = 0;
+	long n;
+
+	if (parse_long(arg[0], 1, MAX_N, &n))
+		return EX_USAGE;
+	snprintf(evbuf, sizeof(evbuf), "%s", arg[1]);
+	snprintf(scbuf, sizeof(scbuf), "%s", arg[2]);
+	if (evbuf[0] && (nev = split_events(evbuf, names, MAX_EVENTS)) < 1) {
+		emit("usage bad event list");
+		return EX_USAGE;
+	}
+	if (scbuf[0] && (nscale = split_events(scbuf, scale, MAX_EVENTS)) < 1) {
+		emit("usage bad scaling event list");
+		return EX_USAGE;
+	}
+	if (!strcmp(argv[1], "--_floor"))
+		return nev ? floor_worker(n, names, nev, scale, nscale) :
+			     EX_USAGE;
+	return papi_worker(n, names, nev, scale, nscale);
+}
+
+int main(int argc, char **argv)
+{
+	static struct ovh o;
+	int rc;
+
+	if (argc == 7 &&
+	    (!strcmp(argv[1], "--_papi") || !strcmp(argv[1], "--_floor")))
+		return worker_main(argv);
+	parse_opts(argc, argv, &o.o);
+	rc = ovh_measure(&o);
+	cpu_model(o.model, sizeof(o.model));
+	if (o.o.csv)
+		print_csv(&o);
+	else
+		print_report(&o);
+	if (o.o.plot && plot(&o))
+		rc = EX_FAIL;
+	else if (o.o.plot && !o.o.csv)
+		printf("\nplot: %s\n", o.o.plot);
+	ovh_free(&o);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Running the command the way perf stat does (the patch of Paul
+ * Mackerras, 2009), for papi_stat:
+ *
+ *   command_start()   fork; the child does a dummy execvp("") so that
+ *                     resolving execvp's PLT entry happens now, says
+ *                     "ready" on a pipe and blocks reading a second one;
+ *   command_ready()   wait for "ready": the caller attaches its counters
+ *                     to c->pid now, while the child waits;
+ *   command_finish()  write "go": the child execs the command (if that
+ *                     fails it sends errno back and exits 127); wait for
+ *                     its end.
+ *
+ * Until the exec, a signal does to the child what it would do to the
+ * command.  Signals sent to us are forwarded to the running command.
+ */
+#ifndef LOPE_STAT_COMMAND_H
+#define LOPE_STAT_COMMAND_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#define EX_NOEXEC 127 /* the command could not be executed */
+
+struct command {
+	pid_t pid;
+	int go;  /* write end: "go" releases the child to exec */
+	int rep; /* read end: "ready", then the errno of a failed exec */
+};
+
+/* The signal that stopped us (forwarded to the command), 0 if none. */
+extern volatile sig_atomic_t command_interrupted;
+
+/*
+ * Forward SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to us to the running
+ * command.  A signal ignored when we started (nohup, a shell's background
+ * job) stays ignored, for us and for the command, as perf stat leaves it.
+ */
+void command_signals(void);
+/* Fork the child that will exec @argv; 0, or -1 (said why). */
+int command_start(struct command *c, char **argv);
+/* Wait until the child is ready to exec; 0, or -1 (said why). */
+int command_ready(struct command *c);
+/* Kill the child that has not exec'd yet, and reap it. */
+void command_abandon(struct command *c);
+/*
+ * Let the child exec the command and wait for its end: its wait status in
+ * *@wst.  0, or the errno of the failed exec.
+ */
+int command_finish(struct command *c, int *wst);
+/* Wait status @wst as a shell reports it (128 + signal if killed). */
+int command_status(int wst);
+
+#endif /* LOPE_STAT_COMMAND_H */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "papi.h"
+
+#include "tool.h"
+#include "worker.h"
+
+#define WORKER_MAX_ARGS 8
+
+/* ------------------------------------------------------------------ */
+/* Parent side                                                         */
+/* ------------------------------------------------------------------ */
+
+void worker_init(struct worker *w, enum worker_path path, const char *libdir)
+{
+	static const char *const names[] = { "ours-rdpmc", "ours-read",
+					     "stock" };
+
+	*w = (struct worker){ .name = names[path],
+			      .libdir = libdir,
+			      .no_rdpmc = path == WORKER_READ,
+			      .active = path != WORKER_STOCK || libdir };
+}
+
+/* In the forked child: set the worker's environment and exec @argv. */
+static void __attribute__((noreturn))
+worker_exec(const struct worker *w, const char *const *argv)
+{
+	const char *old = getenv("LD_LIBRARY_PATH");
+	char *v;
+
+	/* worker chatter (PAPI warnings ...) must not mix into stdout */
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+	if (w->libdir) {
+		if (asprintf(&v, "%s%s%s", w->libdir, old && *old ? ":" : "",
+			     old && *old ? old : "") < 0)
+			_exit(EX_FAIL);
+		setenv("LD_LIBRARY_PATH", v, 1);
+	}
+	if (w->no_rdpmc)
+		setenv("LOPE_NO_RDPMC", "1", 1);
+	else
+		unsetenv("LOPE_NO_RDPMC");
+	execv("/proc/self/exe", (char *const *)argv);
+	fprintf(stderr, "%s: exec /proc/self/exe: %s\n", tool_prog,
+		strerror(errno));
+	_exit(127);
+}
+
+int line_text(void *obj, const struct line_text *t, size_t n, const char *line)
+{
+	size_t i, l;
+
+	for (i = 0; i < n; i++) {
+		l = strlen(t[i].key);
+		if (!strncmp(line, t[i].key, l)) {
+			scopy((char *)obj + t[i].off, t[i].len, line + l);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A line worker_hello() or a failing PAPI sent?  Then keep it in @w. */
+static int worker_line(struct worker *w, const char *line)
+{
+	static const struct line_text hello[] = {
+		LINE_TEXT(struct worker, "info lib ", lib),
+		LINE_TEXT(struct worker, "info comp ", comp),
+		LINE_TEXT(struct worker, "info desc ", desc),
+		LINE_TEXT(struct worker, "info disabled ", disabled),
+		LINE_TEXT(struct worker, "fatal ", fatal),
+	};
+
+	if (line_text(w, hello, sizeof(hello) / sizeof(hello[0]), line))
+		return 1;
+	if (strncmp(line, "info fcr ", 9))
+		return 0;
+	w->fcr = atoi(line + 9);
+	return 1;
+}
+
+/* Read @fd to its end: each line to worker_line() or else to @line. */
+static void worker_read(int fd, struct worker *w, worker_line_fn line,
+			void *arg)
+{
+	char buf[8192], one[4096], *nl;
+	size_t used = 0, l;
+	ssize_t got;
+
+	for (;;) {
+		got = read(fd, buf + used, sizeof(buf) - 1 - used);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		used += (size_t)got;
+		while ((nl = memchr(buf, '\n', used)) != NULL) {
+			l = (size_t)(nl - buf);
+			if (l >= sizeof(one))
+				l = sizeof(one) - 1;
+			memcpy(one, buf, l);
+			one[l] = 0;
+			if (!worker_line(w, one))
+				line(arg, one);
+			used -= (size_t)(nl - buf) + 1;
+			memmove(buf, nl + 1, used);
+		}
+		if (used == sizeof(buf) - 1)
+			used = 0; /* overlong line: drop */
+	}
+}
+
+void worker_run(struct worker *w, const char *mode, int cpu,
+		const char *const *args, worker_line_fn line, void *arg)
+{
+	const char *argv[WORKER_MAX_ARGS + 5];
+	char fdbuf[16], cpubuf[16];
+	int pfd[2], status, a = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		die(EX_FAIL, "pipe: %s", strerror(errno));
+	snprintf(fdbuf, sizeof(fdbuf), "%d", pfd[1]);
+	snprintf(cpubuf, sizeof(cpubuf), "%d", cpu);
+	argv[a++] = tool_prog;
+	argv[a++] = mode;
+	argv[a++] = fdbuf;
+	argv[a++] = cpubuf;
+	while (*args && a < WORKER_MAX_ARGS + 4)
+		argv[a++] = *args++;
+	argv[a] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die(EX_FAIL, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(pfd[0]);
+		worker_exec(w, argv);
+	}
+	close(pfd[1]);
+	worker_read(pfd[0], w, line, arg);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die(EX_FAIL, "waitpid: %s", strerror(errno));
+	w->ran = 1;
+	w->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : EX_FAIL;
+	w->signo = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Worker side                                                         */
+/* ------------------------------------------------------------------ */
+
+int worker_fd = -1;
+
+void emit(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if ((size_t)len > sizeof(buf) - 2)
+		len = (int)sizeof(buf) - 2;
+	buf[len++] = '\n';
+	if (write(worker_fd, buf, (size_t)len) != len)
+		_exit(1);
+}
+
+/* Pin to CPU @arg; a negative or bad number: not pinned. */
+static void worker_pin(const char *arg)
+{
+	char *end;
+	long cpu;
+	cpu_set_t set;
+
+	errno = 0;
+	cpu = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || cpu < 0 || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		emit("info pin failed: %s", strerror(errno));
+}
+
+char **worker_start(char **argv, unsigned timeout)
+{
+	worker_fd = atoi(argv[2]);
+	alarm(timeout);
+	worker_pin(argv[3]);
+	return argv + 4;
+}
+
+int worker_hello(int *cidx)
+{
+	const PAPI_component_info_t *ci;
+	char line[1024], real[PATH_MAX];
+	Dl_info dli;
+	int rc = PAPI_library_init(PAPI_VER_CURRENT);
+
+	if (rc != PAPI_VER_CURRENT) {
+		emit("fatal PAPI_library_init: %s",
+		     rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+		return -1;
+	}
+	if (dladdr((void *)PAPI_library_init, &dli) && dli.dli_fname) {
+		if (!realpath(dli.dli_fname, real))
+			snprintf(real, sizeof(real), "%s", dli.dli_fname);
+		emit("info lib %s", real);
+	} else {
+		emit("info lib (unknown: dladdr failed)");
+	}
+	*cidx = PAPI_get_component_index("perf_event");
+	if (*cidx < 0)
+		*cidx = 0;
+	ci = PAPI_get_component_info(*cidx);
+	if (!ci)
+		return 0;
+	oneline(line, sizeof(line), ci->description);
+	emit("info comp %s", ci->name);
+	emit("info desc %s", line);
+	emit("info fcr %d", ci->fast_counter_read ? 1 : 0);
+	if (ci->disabled) {
+		oneline(line, sizeof(line), ci->disabled_reason);
+		emit("info disabled %s", line);
+	}
+	return 0;
+}

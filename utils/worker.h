@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker protocol papi_overhead and papi_accuracy share.
+ *
+ * The parent measures nothing itself: it re-executes its own program
+ * (/proc/self/exe) once per measured path, each worker with its own
+ * LD_LIBRARY_PATH (and LOPE_NO_RDPMC where the path asks for it), so the
+ * dynamic linker, not the binary, chooses the libpapi measured.  The
+ * worker writes one line per result to a pipe and the parent reads them:
+ *
+ *   parent   worker_run(): PROG MODE FD CPU ARGS..., waits for the end
+ *   worker   worker_start(): lines to FD, pinned to CPU, a time limit
+ *            worker_hello(): "info lib|comp|desc|fcr|disabled TEXT", or
+ *            "fatal TEXT" if PAPI cannot start
+ *            emit(): the tool's own lines
+ *
+ * worker_run() takes the hello and fatal lines itself and hands every
+ * other line to the tool.
+ */
+#ifndef LOPE_WORKER_H
+#define LOPE_WORKER_H
+
+#include <limits.h>
+#include <stddef.h>
+
+/* A worker as the parent sees it: how to run it and what it said. */
+struct worker {
+	const char *name;   /* its column in the report */
+	const char *libdir; /* prepended to LD_LIBRARY_PATH; NULL: inherit */
+	int no_rdpmc;       /* LOPE_NO_RDPMC=1 in the worker, else unset */
+	int active;         /* measured at all */
+	/* how it ended */
+	int ran, exit_code, signo;
+	/* what worker_hello() said */
+	char lib[PATH_MAX];
+	char comp[64];
+	char desc[256];
+	char disabled[256];
+	int fcr; /* the component's fast_counter_read */
+	char fatal[256];
+};
+
+/* The PAPI paths both tools measure. */
+enum worker_path {
+	WORKER_RDPMC, /* "ours-rdpmc": our libpapi, user-space reads allowed */
+	WORKER_READ,  /* "ours-read": our libpapi, LOPE_NO_RDPMC=1 */
+	WORKER_STOCK, /* "stock": another libpapi, active if @libdir */
+};
+/* @w as the worker of @path on the libpapi in @libdir. */
+void worker_init(struct worker *w, enum worker_path path, const char *libdir);
+
+typedef void (*worker_line_fn)(void *arg, char *line);
+
+/* A line "KEY TEXT" whose TEXT goes to a char array member of a struct. */
+struct line_text {
+	const char *key; /* with its blank: "info lib " */
+	size_t off;      /* offsetof the member */
+	size_t len;      /* its size */
+};
+#define LINE_TEXT(type, key, member)                                     \
+	{                                                                \
+		key, offsetof(type, member), sizeof(((type *)0)->member) \
+	}
+/* Parent: copy @line's text into @obj by the first of @t[0..n) it starts
+ * with; 1 if one did, else 0. */
+int line_text(void *obj, const struct line_text *t, size_t n, const char *line);
+
+/*
+ * Parent: run @w as "PROG @mode FD @cpu @args..." (@args NULL-terminated,
+ * at most 8), give @line(@arg, line) every line that is not the hello's,
+ * and wait for the worker's end.  Dies (exit 1) if it cannot start one.
+ */
+void worker_run(struct worker *w, const char *mode, int cpu,
+		const char *const *args, worker_line_fn line, void *arg);
+
+/* Worker: the pipe the result lines go to. */
+extern int worker_fd;
+
+/*
+ * Worker: take argv as worker_run() built it, send the lines to its FD,
+ * pin to its CPU and end by SIGALRM after @timeout seconds (a hung worker
+ * must not hang the parent).  Returns the tool's own arguments.
+ */
+char **worker_start(char **argv, unsigned timeout);
+/*
+ * Worker: initialise PAPI and say which library and component (@cidx,
+ * perf_event's or else 0) this worker really uses.  0, or -1 after a
+ * "fatal" line.
+ */
+int worker_hello(int *cidx);
+/* Worker: one line to the parent; a worker whose parent is gone exits. */
+void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* LOPE_WORKER_H */
