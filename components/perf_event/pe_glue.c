@@ -142,7 +142,8 @@ void pe_sw_attr(pe_attr_t *a, int exclude_kernel)
 	a->attr.exclude_hv = 1;
 }
 
-int pe_paranoid(void)
+/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when it cannot be read. */
+static int paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
 	int level = INT_MIN;
@@ -153,6 +154,24 @@ int pe_paranoid(void)
 		level = INT_MIN;
 	(void)fclose(f); /* read-only stream */
 	return level;
+}
+
+int pe_refused(papi_vector_t *v, int err, int allowed)
+{
+	int level = paranoid();
+
+	if (level > allowed)
+		return pe_disable(v, PAPI_EPERM,
+				  "perf_event_open refused (%s) at "
+				  "perf_event_paranoid=%d: run with "
+				  "CAP_PERFMON, or sysctl "
+				  "kernel.perf_event_paranoid=%d",
+				  strerror(-err), level, allowed);
+	return pe_disable(v, PAPI_EPERM,
+			  "perf_event_open refused (%s) at "
+			  "perf_event_paranoid=%d, by a seccomp or security "
+			  "policy: run with CAP_PERFMON, or lift the policy",
+			  strerror(-err), level);
 }
 
 int pe_init_thread(hwd_context_t *ctx)

@@ -86,8 +86,13 @@ __attribute__((format(printf, 3, 4))) int pe_disable(papi_vector_t *v, int ret,
 
 /* A software event of every kernel: the probe of what this process may do. */
 void pe_sw_attr(pe_attr_t *a, int exclude_kernel);
-/* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when it cannot be read. */
-int pe_paranoid(void);
+/*
+ * The kernel refused this process a probe event with -@err: disable @v
+ * with the reason and the remedy: CAP_PERFMON, or the sysctl down to
+ * @allowed where perf_event_paranoid is above it (else the refusal is a
+ * seccomp or security policy's).  Returns PAPI_EPERM.
+ */
+int pe_refused(papi_vector_t *v, int err, int allowed);
 
 /* Both components' thread context: nothing per thread. */
 typedef struct {

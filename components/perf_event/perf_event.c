@@ -741,12 +741,7 @@ static int check_permissions(papi_vector_t *v)
 	pe_sw_attr(&a, 1);
 	err = lope_probe((struct perf_event_attr *)&a, 0, -1);
 	if (err == -EACCES || err == -EPERM)
-		return pe_disable(
-			v, PAPI_EPERM,
-			"perf_event not allowed to this process "
-			"(perf_event_paranoid=%d): run with CAP_PERFMON, or "
-			"sysctl kernel.perf_event_paranoid=2",
-			pe_paranoid());
+		return pe_refused(v, err, 2);
 	if (err)
 		return pe_disable(v, PAPI_ECMP,
 				  "perf_event support not detected: %s",

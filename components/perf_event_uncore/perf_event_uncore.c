@@ -471,12 +471,7 @@ static int check_system_wide(papi_vector_t *v)
 	a.attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	err = lope_probe((struct perf_event_attr *)&a, -1, 0);
 	if (err == -EACCES || err == -EPERM)
-		return pe_disable(
-			v, PAPI_EPERM,
-			"system-wide counting not allowed to this process "
-			"(perf_event_paranoid=%d): run with CAP_PERFMON, or "
-			"sysctl kernel.perf_event_paranoid=0",
-			pe_paranoid());
+		return pe_refused(v, err, 0);
 	if (err)
 		return pe_disable(v, PAPI_ECMP, "perf_event_open: %s",
 				  strerror(-err));
