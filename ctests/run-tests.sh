@@ -14,6 +14,10 @@
 #
 # Environment:
 #   PAPI_OURS_BUILDDIR  if set, prepended to LD_LIBRARY_PATH
+#   LOPE_TESTS_GENERIC  programs (among PROG...) that also run with
+#                       LIBPFM_FORCE_PMU=perf, their cases named
+#                       "[unknown CPU] name" (not when the caller set
+#                       LIBPFM_FORCE_PMU already)
 #   LOPE_TEST_TIMEOUT   seconds per program (default 300)
 #   LOPE_SRCDIR         where to look for a PROG that is not found as given
 #                       (VPATH builds list scripts relative to the source
@@ -46,7 +50,11 @@ npass=0
 nfail=0
 nskip=0
 
-for prog in "$@"; do
+# run_one PROG [PREFIX [VAR=VALUE]]: run one program, count its cases.
+# With PREFIX, its case lines are shown and counted as "TAG: PREFIX name".
+run_one() {
+	local prog=$1 prefix=${2:-} setenv=${3:-} name path out p f s rc why
+	local run
 	name=$(basename "$prog")
 	out="$tmp/out"
 	path=$prog
@@ -58,11 +66,11 @@ for prog in "$@"; do
 	*) path=./$path ;;
 	esac
 
-	echo "## $name"
+	echo "## $name${setenv:+ [$setenv]}"
 	if [ ! -e "$path" ]; then
-		echo "FAIL: $name: program not found: $prog"
+		echo "FAIL: $prefix$name: program not found: $prog"
 		nfail=$((nfail + 1))
-		continue
+		return
 	fi
 	# Scripts may lose their x bit on the way (VPATH, tarballs).
 	run=("$path")
@@ -70,18 +78,20 @@ for prog in "$@"; do
 		case $path in
 		*.sh) run=(bash "$path") ;;
 		*)
-			echo "FAIL: $name: not executable: $path"
+			echo "FAIL: $prefix$name: not executable: $path"
 			nfail=$((nfail + 1))
-			continue
+			return
 			;;
 		esac
 	fi
 	if [ "$have_timeout" = 1 ]; then
 		run=(timeout -k 10 "$timeout_s" "${run[@]}")
 	fi
+	[ -n "$setenv" ] && run=(env "$setenv" "${run[@]}")
 
 	# stdout and stderr both shown, in order; case lines come from stdout.
-	"${run[@]}" </dev/null 2>&1 | tee "$out"
+	"${run[@]}" </dev/null 2>&1 |
+		sed -u "s/^\(PASS\|FAIL\|SKIP\): /\1: $prefix/" | tee "$out"
 	rc=${PIPESTATUS[0]}
 
 	p=$(grep -c '^PASS: ' "$out")
@@ -91,7 +101,7 @@ for prog in "$@"; do
 
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		if [ "$rc" -eq 77 ] && [ "$p" -eq 0 ] && [ "$s" -eq 0 ]; then
-			line="SKIP: $name: program exited 77 (skipped) without a reason"
+			line="SKIP: $prefix$name: program exited 77 (skipped) without a reason"
 			echo "$line"
 			echo "$line" >>"$skipped"
 			s=1
@@ -107,14 +117,29 @@ for prog in "$@"; do
 			else
 				why="exited with status $rc without a FAIL line"
 			fi
-			echo "FAIL: $name: $why"
+			echo "FAIL: $prefix$name: $why"
 			f=1
 		fi
 	fi
 	npass=$((npass + p))
 	nfail=$((nfail + f))
 	nskip=$((nskip + s))
+}
+
+for prog in "$@"; do
+	run_one "$prog"
 done
+
+# The tests that depend on what libpfm4 knows of this CPU run again as on
+# a CPU it does not know (its generic PMU alone), unless the whole run
+# is already so.
+if [ -z "${LIBPFM_FORCE_PMU:-}" ]; then
+	for prog in ${LOPE_TESTS_GENERIC:-}; do
+		case " $* " in
+		*" $prog "*) run_one "$prog" "[unknown CPU] " LIBPFM_FORCE_PMU=perf ;;
+		esac
+	done
+fi
 
 if [ -s "$skipped" ]; then
 	echo

@@ -181,6 +181,32 @@ ctests_papi_test_stress_LDADD = $(LOPE_PAPI_TEST_LDADD)
 EXTRA_ctests_papi_test_stress_DEPENDENCIES = papi-ours.stamp
 $(ctests_papi_test_stress_OBJECTS): papi-ours.stamp
 
+# What depends on libpfm4's knowledge of the CPU runs again as on a CPU it
+# does not know (ctests/run-tests.sh, doc/every-cpu.md).
+LOPE_TESTS_GENERIC += ctests/papi/test_papi_api ctests/papi/test_hw \
+	ctests/papi/test_modes ctests/papi/test_overflow \
+	ctests/papi/test_badinput ctests/papi/test_debian_tools.sh \
+	ctests/papi/test_papi_stat.sh ctests/papi/test_utils.sh \
+	ctests/papi/test_frontend_hpctoolkit
+
+# The component on any CPU: modes, generic presets, sysfs core events.
+check_PROGRAMS += ctests/papi/test_modes
+LOPE_TESTS += ctests/papi/test_modes
+ctests_papi_test_modes_SOURCES = ctests/papi/test_modes.c ctests/papi/papi_util.h
+ctests_papi_test_modes_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_modes_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_modes_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_modes_OBJECTS): papi-ours.stamp
+
+# What the kernel allows this process: paranoid 3, root, refusals.
+check_PROGRAMS += ctests/papi/test_permissions
+LOPE_TESTS += ctests/papi/test_permissions
+ctests_papi_test_permissions_SOURCES = ctests/papi/test_permissions.c ctests/papi/papi_util.h
+ctests_papi_test_permissions_CPPFLAGS = $(LOPE_PAPI_TEST_CPPFLAGS)
+ctests_papi_test_permissions_LDADD = $(LOPE_PAPI_TEST_LDADD)
+EXTRA_ctests_papi_test_permissions_DEPENDENCIES = papi-ours.stamp
+$(ctests_papi_test_permissions_OBJECTS): papi-ours.stamp
+
 # Kernel failures injected under the PAPI API through interposed libc
 # calls (doc/reliability.md).
 check_PROGRAMS += ctests/papi/test_faults_papi

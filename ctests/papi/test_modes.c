@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_modes: the perf_event component on any CPU (doc/every-cpu.md).
+ *
+ * Cases:
+ *  - component 0 is active and its description says its mode: libpfm4's
+ *    table for this CPU, the same without a PAPI preset section, or a CPU
+ *    libpfm4 does not know (LIBPFM_FORCE_PMU=perf makes any CPU one), and
+ *    why user-space reads work or not;
+ *  - perf::TASK-CLOCK counts the thread's CPU time in every mode, and the
+ *    component says it has counters (tools size their sets by it);
+ *  - the generic presets (components/perf_event/lope_presets.csv), where
+ *    PAPI's table has no section: each is listed exactly when the kernel
+ *    opens its generic event here, is that one native event, and counts
+ *    as it does in one set;
+ *  - in a re-exec'd child that sees a fake sysfs tree (LOPE_SYSFS_ROOT)
+ *    whose core PMUs borrow the software PMU's type: with libpfm4 limited
+ *    to its generic PMU, the core PMUs' events are native events that
+ *    count (cpu::task-clock), raw terms count too (cpu::event=0x2, in
+ *    both spellings), the same raw name gets the same code, bad terms are
+ *    refused; where libpfm4 knows the CPU, the fake core PMUs are not
+ *    offered.
+ *
+ * Report protocol: ctests/tap.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ftw.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+
+#include "papi_util.h"
+
+#define CHILD_ARG "--fake-sysfs"
+
+/* The generic presets, as lope_presets.csv defines them. */
+static const struct generic {
+	const char *preset, *native;
+	uint32_t type;
+	uint64_t config;
+} generic[] = {
+#define HWC(c, op, r)                                                   \
+	(PERF_COUNT_HW_CACHE_##c | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+	 (PERF_COUNT_HW_CACHE_RESULT_##r << 16))
+	{ "PAPI_TOT_INS", "perf::INSTRUCTIONS", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_INSTRUCTIONS },
+	{ "PAPI_TOT_CYC", "perf::CYCLES", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CPU_CYCLES },
+	{ "PAPI_REF_CYC", "perf::REF-CYCLES", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_REF_CPU_CYCLES },
+	{ "PAPI_BR_INS", "perf::BRANCH-INSTRUCTIONS", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "PAPI_BR_MSP", "perf::BRANCH-MISSES", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_MISSES },
+	{ "PAPI_L1_DCR", "perf::L1-DCACHE-LOADS", PERF_TYPE_HW_CACHE,
+	  HWC(L1D, READ, ACCESS) },
+	{ "PAPI_L1_DCW", "perf::L1-DCACHE-STORES", PERF_TYPE_HW_CACHE,
+	  HWC(L1D, WRITE, ACCESS) },
+	{ "PAPI_L1_LDM", "perf::L1-DCACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
+	  HWC(L1D, READ, MISS) },
+	{ "PAPI_L1_STM", "perf::L1-DCACHE-STORE-MISSES", PERF_TYPE_HW_CACHE,
+	  HWC(L1D, WRITE, MISS) },
+	{ "PAPI_L1_ICR", "perf::L1-ICACHE-LOADS", PERF_TYPE_HW_CACHE,
+	  HWC(L1I, READ, ACCESS) },
+	{ "PAPI_L1_ICA", "perf::L1-ICACHE-LOADS", PERF_TYPE_HW_CACHE,
+	  HWC(L1I, READ, ACCESS) },
+	{ "PAPI_L1_ICM", "perf::L1-ICACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
+	  HWC(L1I, READ, MISS) },
+	{ "PAPI_TLB_IM", "perf::ITLB-LOAD-MISSES", PERF_TYPE_HW_CACHE,
+	  HWC(ITLB, READ, MISS) },
+#undef HWC
+};
+
+static char tree[PATH_MAX];
+
+static const PAPI_component_info_t *cpu_component(void)
+{
+	return PAPI_get_component_info(0);
+}
+
+/* Which mode the description names: 'T'able, 'G'eneric presets, 'U'nknown. */
+static char mode_of(const char *descr)
+{
+	if (strstr(descr, "generic and sysfs events"))
+		return 'U';
+	if (strstr(descr, "generic presets"))
+		return 'G';
+	return 'T';
+}
+
+static void test_mode(void)
+{
+	const PAPI_component_info_t *ci = cpu_component();
+	const char *forced = getenv("LIBPFM_FORCE_PMU");
+	char mode;
+
+	if (!lope_check(ci && !ci->disabled && !strcmp(ci->name, "perf_event"),
+			"component_0_perf_event_active", "%s: %s",
+			ci ? ci->name : "?", ci ? ci->disabled_reason : "?"))
+		lope_exit();
+	lope_info("perf_event: %s", ci->description);
+	mode = mode_of(ci->description);
+	lope_check(!strncmp(ci->description, "lope; ", 6) &&
+			   strstr(ci->description, "; rdpmc: "),
+		   "description_says_mode_and_rdpmc", "'%s'", ci->description);
+	if (forced && *forced)
+		lope_check(mode == 'U' && strstr(ci->description, forced),
+			   "forced_pmu_is_unknown_cpu_mode",
+			   "LIBPFM_FORCE_PMU=%s: '%s'", forced,
+			   ci->description);
+	lope_check(ci->num_cntrs > 0, "component_has_counters", "num_cntrs %d",
+		   ci->num_cntrs);
+}
+
+static void test_task_clock(void)
+{
+	static const char *const names[] = { "perf::TASK-CLOCK" };
+	long long v = 0, t0, own;
+	int set, rc;
+
+	rc = make_named_set(&set, names, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = thread_ns();
+	busy_ns(20 * MS);
+	own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, &v);
+	drop_set(&set);
+	lope_check(rc == PAPI_OK && near(v, own, 0.10, MS),
+		   "task_clock_counts_in_every_mode",
+		   "rc %s: %lld ns counted, %lld ns spun", papi_err(rc), v,
+		   own);
+}
+
+/* Does the kernel open this generic event for us, user mode only? */
+static int kernel_opens(const struct generic *g)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = g->type;
+	a.config = g->config;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* The preset and its generic event in one set count as one counter. */
+static void count_both(const struct generic *g, int preset)
+{
+	char name[160];
+	long long v[2] = { 0, 0 };
+	int set = PAPI_NULL, rc;
+
+	snprintf(name, sizeof(name), "%s counts as %s in one set", g->preset,
+		 g->native);
+	rc = PAPI_create_eventset(&set);
+	if (rc == PAPI_OK)
+		rc = PAPI_add_event(set, preset);
+	if (rc == PAPI_OK)
+		rc = PAPI_add_named_event(set, g->native);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	busy_ns(5 * MS);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	drop_set(&set);
+	lope_check(rc == PAPI_OK && v[0] == v[1], name, "rc %s: %lld and %lld",
+		   papi_err(rc), v[0], v[1]);
+}
+
+static void test_generic_presets(void)
+{
+	const PAPI_component_info_t *ci = cpu_component();
+	size_t i;
+
+	if (mode_of(ci->description) == 'T') {
+		lope_skip("generic presets",
+			  "PAPI's preset table has a section for this CPU");
+		return;
+	}
+	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++) {
+		const struct generic *g = &generic[i];
+		PAPI_event_info_t info;
+		char name[160];
+		int code, listed, opens = kernel_opens(g);
+
+		listed = PAPI_event_name_to_code(g->preset, &code) == PAPI_OK &&
+			 PAPI_query_event(code) == PAPI_OK;
+		snprintf(name, sizeof(name),
+			 "%s listed iff the kernel opens %s", g->preset,
+			 g->native);
+		lope_check(listed == opens, name, "listed %d, kernel opens %d",
+			   listed, opens);
+		if (!listed)
+			continue;
+		snprintf(name, sizeof(name), "%s is %s, not derived", g->preset,
+			 g->native);
+		lope_check(PAPI_get_event_info(code, &info) == PAPI_OK &&
+				   info.count == 1 &&
+				   !strcmp(info.name[0], g->native),
+			   name, "%u terms, first '%s'", info.count,
+			   info.count ? info.name[0] : "");
+		count_both(g, code);
+	}
+}
+
+/* ------------------------------------------------ the fake sysfs tree */
+
+static int put(const char *rel, const char *text)
+{
+	char path[PATH_MAX + 64], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	for (slash = strchr(path + strlen(tree) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
+/* Core PMUs, x86- and Arm-named, on the software PMU's type (1). */
+static int make_tree(void)
+{
+	int err = 0;
+
+	snprintf(tree, sizeof(tree), "%s/lope-modes.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tree))
+		return -1;
+	err |= put("cpu/type", "1\n");
+	err |= put("cpu/format/event", "config:0-7\n");
+	err |= put("cpu/format/umask", "config:8-15\n");
+	err |= put("cpu/events/task-clock", "event=0x01\n");
+	err |= put("armv8_pmuv3_0/type", "1\n");
+	err |= put("armv8_pmuv3_0/cpus", "0\n");
+	err |= put("armv8_pmuv3_0/format/event", "config:0-15\n");
+	err |= put("armv8_pmuv3_0/events/page_faults", "event=0x0002\n");
+	return err;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Count @name over some work: 'c'pu time in ns, or 'p'age faults. */
+static void count_named(const char *name, char what)
+{
+	char label[160];
+	long long v = 0, want, t0;
+	int set, rc;
+
+	snprintf(label, sizeof(label), "sysfs %s counts", name);
+	rc = make_named_set(&set, &name, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = thread_ns();
+	if (what == 'c') {
+		busy_ns(10 * MS);
+		want = thread_ns() - t0;
+	} else {
+		want = touch_pages(64) == 0 ? 64 : -1;
+	}
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, &v);
+	drop_set(&set);
+	lope_check(rc == PAPI_OK && (what == 'c' ? near(v, want, 0.10, MS) :
+						   v >= want && v <= want + 16),
+		   label, "rc %s: %lld, want %lld", papi_err(rc), v, want);
+}
+
+static int name_code(const char *name)
+{
+	int code = 0;
+
+	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
+}
+
+/* Is @name among component 0's enumerated events? */
+static int enumerated(const char *name)
+{
+	PAPI_event_info_t info;
+	int code = PAPI_NATIVE_MASK;
+
+	if (PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, 0) != PAPI_OK)
+		return 0;
+	do {
+		if (PAPI_get_event_info(code, &info) == PAPI_OK &&
+		    !strcmp(info.symbol, name))
+			return 1;
+	} while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, 0) == PAPI_OK);
+	return 0;
+}
+
+static void fake_unknown_cpu(void)
+{
+	char back[PAPI_MAX_STR_LEN];
+	int a = name_code("cpu::event=0x2"), b = name_code("cpu::event=0x2");
+
+	lope_check(enumerated("cpu::task-clock") &&
+			   enumerated("armv8_pmuv3_0::page_faults"),
+		   "sysfs core events enumerated", "not listed");
+	count_named("cpu::task-clock", 'c');
+	count_named("armv8_pmuv3_0::page_faults", 'p');
+	count_named("cpu::event=0x2", 'p');
+	count_named("cpu::event=0x2:umask=0x0", 'p');
+	count_named("cpu::event=0x2,umask=0x0", 'p');
+	count_named("armv8_pmuv3_0::event=0x1", 'c');
+	lope_check(a && a == b && PAPI_event_code_to_name(a, back) == PAPI_OK &&
+			   !strcmp(back, "cpu::event=0x2"),
+		   "sysfs raw name: one code, named back", "%#x %#x '%s'", a, b,
+		   a ? back : "");
+	lope_check(name_code("cpu::nosuch=1") == 0 &&
+			   name_code("cpu::event=0x100") == 0 &&
+			   name_code("cpu::nosuchevent") == 0 &&
+			   name_code("nosuchpmu::event=1") == 0,
+		   "sysfs bad names and terms refused", "a code was given");
+}
+
+static void fake_known_cpu(void)
+{
+	const char *what = "sysfs core events not offered where libpfm4 "
+			   "knows the CPU";
+
+	if (mode_of(cpu_component()->description) == 'U') {
+		lope_skip(what, "libpfm4 does not know this CPU: %s",
+			  cpu_component()->description);
+		return;
+	}
+	lope_check(name_code("cpu::task-clock") == 0 &&
+			   name_code("cpu::event=0x1") == 0,
+		   what, "cpu::task-clock has a code");
+}
+
+/* The child: "unknown" (libpfm4 limited to perf) or "known" (as it is). */
+static int fake_child(const char *scenario)
+{
+	int rc = PAPI_library_init(PAPI_VER_CURRENT);
+
+	if (!lope_check(rc == PAPI_VER_CURRENT, "fake sysfs: library_init",
+			"%s CPU: %s", scenario, papi_err(rc)))
+		return lope_done();
+	if (!strcmp(scenario, "unknown"))
+		fake_unknown_cpu();
+	else
+		fake_known_cpu();
+	PAPI_shutdown();
+	return lope_done();
+}
+
+/* Run this program on the fake tree, libpfm4 limited to @force or not. */
+static void run_fake(const char *self, const char *force)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		setenv("LOPE_SYSFS_ROOT", tree, 1);
+		if (force)
+			setenv("LIBPFM_FORCE_PMU", force, 1);
+		execl(self, self, CHILD_ARG, force ? "unknown" : "known",
+		      (char *)NULL);
+		_exit(127);
+	}
+	st = pid < 0 ? -1 : wait_child(pid);
+	if (st != 0)
+		lope_fail(force ? "fake sysfs, unknown CPU" : "fake sysfs",
+			  "the child finished with status %d", st);
+}
+
+static void test_fake_sysfs(const char *self)
+{
+	const char *forced = getenv("LIBPFM_FORCE_PMU");
+
+	if (make_tree() != 0) {
+		lope_fail("fake sysfs tree", "cannot write %s", tree);
+	} else {
+		run_fake(self, "perf");
+		if (forced && *forced)
+			lope_skip("sysfs core events not offered where "
+				  "libpfm4 knows the CPU",
+				  "LIBPFM_FORCE_PMU=%s for the whole run",
+				  forced);
+		else
+			run_fake(self, NULL);
+	}
+	if (strstr(tree, "/lope-modes."))
+		(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (argc > 2 && !strcmp(argv[1], CHILD_ARG))
+		return fake_child(argv[2]);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		lope_fail("setup", "readlink /proc/self/exe: %s",
+			  strerror(errno));
+		return lope_done();
+	}
+	self[n] = '\0';
+	test_fake_sysfs(self);
+	papi_init_or_exit();
+	test_mode();
+	test_task_clock();
+	test_generic_presets();
+	PAPI_shutdown();
+	return lope_done();
+}
