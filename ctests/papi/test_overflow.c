@@ -231,10 +231,14 @@ static void test_two_events(void)
 	long long ns;
 	int set, rc;
 
+	/* 1.7, not 2: clocks whose periods are in a whole ratio expire
+	 * together, and the kernel drops the user-domain sample of the one
+	 * that fires while it delivers the other's signal (30 to 70 % of
+	 * them on an AMD EPYC guest; test_frontend_hpctoolkit says more). */
 	rc = overflow_set(&set, names, 3, 1, THRESHOLD);
 	if (rc == PAPI_OK)
-		rc = PAPI_overflow(set, code_of(cpu_clock), 2 * THRESHOLD, 0,
-				   handler);
+		rc = PAPI_overflow(set, code_of(cpu_clock), THRESHOLD * 17 / 10,
+				   0, handler);
 	if (!lope_check(rc == PAPI_OK, "two events: setup", "%s", papi_err(rc)))
 		goto out;
 	ns = run_busy(set, BUSY, &rc);
@@ -247,8 +251,8 @@ static void test_two_events(void)
 		   "rc %s, bad %ld, index 0 %ld, calls %ld", papi_err(rc),
 		   seen.bad_index, seen.by_index[0], seen.calls);
 	lope_check(rate_ok(seen.by_index[1], ns, MS) &&
-			   rate_ok(seen.by_index[2], ns, 2 * MS),
-		   "two events: each at its own threshold (1 ms, 2 ms)",
+			   rate_ok(seen.by_index[2], ns, MS * 17 / 10),
+		   "two events: each at its own threshold (1 ms, 1.7 ms)",
 		   "%ld and %ld over %lld ms", seen.by_index[1],
 		   seen.by_index[2], ns / MS);
 out:

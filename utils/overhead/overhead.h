@@ -123,6 +123,7 @@ struct col {
 	struct rec *recs; /* combined over the rounds, timer subtracted */
 	int nrec;
 	double timer; /* median over the rounds */
+	int disabled; /* stock's component is disabled here: not measured */
 };
 
 struct opts {

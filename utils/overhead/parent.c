@@ -257,12 +257,15 @@ int ovh_measure(struct ovh *o)
 			c->round = r;
 			col_run(o, c, o->events, o->scale);
 		}
+	/* Stock PAPI disables its component on a CPU its libpfm4 does not
+	 * know: nothing to compare with, and no failure of ours. */
+	o->col[W_STOCK].disabled = o->col[W_STOCK].w.disabled[0] != '\0';
 	for (j = 0; j < W_MAX; j++) {
 		c = &o->col[j];
 		if (c->usage[0] && !c->w.fatal[0])
 			scopy(c->w.fatal, sizeof(c->w.fatal), c->usage);
 		combine(c);
-		if (c->w.active &&
+		if (c->w.active && !c->disabled &&
 		    (c->w.exit_code || c->w.fatal[0] || !c->w.ran))
 			rc = EX_FAIL;
 	}
@@ -307,7 +310,10 @@ int col_failed(const struct col *c, char *why, size_t len)
 {
 	const struct worker *w = &c->w;
 
-	if (!w->ran)
+	if (c->disabled)
+		snprintf(why, len, "component %s disabled: %s",
+			 w->comp[0] ? w->comp : "perf_event", w->disabled);
+	else if (!w->ran)
 		snprintf(why, len, "worker not run");
 	else if (w->fatal[0])
 		snprintf(why, len, "%s", w->fatal);

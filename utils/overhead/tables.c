@@ -97,6 +97,8 @@ static void cell(char *buf, size_t len, const struct col *c, const char *id,
 
 	if (!c->w.active)
 		snprintf(buf, len, "-");
+	else if (!r && c->disabled)
+		snprintf(buf, len, "disabled");
 	else if (!r)
 		snprintf(buf, len,
 			 col_failed(c, why, sizeof(why)) ? "failed" : "?");
@@ -138,7 +140,8 @@ static void print_col_header(const char *tag, const struct col *c)
 	if (!w->active)
 		return;
 	if (col_failed(c, why, sizeof(why))) {
-		printf("%-10s: FAILED: %s\n", tag, why);
+		printf("%-10s: %s: %s\n", tag,
+		       c->disabled ? "not measured" : "FAILED", why);
 		if (!w->lib[0])
 			return;
 	}
@@ -488,7 +491,7 @@ static void print_errors(const struct ovh *o)
 		c = &o->col[i];
 		if (!c->w.active)
 			continue;
-		if (col_failed(c, why, sizeof(why)))
+		if (!c->disabled && col_failed(c, why, sizeof(why)))
 			msg("%s: %s", c->w.name, why);
 		for (j = 0; j < c->nrec; j++)
 			if (c->recs[j].kind == REC_ERR)
