@@ -184,6 +184,17 @@ static bool self_monitoring(const struct lope_group *g)
 	       !(g->flags & LOPE_INHERIT);
 }
 
+/*
+ * Will this event be read in user space?  Only then does it ask the kernel
+ * for user access and get its page mapped: LOPE_NO_RDPMC asks for neither.
+ */
+static bool user_readable(const struct lope_group *g,
+			  const struct perf_event_attr *attr)
+{
+	return self_monitoring(g) && !(g->flags & LOPE_NO_RDPMC) &&
+	       !never_user_readable(attr);
+}
+
 static void prepare_attr(const struct lope_group *g, int i,
 			 struct perf_event_attr *attr)
 {
@@ -196,8 +207,19 @@ static void prepare_attr(const struct lope_group *g, int i,
 	attr->enable_on_exec = attr->disabled &&
 			       (g->flags & LOPE_ENABLE_ON_EXEC);
 	attr->inherit = !!(g->flags & LOPE_INHERIT);
-	if (self_monitoring(g) && !never_user_readable(attr))
+	if (user_readable(g, attr))
 		lope_arch_prepare_attr(attr);
+}
+
+/* Open event @i; where it asked for 64-bit counters the PMU lacks, without. */
+static int open_event(struct lope_group *g, int i)
+{
+	struct lope_event *e = &g->ev[i];
+	int leader = is_leader(g, i) ? -1 : g->ev[0].fd;
+	int fd = lope_sys__open(&e->attr, g->pid, g->cpu, leader);
+
+	e->fd = fd < 0 ? -1 : fd;
+	return fd < 0 ? fd : 0;
 }
 
 /*
@@ -236,16 +258,11 @@ int lope_group__open(struct lope_group *g)
 	g->fork_gen = lope_fork_gen;
 	for (i = 0; i < g->nr; i++) {
 		struct lope_event *e = &g->ev[i];
-		int leader = is_leader(g, i) ? -1 : g->ev[0].fd;
 
 		prepare_attr(g, i, &e->attr);
 		lope_overflow__prepare_attr(e);
-		e->fd = lope_sys->perf_event_open(&e->attr, g->pid, g->cpu,
-						  leader, PERF_FLAG_FD_CLOEXEC);
-		err = e->fd < 0 ? (errno ? -errno : -EINVAL) : 0;
-		if (e->fd < 0)
-			e->fd = -1;
-		else if (e->period)
+		err = open_event(g, i);
+		if (!err && e->period)
 			err = lope_overflow__open(g, e);
 		if (err) {
 			g->opened = true;
@@ -256,8 +273,8 @@ int lope_group__open(struct lope_group *g)
 		e->wr = 0;
 		/* The kernel rewrites a mapped page on every reset, enable
 		 * and context switch (measured: +80 cycles per event on a
-		 * reset), so pages that can never be read are not mapped. */
-		if (self && !never_user_readable(&e->attr))
+		 * reset), so pages that are never read are not mapped. */
+		if (user_readable(g, &e->attr))
 			map_page(g, e);
 	}
 	if (g->nr_mapped != g->nr)
@@ -352,17 +369,30 @@ static int read_each(struct lope_group *g, struct lope_counts *c)
 	return 0;
 }
 
-/* rdpmc for every event, or nothing: a set is one consistent snapshot. */
+/*
+ * Every event in user space, or none: the values stay one sample.  While
+ * the set runs, an event the kernel multiplexed off the PMU is read from
+ * its page too; but if none is on a counter, nothing says the kernel
+ * still lets us read them (an Arm perf_user_access turned off while the
+ * set counts also gives index 0), and read(2) decides.
+ */
 static int read_user(struct lope_group *g, struct lope_counts *c)
 {
-	int i;
+	int i, r, on = 0;
 
 	if (lope_gettid() != g->owner)
 		return -EOPNOTSUPP;
-	for (i = 0; i < g->nr; i++)
-		if (lope_mmap__read(g->ev[i].page, &hw_reader, &c[i], NULL))
+	for (i = 0; i < g->nr; i++) {
+		r = g->running ?
+			    lope_mmap__read_enabled(g->ev[i].page, &hw_reader,
+						    &c[i], NULL) :
+			    lope_mmap__read(g->ev[i].page, &hw_reader, &c[i],
+					    NULL);
+		if (r < 0)
 			return -EOPNOTSUPP;
-	return 0;
+		on += r == 0;
+	}
+	return on ? 0 : -EOPNOTSUPP;
 }
 
 static int read_kernel(struct lope_group *g)
@@ -401,26 +431,28 @@ static int sample(struct lope_group *g)
 	g->have_snapshot = false;
 	if (g->user_read && read_user(g, g->cur) == 0) {
 		g->last = LOPE_PATH_RDPMC;
-		g->have_snapshot = true;
-		return 0;
+	} else {
+		err = read_kernel(g);
+		if (err)
+			return err;
+		g->last = LOPE_PATH_READ;
 	}
-	err = read_kernel(g);
-	if (err)
-		return err;
-	g->last = LOPE_PATH_READ;
 	g->have_snapshot = true;
-	/* The clock costs ~20 cycles a read: only sets that reset pay it. */
+	/* One clock read per sample: only sets that reset pay it. */
 	if (g->stamp_reads)
 		g->snap_at = lope_arch_cycles();
 	return 0;
 }
 
 /*
- * Is g->cur as close to now as a new read(2) could be?  A read samples the
- * counters somewhere inside a system call that lasts read_cost; a sample
- * taken less than that ago is no further from the present.  This is what
- * makes PAPI_accum and the read-then-reset pair (TAU, Caliper) one system
- * call, and no count falls between the read and the reset.
+ * Is g->cur recent enough for a reset to start its interval there?  A
+ * read(2) samples the counters somewhere inside a system call that lasts
+ * read_cost, so a sample less than that old is as close to now as a new
+ * read(2) could give.  A reset that follows a read within that time, on
+ * either path, continues where the read ended: PAPI_accum and the
+ * read-then-reset pair (TAU, Caliper) take one sample, and what the
+ * counters add between the two calls goes to the next interval instead
+ * of nowhere.
  */
 static bool fresh(const struct lope_group *g)
 {

@@ -40,8 +40,8 @@ struct lope_group {
 	bool opened;
 	bool user_read;     /* every event mapped and possibly rdpmc-readable */
 	bool have_snapshot; /* g->cur holds a read made since the last enable */
-	bool stamp_reads;   /* reset seen: time read(2) samples for reuse */
-	uint64_t snap_at;   /* clock when read(2) filled g->cur; 0: unknown */
+	bool stamp_reads;   /* reset seen: time samples for reuse */
+	uint64_t snap_at;   /* clock when a sample filled g->cur; 0: unknown */
 	uint64_t read_cost; /* clock ticks one read(2) of this group takes */
 	unsigned int fork_gen; /* lope_fork_gen when opened */
 	pid_t owner;           /* the only thread that may read in user space */

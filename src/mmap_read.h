@@ -54,18 +54,16 @@ lope_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
 }
 
 /*
- * Read one counter through its page.  Returns 0 with @out filled, or
- * -EOPNOTSUPP when the page says the counter cannot be read in user space
- * right now (cap_user_rdpmc clear, index 0, a bad width, or multiplexed
- * without cap_user_time or with a bad time_shift): the caller must then
- * use read(2).  rdpmc is
- * executed only after those checks pass.  @retries, if not NULL, is
- * incremented once per seqlock retry.
+ * The body of lope_mmap__read() and lope_mmap__read_enabled(): with
+ * @enabled, a counter the kernel has taken off the PMU (index 0) is read
+ * as the self-monitoring protocol describes: its count is the page's
+ * offset, its enabled time runs on with the clock, its running time does
+ * not.  Returns 0 (read from the counter), 1 (descheduled) or -EOPNOTSUPP.
  */
 static inline __attribute__((always_inline)) int
-lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
-		const struct lope_reader *rd, struct lope_counts *out,
-		unsigned long *retries)
+lope_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
+		     const struct lope_reader *rd, struct lope_counts *out,
+		     unsigned long *retries, int enabled)
 {
 	uint32_t seq, idx;
 	uint64_t ena, run, delta, count;
@@ -80,19 +78,28 @@ lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
 		run = pc->time_running;
 		idx = pc->index;
 		width = pc->pmc_width;
-		if (!pc->cap_user_rdpmc || idx == 0 || width == 0 || width > 64)
+		if (!pc->cap_user_rdpmc || width == 0 || width > 64)
 			return -EOPNOTSUPP;
-		if (ena != run) {
-			if (!pc->cap_user_time || pc->time_shift >= 64)
+		if (idx == 0) {
+			if (!enabled || !pc->cap_user_time ||
+			    pc->time_shift >= 64)
 				return -EOPNOTSUPP;
-			delta = lope_mmap__time_delta(pc, rd->cycles(rd->arg));
-			ena += delta;
-			run += delta;
+			ena += lope_mmap__time_delta(pc, rd->cycles(rd->arg));
+			count = pc->offset;
+		} else {
+			if (ena != run) {
+				if (!pc->cap_user_time || pc->time_shift >= 64)
+					return -EOPNOTSUPP;
+				delta = lope_mmap__time_delta(
+					pc, rd->cycles(rd->arg));
+				ena += delta;
+				run += delta;
+			}
+			/* Unsigned: the kernel's 64-bit count wraps. */
+			count = (uint64_t)pc->offset +
+				(uint64_t)lope_sign_extend(
+					rd->pmc(rd->arg, idx - 1), width);
 		}
-		/* Unsigned: the kernel's 64-bit count wraps, it does not trap. */
-		count = (uint64_t)pc->offset +
-			(uint64_t)lope_sign_extend(rd->pmc(rd->arg, idx - 1),
-						   width);
 		lope_arch_rmb();
 		if (pc->lock == seq)
 			break;
@@ -103,7 +110,37 @@ retry:
 	out->val = count;
 	out->ena = ena;
 	out->run = run;
-	return 0;
+	return idx == 0;
+}
+
+/*
+ * Read one counter through its page.  Returns 0 with @out filled, or
+ * -EOPNOTSUPP when the page says the counter cannot be read in user space
+ * right now (cap_user_rdpmc clear, index 0, a bad width, or multiplexed
+ * without cap_user_time or with a bad time_shift): the caller must then
+ * use read(2).  rdpmc is executed only after those checks pass.  @retries,
+ * if not NULL, is incremented once per seqlock retry.
+ */
+static inline __attribute__((always_inline)) int
+lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
+		const struct lope_reader *rd, struct lope_counts *out,
+		unsigned long *retries)
+{
+	return lope_mmap__read_body(pc, rd, out, retries, 0);
+}
+
+/*
+ * The same for an event the caller knows to be enabled: index 0 then
+ * means the kernel multiplexed it off the PMU, and it is read without a
+ * counter (returns 1).  Only for enabled events: a disabled one's page
+ * also says index 0, and its enabled time does not run on.
+ */
+static inline __attribute__((always_inline)) int
+lope_mmap__read_enabled(const volatile struct perf_event_mmap_page *pc,
+			const struct lope_reader *rd, struct lope_counts *out,
+			unsigned long *retries)
+{
+	return lope_mmap__read_body(pc, rd, out, retries, 1);
 }
 
 #endif /* LOPE_MMAP_READ_H */

@@ -93,12 +93,12 @@ static int open_hw_counter(struct perf_event_attr *attr)
 
 	hw_attr(attr, PERF_COUNT_HW_INSTRUCTIONS);
 	lope_arch_prepare_attr(attr);
-	fd = lope_sys->perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0 || errno != ENOENT)
+	fd = lope_sys__open(attr, 0, -1, -1);
+	if (fd != -ENOENT)
 		return fd;
 	hw_attr(attr, PERF_COUNT_HW_CPU_CYCLES);
 	lope_arch_prepare_attr(attr);
-	return lope_sys->perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return lope_sys__open(attr, 0, -1, -1);
 }
 
 /* Open, map and enable one hardware counter and read it in user space. */
@@ -114,8 +114,8 @@ static int probe_event(char *why, size_t len)
 	fd = open_hw_counter(&attr);
 	if (fd < 0)
 		return say(why, len, "cannot open a hardware event: %s%s",
-			   strerror(errno),
-			   errno == EACCES || errno == EPERM ?
+			   strerror(-fd),
+			   fd == -EACCES || fd == -EPERM ?
 				   " (perf_event_paranoid)" :
 				   "");
 	pc = lope_sys->mmap(page, PROT_READ, MAP_SHARED | MAP_POPULATE, fd);
@@ -181,9 +181,9 @@ int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
 	a = *attr;
 	a.size = sizeof(a);
 	a.disabled = 1;
-	fd = lope_sys->perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = lope_sys__open(&a, pid, cpu, -1);
 	if (fd < 0)
-		return errno ? -errno : -EINVAL;
+		return fd;
 	(void)lope_sys->close(fd); /* never used: nothing to lose */
 	return 0;
 }
@@ -203,8 +203,7 @@ int lope_probe_counters(const struct perf_event_attr *attr, int max)
 	 * joins it (validate_group), so the first refusal is the limit. */
 	for (n = 0; n < max; n++) {
 		a.disabled = n == 0;
-		fd[n] = lope_sys->perf_event_open(&a, 0, -1, n ? fd[0] : -1,
-						  PERF_FLAG_FD_CLOEXEC);
+		fd[n] = lope_sys__open(&a, 0, -1, n ? fd[0] : -1);
 		if (fd[n] < 0)
 			break;
 	}

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lope_arch.h"
 #include "sys.h"
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -53,6 +54,20 @@ const struct lope_sys *lope_sys__set(const struct lope_sys *ops)
 
 	lope_sys = ops ? ops : &lope_sys_kernel;
 	return old;
+}
+
+int lope_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
+		   int group_fd)
+{
+	int fd;
+
+	do
+		fd = lope_sys->perf_event_open(attr, pid, cpu, group_fd,
+					       PERF_FLAG_FD_CLOEXEC);
+	while (fd < 0 && errno == EOPNOTSUPP && lope_arch_relax_attr(attr));
+	if (fd >= 0)
+		return fd;
+	return errno ? -errno : -EINVAL;
 }
 
 /*

@@ -31,6 +31,14 @@ extern const struct lope_sys lope_sys_kernel;
 /* Install @ops (NULL restores the kernel table); returns the previous one. */
 const struct lope_sys *lope_sys__set(const struct lope_sys *ops);
 
+/*
+ * perf_event_open through the table, close-on-exec; where the kernel
+ * refuses what the architecture asked for in @attr (EOPNOTSUPP), again
+ * without it (lope_arch_relax_attr).  The descriptor, or -errno.
+ */
+int lope_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
+		   int group_fd);
+
 /* The calling thread's id, cached per thread and refreshed after fork. */
 pid_t lope_gettid(void);
 

@@ -606,7 +606,9 @@ static void test_mappable(void)
 		{ __LINE__, 0, 0, 1 },
 		{ __LINE__, 0, 2, 1 },
 		{ __LINE__, LOPE_SEPARATE, 2, 1 },
-		{ __LINE__, LOPE_NO_RDPMC, 0, -1 },
+		/* never read in user space: not mapped, not asked for */
+		{ __LINE__, LOPE_NO_RDPMC, 0, 0 },
+		{ __LINE__, LOPE_NO_RDPMC, 2, 0 },
 		{ __LINE__, LOPE_INHERIT, 0, 0 },
 	};
 	unsigned int r;

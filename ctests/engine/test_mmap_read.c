@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit test of lope_mmap__read(): the user-space read of one counter from
- * its self-monitoring page, driven with simulated pages and fake counter
- * and clock readers.  Every expected value is computed independently of
+ * Unit test of lope_mmap__read() and lope_mmap__read_enabled(): the
+ * user-space read of one counter from its self-monitoring page, driven
+ * with simulated pages and fake counter and clock readers.  Every expected value is computed independently of
  * the engine (by hand in the tables, cross-checked with 128-bit arithmetic
  * in ref_value()/ref_delta()).
  */
@@ -837,9 +837,83 @@ static void test_seqlock_concurrent(void)
 			  r.torn ? "works" : "saw no tearing this time");
 }
 
+/* ------------------------------------------------------------------ */
+/* e. an enabled event multiplexed off the PMU (index 0)                */
+
+static const struct desched_row {
+	int line;
+	int enabled; /* lope_mmap__read_enabled() or not */
+	uint32_t index;
+	int cap_time, rdpmc;  /* cap_user_time, cap_user_rdpmc */
+	uint64_t ena, run;    /* on the page */
+	uint64_t time_offset; /* the clock's delta is time_offset + cycles */
+	int want_rc;
+	uint64_t want_val, want_ena, want_run;
+	unsigned int want_pmc; /* counter reads */
+} desched_rows[] = {
+	/* descheduled: offset, enabled runs on, running does not */
+	{ __LINE__, 1, 0, 1, 1, 1000, 1000, 0, 1, 777, 1500, 1000, 0 },
+	{ __LINE__, 1, 0, 1, 1, 3000, 1000, 0, 1, 777, 3500, 1000, 0 },
+	/* the clock's delta may be negative-offset: time_offset wraps */
+	{ __LINE__, 1, 0, 1, 1, 3000, 1000, (uint64_t)-400, 1, 777, 3100, 1000,
+	  0 },
+	/* on a counter: read as always, both times run on */
+	{ __LINE__, 1, 1, 1, 1, 3000, 1000, 0, 0, 777 + 5, 3500, 1500, 1 },
+	/* not enabled, or no clock, or no user access: read(2) */
+	{ __LINE__, 0, 0, 1, 1, 3000, 1000, 0, -EOPNOTSUPP, 0, 0, 0, 0 },
+	{ __LINE__, 1, 0, 0, 1, 3000, 1000, 0, -EOPNOTSUPP, 0, 0, 0, 0 },
+	{ __LINE__, 1, 0, 1, 0, 3000, 1000, 0, -EOPNOTSUPP, 0, 0, 0, 0 },
+};
+
+static void test_descheduled(void)
+{
+	struct perf_event_mmap_page *pc = page_new();
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(desched_rows); i++) {
+		const struct desched_row *r = &desched_rows[i];
+		struct fake f = { .pmc_val = 5, .cyc_val = 500 };
+		struct lope_reader rd;
+		struct lope_counts out = { 0, 0, 0 };
+		int rc;
+
+		fake_reader(&rd, &f);
+		page_readable(pc);
+		pc->index = r->index;
+		pc->cap_user_time = (uint64_t)r->cap_time;
+		pc->cap_user_rdpmc = (uint64_t)r->rdpmc;
+		pc->time_enabled = r->ena;
+		pc->time_running = r->run;
+		pc->offset = 777;
+		/* delta = time_offset + cycles * 1 >> 0 */
+		pc->time_offset = r->time_offset;
+		pc->time_mult = 1;
+		pc->time_shift = 0;
+		rc = r->enabled ? lope_mmap__read_enabled(pc, &rd, &out, NULL) :
+				  lope_mmap__read(pc, &rd, &out, NULL);
+		if (rc != r->want_rc || f.pmc_calls != r->want_pmc ||
+		    (rc >= 0 &&
+		     (out.val != r->want_val || out.ena != r->want_ena ||
+		      out.run != r->want_run))) {
+			lope_fail("descheduled",
+				  "row line %d: rc %d (want %d), value %" PRIu64
+				  " ena %" PRIu64 " run %" PRIu64
+				  ", %u counter reads",
+				  r->line, rc, r->want_rc, out.val, out.ena,
+				  out.run, f.pmc_calls);
+			bad++;
+		}
+	}
+	free(pc);
+	if (!bad)
+		lope_pass("descheduled: an enabled event off the PMU reads its "
+			  "offset, its enabled time runs on");
+}
+
 int main(void)
 {
 	test_width();
+	test_descheduled();
 	test_guards();
 	test_time();
 	test_seqlock_single();

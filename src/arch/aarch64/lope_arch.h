@@ -73,10 +73,27 @@ static inline uint64_t lope_arch_cycles(void)
 	return v;
 }
 
-/* config1 bit 1 asks the arm_pmuv3 driver for user access ("rdpmc"). */
+/*
+ * config1 bit 1 asks the arm_pmuv3 driver for user access ("rdpmc"), and
+ * bit 0 for a 64-bit counter: one overflow interrupt per
+ * 2^64 events instead of one per 2^31 perturbing the measured program.
+ * PMUs without 64-bit event counters (before PMUv3p5, e.g. Cortex-A72)
+ * refuse it with user access (EOPNOTSUPP): lope_arch_relax_attr().
+ */
+#define LOPE_ARM64_LONG (1ull << 0)
+
 static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
 {
-	attr->config1 |= 1ull << 1;
+	attr->config1 |= LOPE_ARM64_LONG | 1ull << 1;
+}
+
+/* What to drop when the kernel refuses the attribute: 1 if dropped. */
+static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
+{
+	if (!(attr->config1 & LOPE_ARM64_LONG))
+		return 0;
+	attr->config1 &= ~LOPE_ARM64_LONG;
+	return 1;
 }
 
 #define LOPE_ARCH_RDPMC_SWITCH "/proc/sys/kernel/perf_user_access"

@@ -33,6 +33,13 @@ static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
 	(void)attr;
 }
 
+/* Nothing was asked for, so nothing can be dropped when refused. */
+static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
+{
+	(void)attr;
+	return 0;
+}
+
 /*
  * The sysfs switch for user-space reads: /sys/.../cpu/rdpmc is 0 (never),
  * 1 (only while the task has an event mapped, the default) or 2 (always).
