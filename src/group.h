@@ -14,8 +14,6 @@ struct lope_event {
 	struct perf_event_attr attr;
 	int fd;
 	struct perf_event_mmap_page *page; /* NULL: read(2) only */
-	struct lope_counts base;           /* raw counts at reset/start */
-	int64_t wr;                        /* added after scaling (write) */
 	uint64_t period;                   /* overflow every period; 0: none */
 	int signo;                         /* the overflow signal */
 	void *ring; /* user page + LOPE_RING_PAGES of samples; NULL: none */
@@ -31,18 +29,42 @@ struct lope_event {
  * holds 256 IP samples, far more than a budget's worth. */
 #define LOPE_RING_PAGES 1
 
+/* Where the raw counts of the latest sample are. */
+enum lope_snap {
+	LOPE_SNAP_NONE, /* no sample since the last enable, or it failed */
+	LOPE_SNAP_BUF,  /* g->buf: a PERF_FORMAT_GROUP read(2), one ena/run */
+	LOPE_SNAP_CUR,  /* g->cur: one lope_counts per event */
+};
+
 struct lope_group {
 	pid_t pid;
 	int cpu;
 	unsigned int flags;
 	int nr, cap;
 	struct lope_event *ev;
+	/* The hot path's data: per-event arrays, and what open decided. */
+	uint64_t *bval, *bena, *brun; /* raw counts at reset/start: bases */
+	int64_t *wr;                  /* added after scaling (write) */
+	bool written;                 /* some wr[] is not 0 */
+	bool grouped;   /* read(2) is one PERF_FORMAT_GROUP read */
+	int nr_leaders; /* events 0 .. nr_leaders - 1 lead kernel groups */
+	/*
+	 * The read(2) path's common case (read_fast()): no user-space reads
+	 * and one read(2), of fast_len bytes into fast_buf: nr, ena, run,
+	 * values (PERF_FORMAT_GROUP: g->buf, fast_val 3) or value, ena, run
+	 * (one event: g->cur, fast_val 0).
+	 */
+	bool fast;
+	uint64_t *fast_buf;
+	size_t fast_len;
+	int fast_val;
+	enum lope_snap fast_snap;
 	bool opened;
-	bool user_read;     /* every event mapped and possibly rdpmc-readable */
-	bool have_snapshot; /* g->cur holds a read made since the last enable */
-	bool stamp_reads;   /* reset seen: time samples for reuse */
-	uint64_t snap_at;   /* clock when a sample filled g->cur; 0: unknown */
-	uint64_t read_cost; /* clock ticks one read(2) of this group takes */
+	bool user_read;        /* every event mapped, maybe rdpmc-readable */
+	enum lope_snap snap;   /* the latest sample since the last enable */
+	bool stamp_reads;      /* reset seen: time samples for reuse */
+	uint64_t snap_at;      /* clock at the latest sample; 0: unknown */
+	uint64_t read_cost;    /* clock ticks one read(2) of this group takes */
 	unsigned int fork_gen; /* lope_fork_gen when opened */
 	pid_t owner;           /* the only thread that may read in user space */
 	int nr_mapped;
@@ -51,8 +73,8 @@ struct lope_group {
 	volatile sig_atomic_t running;
 	enum lope_path last;
 	size_t page_size;
-	struct lope_counts *cur; /* scratch: the latest raw counts */
-	uint64_t *buf;           /* read(2) buffer: 3 + cap words */
+	struct lope_counts *cur; /* LOPE_SNAP_CUR's counts */
+	uint64_t *buf;           /* read(2) buffer: nr, ena, run, cap values */
 };
 
 /* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */

@@ -7,7 +7,7 @@
 
 #include "pe_glue.h"
 
-int pe_errno_to_papi(int err)
+int pe_errno_to_papi_slow(int err)
 {
 	switch (err < 0 ? -err : err) {
 	case 0:

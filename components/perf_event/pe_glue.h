@@ -32,7 +32,12 @@ typedef union {
 enum { PE_FIXED_USER = 1, PE_FIXED_KERNEL = 2 };
 
 /* A kernel errno (either sign) as the nearest PAPI error. */
-int pe_errno_to_papi(int err);
+int pe_errno_to_papi_slow(int err);
+/* The same, with success a test and no call: it is on every measured call. */
+static inline int pe_errno_to_papi(int err)
+{
+	return err ? pe_errno_to_papi_slow(err) : PAPI_OK;
+}
 
 /* The set's domain on one event, except what its own modifiers fixed. */
 void pe_apply_domain(struct perf_event_attr *attr, unsigned char fixed,

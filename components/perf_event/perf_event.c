@@ -331,14 +331,12 @@ static int pe_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 		   long long **events, int flags)
 {
 	pe_control_t *c = (pe_control_t *)ctl;
-	int err = lope_group__read(c->grp, c->counts);
 
 	(void)ctx;
 	(void)flags;
-	if (err)
-		return pe_errno_to_papi(err);
+	/* PAPI looks at *events only when the read succeeds. */
 	*events = (long long *)c->counts;
-	return PAPI_OK;
+	return pe_errno_to_papi(lope_group__read(c->grp, c->counts));
 }
 
 static int pe_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
