@@ -155,7 +155,7 @@ static bool one_kernel_group(const struct lope_group *g)
 
 /*
  * A single event is read without PERF_FORMAT_GROUP: the kernel's group
- * read allocates a buffer on every call (measured: 806 against 662 cycles).
+ * read allocates a buffer on every call (doc/benchmarks.md).
  */
 static bool group_read(const struct lope_group *g)
 {
@@ -278,8 +278,8 @@ int lope_group__open(struct lope_group *g)
 			return err;
 		}
 		/* The kernel rewrites a mapped page on every reset, enable
-		 * and context switch (measured: +80 cycles per event on a
-		 * reset), so pages that are never read are not mapped. */
+		 * and context switch, so pages that are never read are not
+		 * mapped (doc/design.md). */
 		if (user_readable(g, &e->attr))
 			map_page(g, e);
 	}
@@ -795,7 +795,7 @@ static __attribute__((noinline)) int ioctl_error(void)
  * Members are opened enabled and count whenever their leader is scheduled,
  * so enabling or disabling the leader alone switches the whole group: no
  * PERF_IOC_FLAG_GROUP, which would make the kernel visit every member
- * (measured: 1866 against ~1000 cycles for 3 software events).  The
+ * (doc/design.md).  The
  * caller checked @g.
  */
 static int ioctl_leaders(struct lope_group *g, unsigned long request)

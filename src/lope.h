@@ -182,8 +182,10 @@ LOPE_API int lope_group__rearm(struct lope_group *g, int idx, int code);
 
 /*
  * Can this machine read counters in user space?  Opens a throw-away
- * hardware instructions event on the calling thread and inspects its page.
- * Returns 1 (yes) or 0 (no) and, when no, a short reason in @why.
+ * hardware instructions (or cycles) event on the calling thread, reads it
+ * through its page, and says in @why what it found.  0: yes; -ENODEV: no
+ * core PMU; -EOPNOTSUPP: the kernel or the page refuses; or the error of
+ * the call that failed.
  */
 LOPE_API int lope_rdpmc_usable(char *why, size_t len);
 

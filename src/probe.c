@@ -24,7 +24,9 @@
 /* More counters than any PMU has: x86 has at most 8 + 4 fixed, Arm 31 + 1. */
 #define LOPE_PROBE_MAX_COUNTERS 64
 
-static int say(char *why, size_t len, const char *fmt, ...)
+/* The reason into @why (cut to @len); returns @err. */
+static __attribute__((format(printf, 4, 5))) int
+say(int err, char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,7 +35,24 @@ static int say(char *why, size_t len, const char *fmt, ...)
 		(void)vsnprintf(why, len, fmt, ap); /* truncation is fine */
 		va_end(ap);
 	}
-	return 0;
+	return err;
+}
+
+/*
+ * Why lope_mmap__read() refused a page the kernel set up for user-space
+ * reads: the first field that says no.
+ */
+static const char *page_refusal(const struct perf_event_mmap_page *pc)
+{
+	if (pc->index == 0)
+		return access(LOPE_ARCH_RDPMC_SWITCH, F_OK) == 0 ?
+			       "the kernel gives no counter index to user "
+			       "space (" LOPE_ARCH_RDPMC_SWITCH ")" :
+			       "the kernel gives no counter index to user "
+			       "space";
+	if (pc->pmc_width == 0 || pc->pmc_width > 64)
+		return "the page gives no usable counter width";
+	return "the event is multiplexed and the page gives no clock";
 }
 
 /* The first integer in @path, or -1 if it cannot be read. */
@@ -109,36 +128,33 @@ static int probe_event(char *why, size_t len)
 	struct perf_event_mmap_page *pc;
 	struct lope_counts c;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	int fd, ok = 0;
+	int fd, err;
 
 	fd = open_hw_counter(&attr);
 	if (fd < 0)
-		return say(why, len, "cannot open a hardware event: %s%s",
+		return say(fd, why, len, "cannot open a hardware event: %s%s",
 			   strerror(-fd),
 			   fd == -EACCES || fd == -EPERM ?
 				   " (perf_event_paranoid)" :
 				   "");
 	pc = lope_sys->mmap(page, PROT_READ, MAP_SHARED | MAP_POPULATE, fd);
-	if (pc == MAP_FAILED) {
-		say(why, len, "cannot map the event page: %s", strerror(errno));
-	} else if (!pc->cap_user_rdpmc) {
-		say(why, len, "kernel reports cap_user_rdpmc=0");
-	} else if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-		say(why, len, "cannot enable the event: %s", strerror(errno));
-	} else if (lope_mmap__read(pc, &rd, &c, NULL) != 0) {
-		say(why, len,
-		    "the kernel gives no counter index to user space%s",
-		    access(LOPE_ARCH_RDPMC_SWITCH, F_OK) == 0 ?
-			    " (" LOPE_ARCH_RDPMC_SWITCH ")" :
-			    "");
-	} else {
-		ok = 1;
-		say(why, len, "rdpmc works");
-	}
+	if (pc == MAP_FAILED)
+		err = say(-errno, why, len, "cannot map the event page: %s",
+			  strerror(errno));
+	else if (!pc->cap_user_rdpmc)
+		err = say(-EOPNOTSUPP, why, len,
+			  "kernel reports cap_user_rdpmc=0");
+	else if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		err = say(-errno, why, len, "cannot enable the event: %s",
+			  strerror(errno));
+	else if (lope_mmap__read(pc, &rd, &c, NULL) != 0)
+		err = say(-EOPNOTSUPP, why, len, "%s", page_refusal(pc));
+	else
+		err = say(0, why, len, "rdpmc works");
 	if (pc != MAP_FAILED)
 		(void)lope_sys->munmap(pc, page);
 	(void)lope_sys->close(fd);
-	return ok;
+	return err;
 }
 
 /* Is there a core PMU in sysfs, whatever the architecture names it? */
@@ -159,14 +175,16 @@ int lope_rdpmc_usable(char *why, size_t len)
 	int sw;
 
 	if (!have_core_pmu())
-		return say(why, len, "no core PMU in sysfs");
+		return say(-ENODEV, why, len, "no core PMU in sysfs");
 	if (kernel_too_old())
-		return say(why, len, "kernel older than 4.13 (rdpmc bugs)");
+		return say(-EOPNOTSUPP, why, len,
+			   "kernel older than 4.13 (rdpmc bugs)");
 	sw = read_int(LOPE_ARCH_RDPMC_SWITCH);
 	if (sw < 0)
 		sw = read_int(LOPE_ARCH_RDPMC_SWITCH_ALT);
 	if (sw == 0)
-		return say(why, len, "user-space reads disabled: %s is 0",
+		return say(-EOPNOTSUPP, why, len,
+			   "user-space reads disabled: %s is 0",
 			   LOPE_ARCH_RDPMC_SWITCH);
 	return probe_event(why, len);
 }

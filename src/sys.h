@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Every system call the engine makes goes through lope_sys, so tests can
- * replace it to inject faults (EMFILE, EACCES, ENOENT, EINTR, mmap
- * failure, fcntl failure ...).  Private to the engine and its tests.
+ * The engine's perf_event system calls (perf_event_open, and ioctl, read,
+ * mmap, munmap, close and fcntl on its events) go through lope_sys, so
+ * tests can replace it to inject faults (EMFILE, EACCES, ENOENT, EINTR,
+ * mmap failure, fcntl failure ...).  Reading sysfs and /proc files
+ * (sysfs_pmu.c, probe.c) uses libc directly: a test gives them a tree of
+ * its own instead.  Private to the engine and its tests.
  */
 #ifndef LOPE_SYS_H
 #define LOPE_SYS_H

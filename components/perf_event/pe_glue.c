@@ -37,25 +37,25 @@ int pe_errno_to_papi_slow(int err)
 	}
 }
 
-void pe_apply_domain(struct perf_event_attr *attr, unsigned char fixed,
+void pe_apply_domain(struct perf_event_attr *attr, unsigned char own,
 		     int domain)
 {
-	if (!(fixed & PE_FIXED_USER))
+	if (!(own & PE_OWN_USER))
 		attr->exclude_user = !(domain & PAPI_DOM_USER);
-	if (!(fixed & PE_FIXED_KERNEL))
+	if (!(own & PE_OWN_KERNEL))
 		attr->exclude_kernel = !(domain & PAPI_DOM_KERNEL);
 	attr->exclude_hv = !(domain & PAPI_DOM_SUPERVISOR);
 }
 
-unsigned char pe_fixed_domains(const struct native_event_t *ntv)
+unsigned char pe_own_domains(const struct native_event_t *ntv)
 {
 	const char *name = ntv->allocated_name;
 	unsigned char f = 0;
 
 	if (name && strstr(name, ":u="))
-		f |= PE_FIXED_USER;
+		f |= PE_OWN_USER;
 	if (name && strstr(name, ":k="))
-		f |= PE_FIXED_KERNEL;
+		f |= PE_OWN_KERNEL;
 	return f;
 }
 
@@ -90,7 +90,7 @@ int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 		err = lope_group__add(g, lope_group__attr(src, i));
 		if (err < 0)
 			goto fail;
-		pe_apply_domain(lope_group__attr(g, i), r->ev[i].fixed,
+		pe_apply_domain(lope_group__attr(g, i), r->ev[i].own,
 				r->domain);
 		err = lope_group__set_overflow(g, i, r->ev[i].period, r->signo);
 		if (err < 0)

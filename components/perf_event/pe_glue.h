@@ -28,8 +28,8 @@ typedef union {
 	unsigned char room[512];
 } pe_attr_t;
 
-/* Domain bits an event's own :u= / :k= modifiers fix, whatever the set says. */
-enum { PE_FIXED_USER = 1, PE_FIXED_KERNEL = 2 };
+/* Domains an event's own :u= / :k= modifiers decide, whatever the set says. */
+enum { PE_OWN_USER = 1, PE_OWN_KERNEL = 2 };
 
 /* A kernel errno (either sign) as the nearest PAPI error. */
 int pe_errno_to_papi_slow(int err);
@@ -39,10 +39,10 @@ static inline int pe_errno_to_papi(int err)
 	return err ? pe_errno_to_papi_slow(err) : PAPI_OK;
 }
 
-/* The set's domain on one event, except what its own modifiers fixed. */
-void pe_apply_domain(struct perf_event_attr *attr, unsigned char fixed,
+/* The set's domain on one event, except what its own modifiers decide. */
+void pe_apply_domain(struct perf_event_attr *attr, unsigned char own,
 		     int domain);
-unsigned char pe_fixed_domains(const struct native_event_t *ntv);
+unsigned char pe_own_domains(const struct native_event_t *ntv);
 
 /* The native event behind a PAPI event code in PAPI's libpfm4 table. */
 struct native_event_t *pe_find_native(struct native_event_table_t *t,
@@ -51,7 +51,7 @@ struct native_event_t *pe_find_native(struct native_event_table_t *t,
 /* What a set keeps of each of its events, in both components. */
 struct pe_event {
 	unsigned int code;       /* PAPI's code: overflow follows its event */
-	unsigned char fixed;     /* PE_FIXED_*: domain its own modifiers set */
+	unsigned char own;       /* PE_OWN_*: domains its own modifiers set */
 	unsigned char profiling; /* perf_event: samples go to PAPI_profil */
 	unsigned char snapshot;  /* uncore: the count is a current value */
 	double scale;    /* uncore: raw * scale is in the unit; 0: none */

@@ -221,7 +221,7 @@ static int libpfm4_attr(pe_control_t *c, int i, const NativeInfo_t *ni,
 		c->event_cpu = ntv->cpu;
 	}
 	a->attr = ntv->attr;
-	c->ev[i].fixed = pe_fixed_domains(ntv);
+	c->ev[i].own = pe_own_domains(ntv);
 	return PAPI_OK;
 }
 
@@ -757,7 +757,8 @@ static void detect_rdpmc(papi_vector_t *v, char *why, size_t len)
 		snprintf(why, len, "forced off by %s", PE_ENV_NO_RDPMC);
 		v->cmp_info.fast_counter_read = 0;
 	} else {
-		v->cmp_info.fast_counter_read = lope_rdpmc_usable(why, len);
+		v->cmp_info.fast_counter_read = lope_rdpmc_usable(why, len) ==
+						0;
 	}
 	if (v->cmp_info.fast_counter_read)
 		snprintf(why, len, "yes");

@@ -111,7 +111,7 @@ static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 	if (!ntv)
 		return PAPI_ENOEVNT;
 	a->attr = ntv->attr;
-	c->ev[i].fixed = pe_fixed_domains(ntv);
+	c->ev[i].own = pe_own_domains(ntv);
 	if (ntv->cpu >= 0) {
 		if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu)
 			return PAPI_ECNFLCT;
