@@ -392,28 +392,40 @@ static int read_each(struct lope_group *g)
  * still lets us read them (an Arm perf_user_access turned off while the
  * set counts also gives index 0), and read(2) decides.
  */
-static int read_user(struct lope_group *g)
+static inline __attribute__((always_inline)) int
+read_user_into(struct lope_group *g, int64_t *restrict values, bool *slow)
 {
-	struct lope_counts *c = g->cur;
-	int i, r, on = 0;
+	struct lope_counts *restrict c = g->cur;
+	const uint64_t *restrict bval = g->bval;
+	int i, r, on = 0, nr = g->nr;
+	bool running = g->running;
 
 	g->snap = LOPE_SNAP_NONE;
 	if (lope_gettid() != g->owner)
 		return -EOPNOTSUPP;
-	for (i = 0; i < g->nr; i++) {
-		r = g->running ?
-			    lope_mmap__read_enabled(g->ev[i].page, &hw_reader,
-						    &c[i], NULL) :
-			    lope_mmap__read(g->ev[i].page, &hw_reader, &c[i],
-					    NULL);
+	for (i = 0; i < nr; i++) {
+		r = running ? lope_mmap__read_enabled(g->ev[i].page, &hw_reader,
+						      &c[i], NULL) :
+			      lope_mmap__read(g->ev[i].page, &hw_reader, &c[i],
+					      NULL);
 		if (r < 0)
 			return -EOPNOTSUPP;
 		on += r == 0;
+		if (values) {
+			*slow |= c[i].ena - g->bena[i] != c[i].run - g->brun[i];
+			values[i] = (int64_t)(c[i].val - bval[i]);
+		}
 	}
 	if (!on)
 		return -EOPNOTSUPP;
 	g->snap = LOPE_SNAP_CUR;
 	return 0;
+}
+
+/* A sample in user space into g->cur, or -EOPNOTSUPP. */
+static int read_user(struct lope_group *g)
+{
+	return read_user_into(g, NULL, NULL);
 }
 
 static inline __attribute__((always_inline)) int
@@ -625,6 +637,27 @@ static __attribute__((noinline)) int read_any(struct lope_group *g,
 }
 
 /*
+ * The user-space path: each event's page read and its value taken in one
+ * pass; where any was multiplexed, or a write added offsets, the values
+ * are taken again with scaling.  If user space cannot read the set now,
+ * read(2).
+ */
+static __attribute__((noinline)) int read_user_values(struct lope_group *g,
+						      int64_t *values)
+{
+	bool slow = g->written;
+
+	if (read_user_into(g, values, &slow) != 0)
+		return read_any(g, values);
+	g->last = LOPE_PATH_RDPMC;
+	if (g->stamp_reads)
+		g->snap_at = lope_arch_cycles();
+	if (__builtin_expect(slow, 0))
+		values_slow(g, values);
+	return 0;
+}
+
+/*
  * The bookkeeping of a sample read_fast() took; @stamp: time it, if the
  * set resets (a reset's own sample serves no other reset).
  */
@@ -694,6 +727,8 @@ int lope_group__read(struct lope_group *g, int64_t *values)
 {
 	if (__builtin_expect(!g || !values || !g->opened, 0))
 		return g && values ? -EBADF : -EINVAL;
+	if (g->user_read)
+		return read_user_values(g, values);
 	if (g->fast) {
 		int err = read_fast(g, true);
 
