@@ -17,7 +17,7 @@
 #include "papi_libpfm4_events.h"
 #include "perfmon/pfmlib_perf_event.h"
 
-#include "lope/lope.h"
+#include "lope.h"
 
 /*
  * PAPI's headers define libpfm4's struct perf_event_attr; the engine reads

@@ -14,7 +14,7 @@
 #include "papi.h"
 #include "papi_internal.h"
 #include "papi_vector.h"
-#include "lope/lope.h"
+#include "lope.h"
 #include "pe_glue.h"
 
 /*

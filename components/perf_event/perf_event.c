@@ -28,7 +28,7 @@
 #include "linux-common.h"
 #include "perfmon/pfmlib_perf_event.h"
 
-#include "lope/lope.h"
+#include "lope.h"
 #include "pe_cpu.h"
 #include "pe_glue.h"
 #include "pe_sysfs.h"

@@ -26,13 +26,13 @@
 #include "extras.h"
 
 #include "papi_libpfm4_events.h"
-#include "components/perf_event/pe_libpfm4_events.h"
+#include "pe_libpfm4_events.h"
 #include "perfmon/pfmlib.h"
 #include "perfmon/pfmlib_perf_event.h"
 
-#include "components/perf_event/lope/lope.h"
-#include "components/perf_event/pe_glue.h"
-#include "components/perf_event/pe_sysfs.h"
+#include "lope.h"
+#include "pe_glue.h"
+#include "pe_sysfs.h"
 
 _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
 _Static_assert(sizeof(double) == sizeof(long long), "FP64 in a long long");
