@@ -214,3 +214,28 @@ int syscall_counter_open(int disabled, char *why, size_t len)
 			 strerror(errno));
 	return fd;
 }
+
+void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512], *c;
+
+	snprintf(buf, len, "unknown CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		c = strchr(line, ':');
+		if (!c)
+			continue;
+		if (strncmp(line, "model name", 10) == 0 ||
+		    strncmp(line, "Processor", 9) == 0 ||
+		    strncmp(line, "cpu model", 9) == 0) {
+			c++;
+			while (*c == ' ' || *c == '\t')
+				c++;
+			oneline(buf, len, c);
+			break;
+		}
+	}
+	fclose(f);
+}

@@ -51,6 +51,8 @@ int dir_has_libpapi(const char *dir);
  * libpapi.so*. */
 const char *libdir_arg(const char *opt, const char *dir);
 
+/* The CPU's model name, from /proc/cpuinfo ("unknown CPU" if none). */
+void cpu_model(char *buf, size_t len);
 /*
  * A counter of the raw_syscalls:sys_enter tracepoint on this thread
  * (@disabled: opened disabled): every system call the thread enters, made
