@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_icount.sh: utils/papi_icount does what its man page says.
+#   - it runs (exit 0) and prints the per-call table: every call for sets
+#     of 1..K events, ours-read, floor and framework as counts, stock as a
+#     count or "disabled" (stock's component disabled on this CPU),
+#     ours-rdpmc a count or n/a; the raw floor table; five goals, each
+#     pass, miss or n/a;
+#   - exactness: a second run prints the same counts (calls whose path
+#     depends on time, marked *, are left out: the engine's sample reuse);
+#   - --csv: the same number of fields on every line, every call, goals;
+#   - -m counter: counts where a hardware instructions counter opens, else
+#     exit 77 with the reason;
+#   - bad input: exit 2 and a message naming it;
+#   - the sources are clang-format clean (SKIP without clang-format).
+# Without valgrind the callgrind checks SKIP (the counter method is
+# checked wherever it can count).
+#
+# Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
+set -u
+
+nfail=0
+pass() { echo "PASS: $1"; }
+fail() {
+	echo "FAIL: $1: $2"
+	nfail=$((nfail + 1))
+}
+skip() { echo "SKIP: $1: $2"; }
+info() { echo "# $*"; }
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+ic=$top_builddir/utils/papi_icount
+
+if [ -z "${PAPI_OURS_BUILDDIR:-}" ] || [ ! -d "$PAPI_OURS_BUILDDIR" ]; then
+	fail setup "PAPI_OURS_BUILDDIR is not set or not a directory (${PAPI_OURS_BUILDDIR:-unset})"
+	exit 1
+fi
+export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ ! -x "$ic" ]; then
+	fail setup "$ic is not built"
+	exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-icount.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# Few calls per case: every call is counted on its own, exactly.
+N=20
+
+# The per-call table of $1: from its header to the footnote.
+table() {
+	awk '/^call +ev +ours-rdpmc +ours-read +stock +floor +framework/ { on = 1; next }
+		/^\(ours = / { on = 0 } on && NF' "$1"
+}
+
+# Instruction columns (call ... share:stock) of the rows no run marked
+# with * (a path that depends on time), from tables $1 and $2.
+exact_rows() {
+	cat "$1" "$2" | awk '/\*/ { print $1, $2 }' | sort -u >"$tmp/starred"
+	awk 'NR == FNR { s[$1 " " $2] = 1; next }
+		!(($1 " " $2) in s) { $NF = ""; $(NF - 1) = ""; $(NF - 2) = ""; print }' \
+		"$tmp/starred" "$3"
+}
+
+# ---- the default method ----------------------------------------------------
+
+start=$(date +%s)
+timeout -k 5 120 "$ic" -n $N >"$tmp/run1.out" 2>"$tmp/run1.err"
+rc=$?
+info "papi_icount -n $N: exit $rc in $(($(date +%s) - start)) s; $(grep -m1 'method' "$tmp/run1.out")"
+if [ "$rc" -eq 77 ]; then
+	skip icount_runs "no method can count here: $(head -c 300 "$tmp/run1.err")"
+	method=none
+elif [ "$rc" -ne 0 ]; then
+	fail icount_runs "exit $rc: $(head -c 300 "$tmp/run1.err")"
+	method=none
+else
+	pass icount_runs
+	method=$(sed -n '1s/.*method \([a-z]*\).*/\1/p' "$tmp/run1.out")
+fi
+
+if [ "$method" != none ]; then
+	table "$tmp/run1.out" >"$tmp/t1"
+	nev=$(awk '$1 == "PAPI_read" { n++ } END { print n + 0 }' "$tmp/t1")
+	if [ "$nev" -ge 1 ]; then
+		pass icount_table
+	else
+		fail icount_table "no PAPI_read row: $(head -3 "$tmp/run1.out" | tr '\n' '|')"
+	fi
+	# ours-rdpmc: count or n/a; ours-read, floor, framework: counts;
+	# stock: a count, or disabled (its component off on this CPU)
+	for call in PAPI_start PAPI_stop PAPI_read PAPI_accum PAPI_reset PAPI_read+reset; do
+		rows=$(awk -v c="$call" '$1 == c && $2 ~ /^[0-9]+$/ &&
+			($3 ~ /^[0-9]+\*?$/ || $3 == "n/a") && $4 ~ /^[0-9]+\*?$/ &&
+			($5 ~ /^[0-9]+\*?$/ || $5 == "disabled") &&
+			$6 ~ /^[0-9]+$/ && $7 ~ /^[0-9]+\*?$/' "$tmp/t1" | wc -l)
+		if [ "$rows" -eq "$nev" ]; then
+			pass "icount_row_$call"
+		else
+			fail "icount_row_$call" "$rows of $nev rows complete: $(grep -F "$call " "$tmp/t1" | head -2 | tr '\n' '|')"
+		fi
+	done
+	if grep -q '^stock *: not measured: component' "$tmp/run1.out"; then
+		info "stock: $(grep -m1 '^stock *: not measured' "$tmp/run1.out")"
+	fi
+	floor_rows=$(awk '/^raw floor/ { on = 1; next } on && !NF { exit }
+		on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ { n++ }
+		END { print n + 0 }' "$tmp/run1.out")
+	if [ "$floor_rows" -eq "$nev" ]; then
+		pass icount_floor_table
+	else
+		fail icount_floor_table "$floor_rows of $nev raw floor rows"
+	fi
+	goals=$(grep -Ec '^  (pass|miss|n/a) ' "$tmp/run1.out")
+	if [ "$goals" -eq 5 ]; then
+		pass icount_goals
+	else
+		fail icount_goals "$goals goal verdicts (want 5)"
+	fi
+
+	# ---- exactness: the same counts again -------------------------------
+
+	timeout -k 5 120 "$ic" -n $N >"$tmp/run2.out" 2>"$tmp/run2.err"
+	rc=$?
+	table "$tmp/run2.out" >"$tmp/t2"
+	exact_rows "$tmp/t1" "$tmp/t2" "$tmp/t1" >"$tmp/e1"
+	exact_rows "$tmp/t1" "$tmp/t2" "$tmp/t2" >"$tmp/e2"
+	sed -n '/^raw floor/,/^$/p' "$tmp/run1.out" >"$tmp/f1"
+	sed -n '/^raw floor/,/^$/p' "$tmp/run2.out" >"$tmp/f2"
+	info "exactness: $(wc -l <"$tmp/e1") rows compared, $(wc -l <"$tmp/starred") left out (time-dependent)"
+	if [ "$rc" -ne 0 ]; then
+		fail icount_exact "second run: exit $rc: $(head -c 300 "$tmp/run2.err")"
+	elif [ "$method" != callgrind ]; then
+		skip icount_exact "method $method: exact only where the machine is (the icount guest)"
+	elif [ ! -s "$tmp/e1" ]; then
+		fail icount_exact "no row to compare"
+	elif ! diff "$tmp/e1" "$tmp/e2" >"$tmp/diff" || ! diff "$tmp/f1" "$tmp/f2" >>"$tmp/diff"; then
+		fail icount_exact "the counts differ between two runs: $(head -c 400 "$tmp/diff" | tr '\n' '|')"
+	else
+		pass icount_exact
+	fi
+fi
+
+# ---- --csv ----------------------------------------------------------------
+
+if [ "$method" != none ]; then
+	"$ic" -n 3 -k 2 --csv >"$tmp/o.csv" 2>"$tmp/csv.err"
+	rc=$?
+	fields=$(awk '{
+		n = 1; q = 0
+		for (i = 1; i <= length($0); i++) {
+			ch = substr($0, i, 1)
+			if (ch == "\"") q = !q
+			else if (ch == "," && !q) n++
+		}
+		print n
+	}' "$tmp/o.csv" | sort -u | tr '\n' ' ')
+	calls=$(awk -F, '$1 == "case" && $3 == "papi" { print $4 }' "$tmp/o.csv" | sort -u | wc -l)
+	ngoals=$(grep -c '^goal,' "$tmp/o.csv")
+	info "csv: $(wc -l <"$tmp/o.csv") lines, fields per line: $fields"
+	if [ "$rc" -ne 0 ]; then
+		fail icount_csv "exit $rc: $(head -c 300 "$tmp/csv.err")"
+	elif [ "$(echo $fields)" != 11 ]; then
+		fail icount_csv "fields per line differ: $fields (want 11 on every line)"
+	elif [ "$calls" -ne 6 ] || [ "$ngoals" -ne 5 ]; then
+		fail icount_csv "$calls calls, $ngoals goals (want 6 and 5)"
+	else
+		pass icount_csv
+	fi
+fi
+
+# ---- the counter method -----------------------------------------------------
+
+"$ic" -m counter -n 3 -k 2 >"$tmp/cnt.out" 2>"$tmp/cnt.err"
+rc=$?
+if [ "$rc" -eq 77 ] && grep -q 'method counter cannot count here' "$tmp/cnt.err"; then
+	info "$(head -c 300 "$tmp/cnt.err")"
+	pass icount_counter_refused
+elif [ "$rc" -eq 0 ] && table "$tmp/cnt.out" | grep -q '^PAPI_read '; then
+	pass icount_counter_counts
+else
+	fail icount_counter "want exit 0 with a table, or 77 with the reason; exit $rc: $(head -c 300 "$tmp/cnt.err")"
+fi
+
+# ---- bad input ------------------------------------------------------------
+
+mkdir -p "$tmp/nolib"
+# name | arguments | text the message must contain
+while IFS='|' read -r name args want; do
+	# shellcheck disable=SC2086
+	"$ic" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
+		pass "icount_bad_$name"
+	else
+		fail "icount_bad_$name" "want exit 2 and '$want', got exit $rc: $(head -c 200 "$tmp/bad.err")"
+	fi
+done <<EOF
+n_zero|-n 0|-n: '0'
+k_nine|-k 9|-k: '9'
+method|-m bogus|-m 'bogus'
+empty_event|-e perf::TASK-CLOCK,,|-e 'perf::TASK-CLOCK,,'
+compare_no_libpapi|--compare $tmp/nolib|no libpapi
+keep_missing|--keep $tmp/no/such/dir|--keep
+operand|stray|unknown option 'stray'
+EOF
+if [ "$method" != none ]; then
+	"$ic" -n 3 -e LOPE_NO_SUCH_EVENT >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -qF LOPE_NO_SUCH_EVENT "$tmp/bad.err"; then
+		pass icount_bad_unknown_event
+	else
+		fail icount_bad_unknown_event "want exit 2 naming the event, got exit $rc: $(head -c 200 "$tmp/bad.err")"
+	fi
+fi
+
+# ---- format ---------------------------------------------------------------
+
+cf=${CLANG_FORMAT:-clang-format}
+if ! command -v "$cf" >/dev/null 2>&1; then
+	skip format_papi_icount "clang-format not installed"
+elif (cd "$top_srcdir" && "$cf" --style=file --dry-run --Werror utils/icount/*.[ch] >/dev/null 2>&1); then
+	pass format_papi_icount
+else
+	fail format_papi_icount "utils/icount/*.[ch] differ from .clang-format"
+fi
+
+exit $((nfail > 0))
