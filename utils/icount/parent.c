@@ -316,6 +316,7 @@ double per_call(const struct col *c, const char *target, const char *call,
 	const struct res *r = find_res(c, target, call, nev);
 	const struct res *z = find_res(c, "null", call, 0);
 	const struct count *a, *b;
+	double v;
 
 	if (!r || !z || r->kind || z->kind || r->n <= 0 || r->n != z->n)
 		return -1;
@@ -325,13 +326,17 @@ double per_call(const struct col *c, const char *target, const char *call,
 		return -1;
 	switch (q) {
 	case Q_INS:
-		return a->min - b->min;
+		v = a->min - b->min;
+		break;
 	case Q_INS_MAX:
 	case Q_SYS_MAX:
-		return a->max - b->min;
+		v = a->max - b->min;
+		break;
 	default:
-		return (a->sum - b->sum) / (double)r->n;
+		v = (a->sum - b->sum) / (double)r->n;
 	}
+	/* below the empty function: noise of a real counter, not a count */
+	return v < 0 ? 0 : v;
 }
 
 int varies(const struct col *c, const char *target, const char *call, int nev)

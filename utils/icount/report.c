@@ -193,33 +193,46 @@ static void print_table(const struct ic *ic)
 	       rdpmc_ok(ic) ? "ours-rdpmc" : "ours-read");
 }
 
-/* The cases whose calls took paths of different lengths. */
+#define MAX_VARIES 24
+
+/* One case whose calls took paths of different lengths, the first time
+ * with the note's header; at most MAX_VARIES. */
+static void print_vary(const struct col *c, const struct res *r, int *seen)
+{
+	if (++*seen == 1)
+		printf("* not every call took the same path (time-dependent): "
+		       "the cheapest shown\n");
+	if (*seen > MAX_VARIES)
+		return;
+	printf("  %-10s %-4s %-10s %d ev: %.0f in %ld of %ld calls, up to "
+	       "%.0f\n",
+	       c->w.name, r->target, r->call, r->nev,
+	       per_call(c, r->target, r->call, r->nev, Q_INS), r->ins.nmin,
+	       r->n, per_call(c, r->target, r->call, r->nev, Q_INS_MAX));
+}
+
+/* The cases of the columns shown whose calls differed. */
 static void print_varies(const struct ic *ic)
 {
-	static const char *const targets[] = { "papi", "fw", "raw", "user" };
 	const struct res *r;
 	const struct col *c;
-	int k, i, t, head = 0;
+	int k, i, seen = 0;
 
-	for (k = 0; k < C_MAX; k++)
-		for (c = &ic->col[k], i = 0; i < c->nres; i++)
-			for (r = &c->res[i], t = 0; t < 4; t++) {
-				if (strcmp(r->target, targets[t]) ||
-				    !varies(c, r->target, r->call, r->nev))
-					continue;
-				if (!head++)
-					printf("* not every call took the same "
-					       "path (time-dependent): the "
-					       "cheapest shown\n");
-				printf("  %-10s %-4s %-10s %d ev: %.0f in %ld "
-				       "of %ld calls, up to %.0f\n",
-				       c->w.name, r->target, r->call, r->nev,
-				       per_call(c, r->target, r->call, r->nev,
-						Q_INS),
-				       r->ins.nmin, r->n,
-				       per_call(c, r->target, r->call, r->nev,
-						Q_INS_MAX));
-			}
+	for (k = 0; k < C_MAX; k++) {
+		c = &ic->col[k];
+		if (c->skipped || c->disabled ||
+		    (k == C_RDPMC && !rdpmc_ok(ic)))
+			continue;
+		for (i = 0; i < c->nres; i++) {
+			r = &c->res[i];
+			if (strcmp(r->target, "null") &&
+			    varies(c, r->target, r->call, r->nev))
+				print_vary(c, r, &seen);
+		}
+	}
+	if (seen > MAX_VARIES)
+		printf("  ... and %d more (--csv has them all)\n",
+		       seen - MAX_VARIES);
 }
 
 static void print_floor(const struct ic *ic)
