@@ -215,27 +215,41 @@ int syscall_counter_open(int disabled, char *why, size_t len)
 	return fd;
 }
 
+/* The text after "KEY:" of cpuinfo line @line, if it is KEY's. */
+static const char *cpuinfo_val(const char *line, const char *key)
+{
+	const char *c = strchr(line, ':');
+
+	if (!c || strncmp(line, key, strlen(key)))
+		return NULL;
+	for (c++; *c == ' ' || *c == '\t'; c++)
+		;
+	return c;
+}
+
 void cpu_model(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512], *c;
+	char line[512], impl[64] = "", part[64] = "";
+	const char *v;
 
 	snprintf(buf, len, "unknown CPU");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		c = strchr(line, ':');
-		if (!c)
-			continue;
-		if (strncmp(line, "model name", 10) == 0 ||
-		    strncmp(line, "Processor", 9) == 0 ||
-		    strncmp(line, "cpu model", 9) == 0) {
-			c++;
-			while (*c == ' ' || *c == '\t')
-				c++;
-			oneline(buf, len, c);
+		if ((v = cpuinfo_val(line, "model name")) ||
+		    (v = cpuinfo_val(line, "Processor")) ||
+		    (v = cpuinfo_val(line, "cpu model"))) {
+			oneline(buf, len, v);
 			break;
 		}
+		/* arm64 names no model: its implementer and part numbers */
+		if ((v = cpuinfo_val(line, "CPU implementer")) && !impl[0])
+			oneline(impl, sizeof(impl), v);
+		if ((v = cpuinfo_val(line, "CPU part")) && !part[0])
+			oneline(part, sizeof(part), v);
 	}
 	fclose(f);
+	if (!strcmp(buf, "unknown CPU") && impl[0] && part[0])
+		snprintf(buf, len, "CPU implementer %s part %s", impl, part);
 }

@@ -2,8 +2,9 @@
 /*
  * The events papi_icount measures: libpfm4's generic perf:: names, which
  * every PAPI build on Linux knows, with the perf_event attributes the raw
- * floor opens for them.  A set of k events is the first k of a pool that
- * the machine can count together.
+ * floor opens for them (in the user domain, whatever a name's modifiers
+ * say: what a read costs does not depend on them).  A set of k events is
+ * the first k of a pool that the machine can count together.
  */
 #include <ctype.h>
 #include <linux/perf_event.h>
@@ -44,6 +45,15 @@ const struct ev_def hw_pool[] = {
 	CACHE("DTLB-LOAD-MISSES", DTLB, MISS),
 	CACHE("ITLB-LOAD-MISSES", ITLB, MISS),
 	CACHE("BRANCH-LOADS", BPU, ACCESS),
+	/* the same counter with a domain modifier is another event to PAPI
+	 * and the kernel: where the PMU counts few events (QEMU's counts
+	 * instructions and cycles only), sets still grow to its counters */
+	HW("INSTRUCTIONS:u", INSTRUCTIONS),
+	HW("CYCLES:u", CPU_CYCLES),
+	HW("INSTRUCTIONS:k", INSTRUCTIONS),
+	HW("CYCLES:k", CPU_CYCLES),
+	HW("INSTRUCTIONS:u:k", INSTRUCTIONS),
+	HW("CYCLES:u:k", CPU_CYCLES),
 };
 const size_t hw_pool_len = ARRAY_SIZE(hw_pool);
 
@@ -59,15 +69,23 @@ const struct ev_def sw_pool[] = {
 };
 const size_t sw_pool_len = ARRAY_SIZE(sw_pool);
 
+/* Does @name, modifiers aside, name @def's event? */
+static int same_event(const char *name, const struct ev_def *def)
+{
+	size_t l = strcspn(def->name + 6, ":") + 6;
+
+	return !strncmp(name, def->name, l) && (name[l] == 0 || name[l] == ':');
+}
+
 const struct ev_def *ev_find(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < hw_pool_len; i++)
-		if (!strcmp(hw_pool[i].name, name))
+		if (same_event(name, &hw_pool[i]))
 			return &hw_pool[i];
 	for (i = 0; i < sw_pool_len; i++)
-		if (!strcmp(sw_pool[i].name, name))
+		if (same_event(name, &sw_pool[i]))
 			return &sw_pool[i];
 	return NULL;
 }
