@@ -67,6 +67,7 @@ utils_papi_icount_LDADD = $(LOPE_WORKER_LDADD) -lm
 $(utils_papi_icount_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_icount_DEPENDENCIES = papi-ours.stamp
 dist_man1_MANS += doc/papi_icount.1
+LOPE_DEMO_DEPS += utils/papi_icount
 
 # utils/papi_stat: count a whole command (see doc/papi_stat.1).  Linked
 # statically against our libpapi.a: counting from the command's exec
