@@ -13,7 +13,8 @@
 #   - -m counter: counts where a hardware instructions counter opens, else
 #     exit 77 with the reason;
 #   - bad input: exit 2 and a message naming it;
-#   - the sources are clang-format clean (SKIP without clang-format).
+#   - its sources compile for aarch64 (-Werror; SKIP without the cross
+#     compiler) and are clang-format clean (SKIP without clang-format).
 # Without valgrind the callgrind checks SKIP (the counter method is
 # checked wherever it can count).
 #
@@ -213,6 +214,24 @@ if [ "$method" != none ]; then
 	else
 		fail icount_bad_unknown_event "want exit 2 naming the event, got exit $rc: $(head -c 200 "$tmp/bad.err")"
 	fi
+fi
+
+# ---- the arm64 build --------------------------------------------------------
+
+# It runs in the emulated arm64 machine (counter method, mrs reads): it
+# must compile there, warnings as errors, against the same PAPI headers.
+xcc=${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}
+if ! command -v "$xcc" >/dev/null 2>&1; then
+	skip icount_cross_aarch64 "cross compiler not installed ($xcc)"
+elif (cd "$top_srcdir" && for f in utils/icount/*.c; do
+	"$xcc" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$PAPI_OURS_BUILDDIR" \
+		-Isrc -Isrc/arch/aarch64 -DOSLOCK='"linux-lock.h"' \
+		-DOSCONTEXT='"linux-context.h"' -DPAPI_NUM_COMP=3 \
+		-c "$f" -o "$tmp/x.o" || exit 1
+done) >"$tmp/xcc.err" 2>&1; then
+	pass icount_cross_aarch64
+else
+	fail icount_cross_aarch64 "$(grep -m1 -E 'error|warning' "$tmp/xcc.err")"
 fi
 
 # ---- format ---------------------------------------------------------------
