@@ -157,6 +157,9 @@ static int ins_fd_open(char *why, size_t len)
 			 strerror(errno),
 			 errno == ENOENT || errno == EOPNOTSUPP ?
 				 " (no hardware PMU)" :
+			 errno == EACCES || errno == EPERM ?
+				 " (counting the kernel too needs "
+				 "perf_event_paranoid <= 1 or CAP_PERFMON)" :
 				 "");
 	return fd;
 }
