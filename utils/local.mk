@@ -59,7 +59,8 @@ utils_papi_icount_SOURCES = utils/icount/main.c utils/icount/icount.h \
 	utils/icount/meter.c utils/icount/meter_cg.c \
 	utils/icount/papi_worker.c utils/icount/framework.c \
 	utils/icount/floor_worker.c utils/icount/parent.c \
-	utils/icount/report.c utils/icount/goals.c $(LOPE_WORKER_SOURCES)
+	utils/icount/report.c utils/icount/goals.c utils/icount/csv.c \
+	$(LOPE_WORKER_SOURCES)
 utils_papi_icount_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3

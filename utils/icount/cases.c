@@ -165,14 +165,14 @@ static int run_case(const struct case_def *c, struct target *t, struct meter *m,
 	snprintf(label, sizeof(label), "%s %s %d", t->name, c->call, nev);
 	rc = loop(c, t, &warm_meter, WARMUP);
 	if (!rc) {
-		meter_begin(m, label);
+		meter_begin(m, label, n);
 		rc = loop(c, t, m, n);
 	}
 	if (rc) {
 		emit_err(t->name, c->call, nev, c->call, rc);
 		return -1;
 	}
-	meter_end(m, n);
+	meter_end(m);
 	return 0;
 }
 

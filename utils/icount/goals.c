@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The goals of issue 11, judged from this run's counts, and --csv.
+ * The goals of issue 11, judged from this run's counts.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@ const char *const goal_names[NGOALS] = {
 	"user-space path: PAPI_reset and PAPI_accum make no system call and "
 	"add at most 20 instructions per event (over PAPI_read)",
 };
-static const char *const goal_ids[NGOALS] = {
+const char *const goal_ids[NGOALS] = {
 	"goal_read2_calls",    "goal_read2_share",      "goal_user_read1",
 	"goal_user_per_event", "goal_user_reset_accum",
 };
@@ -203,81 +203,4 @@ void print_goals(const struct ic *ic)
 	for (i = 0; i < NGOALS; i++)
 		printf("  %-4s  %s\n        %s\n", goal_verdict(&g[i]),
 		       goal_names[i], g[i].text);
-}
-
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
-/* @v with @fmt, or nothing if < 0; then a comma. */
-static void csv_num(const char *fmt, double v)
-{
-	if (v >= 0)
-		printf(fmt, v);
-	putchar(',');
-}
-
-/* @r's raw counts per call: the empty function's, which the others less. */
-static void csv_raw(const struct res *r)
-{
-	csv_num("%.0f", r->ins.ok ? r->ins.min : -1);
-	csv_num("%.0f", r->ins.ok ? r->ins.max : -1);
-	csv_num("%.2f", r->ins.ok ? r->ins.sum / (double)r->n : -1);
-	csv_num("%.3f", r->sys.ok ? r->sys.sum / (double)r->n : -1);
-}
-
-/* One line per case of column @c: per call, less the empty function
- * (whose own lines give what was taken off). */
-static void csv_col(const struct col *c)
-{
-	const struct res *r;
-	int i;
-
-	for (i = 0; i < c->nres; i++) {
-		r = &c->res[i];
-		printf("case,%s,%s,%s,%d,%ld,", c->w.name, r->target, r->call,
-		       r->nev, r->n);
-		if (!strcmp(r->target, "null") && r->n > 0) {
-			csv_raw(r);
-		} else {
-			csv_num("%.0f",
-				per_call(c, r->target, r->call, r->nev, Q_INS));
-			csv_num("%.0f", per_call(c, r->target, r->call, r->nev,
-						 Q_INS_MAX));
-			csv_num("%.2f", per_call(c, r->target, r->call, r->nev,
-						 Q_INS_MEAN));
-			csv_num("%.3f",
-				per_call(c, r->target, r->call, r->nev, Q_SYS));
-		}
-		csv_str(r->kind ? r->msg : c->w.lib);
-		putchar('\n');
-	}
-}
-
-void print_csv(const struct ic *ic)
-{
-	struct goal g[NGOALS];
-	char d[800];
-	int k, i;
-
-	printf("kind,path,target,call,events,n,instructions,max,mean,syscalls,"
-	       "detail\n");
-	for (k = 0; k < C_MAX; k++)
-		if (ic->col[k].w.active && (k != C_RDPMC || rdpmc_ok(ic)))
-			csv_col(&ic->col[k]);
-	eval_goals(ic, g);
-	for (i = 0; i < NGOALS; i++) {
-		printf("goal,%s,,%s,,,,,,,", ic->method, goal_ids[i]);
-		snprintf(d, sizeof(d), "%s: %s: %s", goal_verdict(&g[i]),
-			 goal_names[i], g[i].text);
-		csv_str(d);
-		putchar('\n');
-	}
 }

@@ -37,7 +37,8 @@
  *   floor_worker.c worker: the raw perf_event floor
  *   parent.c       parent: columns, runs, callgrind dumps
  *   report.c       parent: the tables
- *   goals.c        parent: the goals; --csv
+ *   goals.c        parent: the goals
+ *   csv.c          parent: --csv
  *
  * Exit status: 0 done, 1 a measurement failed, 2 bad input, 77 the
  * method cannot count on this machine (said why).
@@ -101,38 +102,44 @@ struct target {
 	int running; /* started by the harness */
 };
 
-/* One case's per-call counts: every call is counted on its own. */
-struct tally {
-	uint64_t sum, min, max;
-	long n, nmin; /* calls counted, calls that took the minimum */
-};
-
-/* How a case's measured calls are counted. */
+/*
+ * How a case's measured calls are counted, each on its own: its
+ * instructions, and its system calls (with callgrind: its read-family
+ * system calls, from /proc/self/io), by which the parent tells the paths
+ * of a call apart when they differ.
+ */
 struct meter {
 	void (*on)(struct meter *m);  /* just before the measured call */
-	void (*off)(struct meter *m); /* just after it: adds its counts */
+	void (*off)(struct meter *m); /* just after it: meter_record() */
 	int ins_counted, sys_counted;
 	const char *no_user; /* why user-space counter reads cannot run */
-	struct tally ins, sys;
+	uint64_t *ins, *sys; /* per call of the case */
+	long n, cap;
 	int failed;
 	char label[64]; /* the case: "TARGET CALL NEV" */
 	/* the counter method's */
 	int ins_fd, sys_fd;
 	void *ins_page;
 	uint64_t i0, s0;
-	/* callgrind's: where its dumps go, the last one's number */
+	/* callgrind's: where its dumps go, the last one's number, the
+	 * process's I/O counters */
 	const char *dumps;
 	int keep;
 	long dumpno;
+	int io_fd;
 };
 
-/* Add @v to @t. */
-void tally_add(struct tally *t, uint64_t v);
-/* Start counting the case @label. */
-void meter_begin(struct meter *m, const char *label);
-/* Emit the case's line: "case TARGET CALL NEV N INS SYS", each of INS
- * and SYS "sum,min,nmin,max" or "-". */
-void meter_end(struct meter *m, long n);
+/* Start counting the case @label of @n calls. */
+void meter_begin(struct meter *m, const char *label, long n);
+/* One call's counts. */
+void meter_record(struct meter *m, uint64_t ins, uint64_t sys);
+/*
+ * Emit the case's lines: "case TARGET CALL NEV N INS SYS", each of INS
+ * and SYS "sum,min,nmin,max" or "-", then where instructions are counted
+ * one "path TARGET CALL NEV SYS CALLS MIN MAX" per number of system calls
+ * the calls made.
+ */
+void meter_end(struct meter *m);
 
 /* The callgrind meter, or NULL with why (not under valgrind ...). */
 struct meter *meter_callgrind(char *why, size_t len);
@@ -201,6 +208,16 @@ struct count {
 	int ok;
 };
 
+#define MAX_PATHS 8
+
+/* The calls of a case that made @sys system calls (read-family ones
+ * under callgrind): how many, their least and most instructions. */
+struct path {
+	long sys;
+	long calls;
+	double min, max;
+};
+
 /* One case of one column: @n calls, each counted. */
 struct res {
 	char target[8];
@@ -208,6 +225,8 @@ struct res {
 	int nev;
 	long n;
 	struct count ins, sys;
+	struct path path[MAX_PATHS]; /* by system calls, fewest first */
+	int npaths;
 	int kind;
 	char msg[200];
 };
@@ -246,6 +265,7 @@ struct ic {
 	struct opts o;
 	const char *method; /* the one used */
 	char method_desc[256];
+	const char *sys_name; /* what the paths' system calls are */
 	const char *valgrind_path;
 	char valgrind[256]; /* valgrind's version */
 	struct col col[C_MAX];
@@ -270,7 +290,7 @@ enum quantity {
 double per_call(const struct col *c, const char *target, const char *call,
 		int nev, enum quantity q);
 /* Did the calls of that case differ in instructions (a path that
- * depends on time)? */
+ * depends on time)?  Its paths are then in find_res()'s path[]. */
 int varies(const struct col *c, const char *target, const char *call, int nev);
 const struct res *find_res(const struct col *c, const char *target,
 			   const char *call, int nev);
@@ -296,6 +316,7 @@ struct goal {
 	char text[700];
 };
 extern const char *const goal_names[NGOALS];
+extern const char *const goal_ids[NGOALS];
 void eval_goals(const struct ic *ic, struct goal *g);
 const char *goal_verdict(const struct goal *g);
 void print_goals(const struct ic *ic);

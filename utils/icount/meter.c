@@ -71,45 +71,94 @@ static void cnt_on(struct meter *m)
 
 static void cnt_off(struct meter *m)
 {
-	if (m->ins_fd >= 0)
-		tally_add(&m->ins, ins_now(m) - m->i0);
-	if (m->sys_fd >= 0)
-		tally_add(&m->sys, sys_now(m) - m->s0);
+	uint64_t ins = m->ins_fd >= 0 ? ins_now(m) - m->i0 : 0;
+
+	meter_record(m, ins, m->sys_fd >= 0 ? sys_now(m) - m->s0 : 0);
 }
 
-void tally_add(struct tally *t, uint64_t v)
+void meter_begin(struct meter *m, const char *label, long n)
 {
-	if (!t->n || v < t->min) {
-		t->min = v;
-		t->nmin = 0;
+	if (n > m->cap) {
+		m->ins = xrealloc(m->ins, (size_t)n, sizeof(*m->ins));
+		m->sys = xrealloc(m->sys, (size_t)n, sizeof(*m->sys));
+		m->cap = n;
 	}
-	if (!t->n || v > t->max)
-		t->max = v;
-	t->nmin += v == t->min;
-	t->sum += v;
-	t->n++;
-}
-
-void meter_begin(struct meter *m, const char *label)
-{
-	memset(&m->ins, 0, sizeof(m->ins));
-	memset(&m->sys, 0, sizeof(m->sys));
+	m->n = 0;
 	m->failed = 0;
 	scopy(m->label, sizeof(m->label), label);
 }
 
-/* @t as "sum,min,nmin,max", or "-" if not @counted. */
-static void tally_str(char *buf, size_t len, const struct tally *t, int counted)
+void meter_record(struct meter *m, uint64_t ins, uint64_t sys)
 {
-	if (!counted)
+	if (m->n >= m->cap)
+		return;
+	m->ins[m->n] = ins;
+	m->sys[m->n] = sys;
+	m->n++;
+}
+
+/* @v[0..n) as "sum,min,nmin,max", or "-" if not @counted. */
+static void stats_str(char *buf, size_t len, const uint64_t *v, long n,
+		      int counted)
+{
+	uint64_t sum = 0, min = n ? v[0] : 0, max = min;
+	long i, nmin = 0;
+
+	for (i = 0; i < n; i++) {
+		sum += v[i];
+		min = v[i] < min ? v[i] : min;
+		max = v[i] > max ? v[i] : max;
+	}
+	for (i = 0; i < n; i++)
+		nmin += v[i] == min;
+	if (!counted || !n)
 		snprintf(buf, len, "-");
 	else
 		snprintf(buf, len, "%llu,%llu,%ld,%llu",
-			 (unsigned long long)t->sum, (unsigned long long)t->min,
-			 t->nmin, (unsigned long long)t->max);
+			 (unsigned long long)sum, (unsigned long long)min, nmin,
+			 (unsigned long long)max);
 }
 
-void meter_end(struct meter *m, long n)
+/* One "path" line: the calls that made @sys system calls. */
+static void emit_path(const struct meter *m, uint64_t sys)
+{
+	uint64_t min = UINT64_MAX, max = 0;
+	long i, calls = 0;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->sys[i] != sys)
+			continue;
+		calls++;
+		min = m->ins[i] < min ? m->ins[i] : min;
+		max = m->ins[i] > max ? m->ins[i] : max;
+	}
+	emit("path %s %llu %ld %llu %llu", m->label, (unsigned long long)sys,
+	     calls, (unsigned long long)min, (unsigned long long)max);
+}
+
+/* The calls' paths, by the system calls they made, fewest first. */
+static void emit_paths(const struct meter *m)
+{
+	uint64_t next = 0, last = 0;
+	int npaths, found;
+	long i;
+
+	for (npaths = 0; npaths < MAX_PATHS; npaths++) {
+		found = 0;
+		for (i = 0; i < m->n; i++)
+			if ((!npaths || m->sys[i] > last) &&
+			    (!found || m->sys[i] < next)) {
+				next = m->sys[i];
+				found = 1;
+			}
+		if (!found)
+			return;
+		emit_path(m, next);
+		last = next;
+	}
+}
+
+void meter_end(struct meter *m)
 {
 	char ins[96], sys[96];
 
@@ -118,9 +167,11 @@ void meter_end(struct meter *m, long n)
 		     m->label);
 		return;
 	}
-	tally_str(ins, sizeof(ins), &m->ins, m->ins_counted);
-	tally_str(sys, sizeof(sys), &m->sys, m->sys_counted);
-	emit("case %s %ld %s %s", m->label, n, ins, sys);
+	stats_str(ins, sizeof(ins), m->ins, m->n, m->ins_counted);
+	stats_str(sys, sizeof(sys), m->sys, m->n, m->sys_counted);
+	emit("case %s %ld %s %s", m->label, m->n, ins, sys);
+	if (m->ins_counted)
+		emit_paths(m);
 }
 
 /* perf_event_open of @a, with what the architecture may drop if refused. */

@@ -74,6 +74,7 @@ static int callgrind_ok(struct ic *ic, char *why, size_t len)
 static void set_method(struct ic *ic, const char *m)
 {
 	ic->method = m;
+	ic->sys_name = strcmp(m, "callgrind") ? "syscalls" : "syscr";
 	if (!strcmp(m, "callgrind"))
 		snprintf(ic->method_desc, sizeof(ic->method_desc),
 			 "callgrind (%.200s): user-space instructions",

@@ -72,6 +72,24 @@ static void case_line(const struct run *x, const char *line)
 		count_parse(&r->ins, ins);
 }
 
+/* "path TARGET CALL NEV SYS CALLS MIN MAX": one path of a case. */
+static void path_line(const struct run *x, const char *line)
+{
+	char target[8], call[12];
+	struct path p;
+	struct res *r;
+	int nev;
+
+	if (!x->valgrind && strcmp(x->ic->method, "counter"))
+		return; /* instructions come from another run */
+	if (sscanf(line, "path %7s %11s %d %ld %ld %lf %lf", target, call, &nev,
+		   &p.sys, &p.calls, &p.min, &p.max) != 7)
+		return;
+	r = res_get(x->c, target, call, nev);
+	if (r->npaths < MAX_PATHS)
+		r->path[r->npaths++] = p;
+}
+
 /* "na|err TARGET CALL NEV WHY". */
 static void why_line(const struct run *x, const char *line, int kind)
 {
@@ -108,6 +126,8 @@ static void run_line(void *arg, char *line)
 		scopy(x->c->sys_why, sizeof(x->c->sys_why), line + 9);
 	else if (!strncmp(line, "case ", 5))
 		case_line(x, line);
+	else if (!strncmp(line, "path ", 5))
+		path_line(x, line);
 	else if (!strncmp(line, "na ", 3))
 		why_line(x, line, RES_NA);
 	else if (!strncmp(line, "err ", 4))
@@ -177,6 +197,10 @@ static void dump_clean(const char *dir, int keep)
 static void col_valgrind(struct ic *ic, struct col *c)
 {
 	char dir[PATH_MAX], out[PATH_MAX + 64];
+	/* valgrind's default lock, a pipe it reads at each system call,
+	 * makes those slower: the engine's clock-based reuse of a fresh
+	 * sample then happens as often as natively (not so with
+	 * --fair-sched=yes), and syscr counts one more per system call */
 	const char *wrap[] = { ic->valgrind_path,
 			       "--tool=callgrind",
 			       "-q",
@@ -325,8 +349,9 @@ double per_call(const struct col *c, const char *target, const char *call,
 	if (!a->ok || !b->ok)
 		return -1;
 	switch (q) {
-	case Q_INS:
-		v = a->min - b->min;
+	case Q_INS: /* the calls that made the fewest system calls */
+		v = (r->npaths ? r->path[0].min : a->min) -
+		    (z->npaths ? z->path[0].min : b->min);
 		break;
 	case Q_INS_MAX:
 	case Q_SYS_MAX:

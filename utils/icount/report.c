@@ -195,20 +195,57 @@ static void print_table(const struct ic *ic)
 
 #define MAX_VARIES 24
 
+/* Paths @r->path[@i..] that count as @r->path[@i] does, as "562 in 48 of
+ * 50 calls (+2, +3 syscr)" less @base instructions and @sys system calls
+ * (the empty function's); @done marks them. */
+static void path_str(char *buf, size_t len, const struct res *r, int i,
+		     int *done, double base, long sys, const char *sys_name)
+{
+	const struct path *p = &r->path[i];
+	char max[32] = "", keys[96] = "";
+	long calls = 0;
+	int j;
+
+	for (j = i; j < r->npaths; j++) {
+		if (r->path[j].min != p->min || r->path[j].max != p->max)
+			continue;
+		done[j] = 1;
+		calls += r->path[j].calls;
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
+			 "%s+%ld", j > i ? ", " : "", r->path[j].sys - sys);
+	}
+	if (p->max > p->min)
+		snprintf(max, sizeof(max), " to %.0f", p->max - base);
+	snprintf(buf, len, "%.0f%s in %ld of %ld calls (%s %s)", p->min - base,
+		 max, calls, r->n, keys, sys_name);
+}
+
 /* One case whose calls took paths of different lengths, the first time
  * with the note's header; at most MAX_VARIES. */
-static void print_vary(const struct col *c, const struct res *r, int *seen)
+static void print_vary(const struct ic *ic, const struct col *c,
+		       const struct res *r, int *seen)
 {
+	const struct res *z = find_res(c, "null", r->call, 0);
+	double base = z && z->npaths ? z->path[0].min : 0;
+	long sys = z && z->npaths ? z->path[0].sys : 0;
+	int i, done[MAX_PATHS] = { 0 }, n = 0;
+	char buf[200];
+
 	if (++*seen == 1)
 		printf("* not every call took the same path (time-dependent): "
-		       "the cheapest shown\n");
+		       "the one with the fewest %s shown\n",
+		       ic->sys_name);
 	if (*seen > MAX_VARIES)
 		return;
-	printf("  %-10s %-4s %-10s %d ev: %.0f in %ld of %ld calls, up to "
-	       "%.0f\n",
-	       c->w.name, r->target, r->call, r->nev,
-	       per_call(c, r->target, r->call, r->nev, Q_INS), r->ins.nmin,
-	       r->n, per_call(c, r->target, r->call, r->nev, Q_INS_MAX));
+	printf("  %-10s %-4s %-10s %d ev:", c->w.name, r->target, r->call,
+	       r->nev);
+	for (i = 0; i < r->npaths; i++) {
+		if (done[i])
+			continue;
+		path_str(buf, sizeof(buf), r, i, done, base, sys, ic->sys_name);
+		printf("%s %s", n++ ? ";" : "", buf);
+	}
+	printf("\n");
 }
 
 /* The cases of the columns shown whose calls differed. */
@@ -227,7 +264,7 @@ static void print_varies(const struct ic *ic)
 			r = &c->res[i];
 			if (strcmp(r->target, "null") &&
 			    varies(c, r->target, r->call, r->nev))
-				print_vary(c, r, &seen);
+				print_vary(ic, c, r, &seen);
 		}
 	}
 	if (seen > MAX_VARIES)
