@@ -232,8 +232,9 @@ static void print_vary(const struct ic *ic, const struct col *c,
 	char buf[200];
 
 	if (++*seen == 1)
-		printf("* not every call took the same path (time-dependent): "
-		       "the one with the fewest %s shown\n",
+		printf("* not every call counted the same (a path that depends "
+		       "on the clock, or the\n  kernel's own variation): the "
+		       "least count of the calls with the fewest %s\n",
 		       ic->sys_name);
 	if (*seen > MAX_VARIES)
 		return;
