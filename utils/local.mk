@@ -47,6 +47,29 @@ $(utils_papi_accuracy_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_accuracy_DEPENDENCIES = papi-ours.stamp
 dist_man1_MANS += doc/papi_accuracy.1
 
+# utils/papi_icount: instructions per call, exact (see doc/papi_icount.1
+# and utils/icount/icount.h).  Its framework floor swaps functions in
+# PAPI's component vector, so it includes PAPI's internal headers with the
+# macros PAPI's own Makefile gives them on Linux (PAPI_NUM_COMP only sizes
+# a declaration there); its user-space reads use the engine's
+# lope_mmap__read() and per-arch reader (src/mmap_read.h).
+bin_PROGRAMS += utils/papi_icount
+utils_papi_icount_SOURCES = utils/icount/main.c utils/icount/icount.h \
+	utils/icount/method.c utils/icount/events.c utils/icount/cases.c \
+	utils/icount/meter.c utils/icount/meter_cg.c \
+	utils/icount/papi_worker.c utils/icount/framework.c \
+	utils/icount/floor_worker.c utils/icount/parent.c \
+	utils/icount/report.c utils/icount/goals.c utils/icount/csv.c \
+	$(LOPE_WORKER_SOURCES)
+utils_papi_icount_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \
+	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
+	-DPAPI_NUM_COMP=3
+utils_papi_icount_LDADD = $(LOPE_WORKER_LDADD) -lm
+$(utils_papi_icount_OBJECTS): papi-ours.stamp
+EXTRA_utils_papi_icount_DEPENDENCIES = papi-ours.stamp
+dist_man1_MANS += doc/papi_icount.1
+LOPE_DEMO_DEPS += utils/papi_icount
+
 # utils/papi_stat: count a whole command (see doc/papi_stat.1).  Linked
 # statically against our libpapi.a: counting from the command's exec
 # relies on our perf_event component (LOPE_ENABLE_ON_EXEC), so the tool

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "tool.h"
 
@@ -156,4 +161,95 @@ const char *libdir_arg(const char *opt, const char *dir)
 		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,
 		    dir);
 	return dir;
+}
+
+/* The id of tracepoint @name ("raw_syscalls/sys_enter"), or -1. */
+static long tracepoint_id(const char *name)
+{
+	static const char *const roots[] = {
+		"/sys/kernel/tracing",
+		"/sys/kernel/debug/tracing",
+	};
+	char path[256];
+	unsigned i;
+	long id;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(roots); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &id) != 1)
+			id = -1;
+		fclose(f);
+		if (id >= 0)
+			return id;
+	}
+	return -1;
+}
+
+int syscall_counter_open(int disabled, char *why, size_t len)
+{
+	long id = tracepoint_id("raw_syscalls/sys_enter");
+	struct perf_event_attr a;
+	int fd;
+
+	if (id < 0) {
+		snprintf(
+			why, len,
+			"tracefs not mounted or raw_syscalls/sys_enter missing");
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.disabled = disabled ? 1 : 0;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		snprintf(why, len,
+			 "perf_event_open(raw_syscalls:sys_enter): %s",
+			 strerror(errno));
+	return fd;
+}
+
+/* The text after "KEY:" of cpuinfo line @line, if it is KEY's. */
+static const char *cpuinfo_val(const char *line, const char *key)
+{
+	const char *c = strchr(line, ':');
+
+	if (!c || strncmp(line, key, strlen(key)))
+		return NULL;
+	for (c++; *c == ' ' || *c == '\t'; c++)
+		;
+	return c;
+}
+
+void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512], impl[64] = "", part[64] = "";
+	const char *v;
+
+	snprintf(buf, len, "unknown CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if ((v = cpuinfo_val(line, "model name")) ||
+		    (v = cpuinfo_val(line, "Processor")) ||
+		    (v = cpuinfo_val(line, "cpu model"))) {
+			oneline(buf, len, v);
+			break;
+		}
+		/* arm64 names no model: its implementer and part numbers */
+		if ((v = cpuinfo_val(line, "CPU implementer")) && !impl[0])
+			oneline(impl, sizeof(impl), v);
+		if ((v = cpuinfo_val(line, "CPU part")) && !part[0])
+			oneline(part, sizeof(part), v);
+	}
+	fclose(f);
+	if (!strcmp(buf, "unknown CPU") && impl[0] && part[0])
+		snprintf(buf, len, "CPU implementer %s part %s", impl, part);
 }

@@ -14,6 +14,7 @@
 #define EX_OK 0
 #define EX_FAIL 1  /* a measurement or the counting failed */
 #define EX_USAGE 2 /* bad input: nothing was measured */
+#define EX_SKIP 77 /* this machine cannot measure it (said why) */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -49,5 +50,15 @@ int dir_has_libpapi(const char *dir);
 /* @dir, given with option @opt (--ours, --compare); exit 2 if it holds no
  * libpapi.so*. */
 const char *libdir_arg(const char *opt, const char *dir);
+
+/* The CPU's model name, from /proc/cpuinfo ("unknown CPU" if none). */
+void cpu_model(char *buf, size_t len);
+/*
+ * A counter of the raw_syscalls:sys_enter tracepoint on this thread
+ * (@disabled: opened disabled): every system call the thread enters, made
+ * exact by the kernel.  Its fd, or -1 with why in @why (tracefs not
+ * mounted, no permission).
+ */
+int syscall_counter_open(int disabled, char *why, size_t len);
 
 #endif /* LOPE_TOOL_H */

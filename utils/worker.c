@@ -32,6 +32,33 @@ void worker_init(struct worker *w, enum worker_path path, const char *libdir)
 			      .active = path != WORKER_STOCK || libdir };
 }
 
+#define WORKER_MAX_WRAP 16
+
+/* In the forked child: exec @argv (argv[0] is this program) under @wrap. */
+static void __attribute__((noreturn))
+exec_wrapped(const char *const *wrap, const char *const *argv)
+{
+	const char *full[WORKER_MAX_WRAP + WORKER_MAX_ARGS + 6];
+	char self[PATH_MAX];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int n = 0;
+
+	if (l <= 0)
+		_exit(127);
+	self[l] = 0;
+	while (*wrap && n < WORKER_MAX_WRAP)
+		full[n++] = *wrap++;
+	/* the wrapper's own /proc/self/exe is not this program */
+	full[n++] = self;
+	while (*++argv)
+		full[n++] = *argv;
+	full[n] = NULL;
+	execvp(full[0], (char *const *)full);
+	fprintf(stderr, "%s: exec %s: %s\n", tool_prog, full[0],
+		strerror(errno));
+	_exit(127);
+}
+
 /* In the forked child: set the worker's environment and exec @argv. */
 static void __attribute__((noreturn))
 worker_exec(const struct worker *w, const char *const *argv)
@@ -51,6 +78,8 @@ worker_exec(const struct worker *w, const char *const *argv)
 		setenv("LOPE_NO_RDPMC", "1", 1);
 	else
 		unsetenv("LOPE_NO_RDPMC");
+	if (w->wrap)
+		exec_wrapped(w->wrap, argv);
 	execv("/proc/self/exe", (char *const *)argv);
 	fprintf(stderr, "%s: exec /proc/self/exe: %s\n", tool_prog,
 		strerror(errno));

@@ -29,6 +29,9 @@ struct worker {
 	const char *libdir; /* prepended to LD_LIBRARY_PATH; NULL: inherit */
 	int no_rdpmc;       /* LOPE_NO_RDPMC=1 in the worker, else unset */
 	int active;         /* measured at all */
+	/* a command the worker runs under ("valgrind", "--tool=...", NULL),
+	 * given this program's path and the worker's arguments; NULL: none */
+	const char *const *wrap;
 	/* how it ended */
 	int ran, exit_code, signo;
 	/* what worker_hello() said */
@@ -67,8 +70,9 @@ int line_text(void *obj, const struct line_text *t, size_t n, const char *line);
 
 /*
  * Parent: run @w as "PROG @mode FD @cpu @args..." (@args NULL-terminated,
- * at most 8), give @line(@arg, line) every line that is not the hello's,
- * and wait for the worker's end.  Dies (exit 1) if it cannot start one.
+ * at most 8), under w->wrap if set, give @line(@arg, line) every line
+ * that is not the hello's, and wait for the worker's end.  Dies (exit 1)
+ * if it cannot start one.
  */
 void worker_run(struct worker *w, const char *mode, int cpu,
 		const char *const *args, worker_line_fn line, void *arg);

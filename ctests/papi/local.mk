@@ -132,6 +132,10 @@ $(ctests_papi_test_fork_exec_OBJECTS): papi-ours.stamp
 # built by `make` before `make check`) do what their man pages say.
 LOPE_TESTS += ctests/papi/test_utils.sh
 EXTRA_DIST += ctests/papi/test_utils.sh
+# test_icount.sh: utils/papi_icount, the exact cost benchmark: its table,
+# the same counts on two runs, its bad input (doc/papi_icount.1).
+LOPE_TESTS += ctests/papi/test_icount.sh
+EXTRA_DIST += ctests/papi/test_icount.sh
 
 # Frontend-shaped tests (HPCToolkit, TAU, Score-P, Caliper), the bad-input
 # sweep and the bounded stress test (doc/testing-papi.md,
@@ -187,7 +191,7 @@ LOPE_TESTS_GENERIC += ctests/papi/test_papi_api ctests/papi/test_hw \
 	ctests/papi/test_modes ctests/papi/test_overflow \
 	ctests/papi/test_badinput ctests/papi/test_debian_tools.sh \
 	ctests/papi/test_papi_stat.sh ctests/papi/test_utils.sh \
-	ctests/papi/test_frontend_hpctoolkit
+	ctests/papi/test_icount.sh ctests/papi/test_frontend_hpctoolkit
 
 # The component on any CPU: modes, generic presets, sysfs core events.
 check_PROGRAMS += ctests/papi/test_modes

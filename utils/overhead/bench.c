@@ -47,31 +47,6 @@ static void summarise(uint64_t *v, long n, struct stats *st)
 /* Exact syscall counting through the raw_syscalls:sys_enter tracepoint */
 /* ------------------------------------------------------------------ */
 
-static long tracepoint_id(const char *name)
-{
-	static const char *const roots[] = {
-		"/sys/kernel/tracing",
-		"/sys/kernel/debug/tracing",
-	};
-	char path[256];
-	unsigned i;
-	long id;
-	FILE *f;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-		if (id >= 0)
-			return id;
-	}
-	return -1;
-}
-
 static uint64_t sc_read(int fd)
 {
 	uint64_t v = 0;
@@ -92,37 +67,14 @@ void bench_close(struct bench *b)
 		}
 }
 
-/* One disabled counter of tracepoint @id on this thread; fd or -1. */
-static int sc_open(long id)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)id;
-	a.disabled = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-			    PERF_FLAG_FD_CLOEXEC);
-}
-
 static void sc_setup(struct bench *b)
 {
-	long id = tracepoint_id("raw_syscalls/sys_enter");
 	int i;
 
-	if (id < 0) {
-		snprintf(
-			b->sc_why, sizeof(b->sc_why),
-			"tracefs not mounted or raw_syscalls/sys_enter missing");
-		return;
-	}
 	for (i = 0; i < MAX_STEPS; i++) {
-		b->sc_fd[i] = sc_open(id);
+		b->sc_fd[i] =
+			syscall_counter_open(1, b->sc_why, sizeof(b->sc_why));
 		if (b->sc_fd[i] < 0) {
-			snprintf(b->sc_why, sizeof(b->sc_why),
-				 "perf_event_open(raw_syscalls:sys_enter): %s",
-				 strerror(errno));
 			bench_close(b);
 			return;
 		}

@@ -171,7 +171,6 @@ extern const struct call_def calls[];
 extern const int ncalls;
 const char *floor_label(const char *id);
 const char *id_label(const char *id, const char **kind);
-void cpu_model(char *buf, size_t len);
 void print_report(const struct ovh *o);
 
 /* goals.c */

@@ -512,28 +512,3 @@ void print_report(const struct ovh *o)
 	print_goals(o);
 	print_errors(o);
 }
-
-void cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512], *c;
-
-	snprintf(buf, len, "unknown CPU");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		c = strchr(line, ':');
-		if (!c)
-			continue;
-		if (strncmp(line, "model name", 10) == 0 ||
-		    strncmp(line, "Processor", 9) == 0 ||
-		    strncmp(line, "cpu model", 9) == 0) {
-			c++;
-			while (*c == ' ' || *c == '\t')
-				c++;
-			oneline(buf, len, c);
-			break;
-		}
-	}
-	fclose(f);
-}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The events papi_icount measures: libpfm4's generic perf:: names, which
+ * every PAPI build on Linux knows, with the perf_event attributes the raw
+ * floor opens for them (in the user domain, whatever a name's modifiers
+ * say: what a read costs does not depend on them).  A set of k events is
+ * the first k of a pool that the machine can count together.
+ */
+#include <ctype.h>
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "icount.h"
+
+#define HW(name, cfg)                                                  \
+	{                                                              \
+		"perf::" name, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg \
+	}
+#define SW(name, cfg)                                                  \
+	{                                                              \
+		"perf::" name, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##cfg \
+	}
+#define CACHE(name, c, res)                                             \
+	{                                                               \
+		"perf::" name, PERF_TYPE_HW_CACHE,                      \
+			PERF_COUNT_HW_CACHE_##c |                       \
+				PERF_COUNT_HW_CACHE_OP_READ << 8 |      \
+				PERF_COUNT_HW_CACHE_RESULT_##res << 16, \
+	}
+
+const struct ev_def hw_pool[] = {
+	HW("INSTRUCTIONS", INSTRUCTIONS),
+	HW("CYCLES", CPU_CYCLES),
+	HW("BRANCH-INSTRUCTIONS", BRANCH_INSTRUCTIONS),
+	HW("BRANCH-MISSES", BRANCH_MISSES),
+	HW("CACHE-REFERENCES", CACHE_REFERENCES),
+	HW("CACHE-MISSES", CACHE_MISSES),
+	HW("STALLED-CYCLES-FRONTEND", STALLED_CYCLES_FRONTEND),
+	HW("STALLED-CYCLES-BACKEND", STALLED_CYCLES_BACKEND),
+	HW("REF-CYCLES", REF_CPU_CYCLES),
+	HW("BUS-CYCLES", BUS_CYCLES),
+	CACHE("L1-DCACHE-LOADS", L1D, ACCESS),
+	CACHE("L1-DCACHE-LOAD-MISSES", L1D, MISS),
+	CACHE("L1-ICACHE-LOAD-MISSES", L1I, MISS),
+	CACHE("DTLB-LOAD-MISSES", DTLB, MISS),
+	CACHE("ITLB-LOAD-MISSES", ITLB, MISS),
+	CACHE("BRANCH-LOADS", BPU, ACCESS),
+	/* the same counter with a domain modifier is another event to PAPI
+	 * and the kernel: where the PMU counts few events (QEMU's counts
+	 * instructions and cycles only), sets still grow to its counters */
+	HW("INSTRUCTIONS:u", INSTRUCTIONS),
+	HW("CYCLES:u", CPU_CYCLES),
+	HW("INSTRUCTIONS:k", INSTRUCTIONS),
+	HW("CYCLES:k", CPU_CYCLES),
+	HW("INSTRUCTIONS:u:k", INSTRUCTIONS),
+	HW("CYCLES:u:k", CPU_CYCLES),
+};
+const size_t hw_pool_len = ARRAY_SIZE(hw_pool);
+
+const struct ev_def sw_pool[] = {
+	SW("TASK-CLOCK", TASK_CLOCK),
+	SW("PAGE-FAULTS", PAGE_FAULTS),
+	SW("CONTEXT-SWITCHES", CONTEXT_SWITCHES),
+	SW("CPU-MIGRATIONS", CPU_MIGRATIONS),
+	SW("MINOR-FAULTS", PAGE_FAULTS_MIN),
+	SW("MAJOR-FAULTS", PAGE_FAULTS_MAJ),
+	SW("CPU-CLOCK", CPU_CLOCK),
+	SW("CGROUP-SWITCHES", CGROUP_SWITCHES),
+};
+const size_t sw_pool_len = ARRAY_SIZE(sw_pool);
+
+/* Does @name, modifiers aside, name @def's event? */
+static int same_event(const char *name, const struct ev_def *def)
+{
+	size_t l = strcspn(def->name + 6, ":") + 6;
+
+	return !strncmp(name, def->name, l) && (name[l] == 0 || name[l] == ':');
+}
+
+const struct ev_def *ev_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < hw_pool_len; i++)
+		if (same_event(name, &hw_pool[i]))
+			return &hw_pool[i];
+	for (i = 0; i < sw_pool_len; i++)
+		if (same_event(name, &sw_pool[i]))
+			return &sw_pool[i];
+	return NULL;
+}
+
+/* @s without the blanks around it, in place. */
+static char *trim(char *s)
+{
+	size_t l;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	l = strlen(s);
+	while (l > 0 && isspace((unsigned char)s[l - 1]))
+		s[--l] = 0;
+	return s;
+}
+
+int split_events(char *list, char **names, int max)
+{
+	char *p = list, *comma;
+	int n = 0;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = 0;
+		p = trim(p);
+		if (!*p || n == max)
+			return -1;
+		names[n++] = p;
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}

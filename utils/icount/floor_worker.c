@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The raw floor: the same events opened directly with perf_event_open as
+ * one group (user domain, like PAPI's default), and the bare calls a PAPI
+ * call cannot undercut, through the same cases as PAPI's (target "raw"):
+ * start = ioctl(ENABLE), stop = ioctl(DISABLE), reset = ioctl(RESET),
+ * all with PERF_IOC_FLAG_GROUP, read = one read(2) with PERF_FORMAT_GROUP.
+ * Where the counters can be read in user space, target "user": a bare
+ * seqlock-and-counter-read loop over the events' pages (lope_mmap__read
+ * with the engine's per-arch reader, no scaling).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mmap_read.h"
+
+#include "icount.h"
+
+/* The one open group: the api's @set is always it. */
+static struct raw {
+	int nev;
+	int fd[MAX_EVENTS];
+	volatile struct perf_event_mmap_page *page[MAX_EVENTS];
+	uint64_t buf[3 + MAX_EVENTS];
+	size_t len;
+} raw;
+
+static int raw_start(int set)
+{
+	(void)set;
+	return ioctl(raw.fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+}
+
+static int raw_stop(int set, long long *v)
+{
+	(void)set;
+	(void)v;
+	return ioctl(raw.fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+}
+
+static int raw_read(int set, long long *v)
+{
+	(void)set;
+	(void)v;
+	return read(raw.fd[0], raw.buf, raw.len) == (ssize_t)raw.len ? 0 : -1;
+}
+
+static int raw_reset(int set)
+{
+	(void)set;
+	return ioctl(raw.fd[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
+}
+
+/* The bare user-space read: each event's page, its seqlock, its counter. */
+static int user_read(int set, long long *v)
+{
+	struct lope_counts c;
+	int i;
+
+	(void)set;
+	for (i = 0; i < raw.nev; i++) {
+		if (lope_mmap__read(raw.page[i], &icount_reader, &c, NULL))
+			return -1;
+		v[i] = (long long)c.val;
+	}
+	return 0;
+}
+
+static const struct api raw_api = {
+	.start = raw_start,
+	.stop = raw_stop,
+	.read = raw_read,
+	.reset = raw_reset,
+};
+static const struct api user_api = { .start = raw_start,
+				     .stop = raw_stop,
+				     .read = user_read };
+
+static void raw_close(void)
+{
+	size_t pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	int i;
+
+	for (i = 0; i < raw.nev; i++) {
+		if (raw.page[i])
+			munmap((void *)raw.page[i], pagesz);
+		if (raw.fd[i] >= 0)
+			close(raw.fd[i]);
+	}
+	memset(&raw, 0, sizeof(raw));
+}
+
+/* One event of the group: open it and, if a hardware one, map its page. */
+static int raw_open_one(int i, const struct ev_def *ev)
+{
+	struct perf_event_attr a;
+	void *p;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = ev->type;
+	a.config = ev->config;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.disabled = i == 0;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	if (ev->type != PERF_TYPE_SOFTWARE)
+		lope_arch_prepare_attr(&a);
+	do
+		raw.fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1,
+					 i ? raw.fd[0] : -1,
+					 PERF_FLAG_FD_CLOEXEC);
+	while (raw.fd[i] < 0 && errno == EOPNOTSUPP &&
+	       lope_arch_relax_attr(&a));
+	if (raw.fd[i] < 0)
+		return -1;
+	if (ev->type == PERF_TYPE_SOFTWARE)
+		return 0;
+	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
+		 raw.fd[i], 0);
+	raw.page[i] = p == MAP_FAILED ? NULL : p;
+	return 0;
+}
+
+/* Open @ev[0..n) as one group; 0, or -1 with why. */
+static int raw_open(const struct ev_def *const *ev, int n, char *why,
+		    size_t len)
+{
+	int i;
+
+	memset(&raw, 0, sizeof(raw));
+	for (i = 0; i < MAX_EVENTS; i++)
+		raw.fd[i] = -1;
+	raw.nev = n;
+	raw.len = (3 + (size_t)n) * sizeof(uint64_t);
+	for (i = 0; i < n; i++)
+		if (raw_open_one(i, ev[i])) {
+			snprintf(why, len, "perf_event_open(%s): %s",
+				 ev[i]->name, strerror(errno));
+			raw_close();
+			return -1;
+		}
+	return 0;
+}
+
+/* Can the started group be read in user space?  1, or 0 with why. */
+static int user_ok(char *why, size_t len)
+{
+	int i;
+
+	for (i = 0; i < raw.nev; i++) {
+		if (!raw.page[i]) {
+			snprintf(why, len,
+				 "software events have no counter to read "
+				 "in user space");
+			return 0;
+		}
+		if (!raw.page[i]->cap_user_rdpmc || !raw.page[i]->index) {
+			snprintf(why, len,
+				 "the kernel allows no user-space read of "
+				 "event %d (cap_user_rdpmc %u, index %u)",
+				 i, (unsigned)raw.page[i]->cap_user_rdpmc,
+				 (unsigned)raw.page[i]->index);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The floor of a set of @ev[0..k). */
+static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
+		      long n, const char *hw_why)
+{
+	static const char *const raw_calls[] = { "start", "stop", "read",
+						 "reset", NULL };
+	static const char *const user_calls[] = { "read", NULL };
+	long long v[MAX_EVENTS];
+	struct target t = { .name = "raw", .api = &raw_api, .v = v };
+	char why[300];
+
+	if (raw_open(ev, k, why, sizeof(why))) {
+		cases_err("raw", k, why);
+		emit("na user read %d %s", k, why);
+		return;
+	}
+	run_cases(&t, m, n, k, raw_calls);
+	if (!t.running && raw_start(0) == 0)
+		t.running = 1;
+	if (m->no_user) {
+		emit("na user read %d %s", k, m->no_user);
+	} else if (t.running && user_ok(why, sizeof(why))) {
+		t.name = "user";
+		t.api = &user_api;
+		run_cases(&t, m, n, k, user_calls);
+	} else {
+		emit("na user read %d %s%s%s", k, why, *hw_why ? "; " : "",
+		     hw_why);
+	}
+	raw_close();
+}
+
+/* Why this machine cannot read hardware counters, if it cannot. */
+static void hw_probe(char *why, size_t len)
+{
+	static const struct ev_def ins = { "hardware instructions",
+					   PERF_TYPE_HARDWARE,
+					   PERF_COUNT_HW_INSTRUCTIONS };
+	const struct ev_def *ev = &ins;
+
+	why[0] = 0;
+	if (raw_open(&ev, 1, why, len) == 0) {
+		why[0] = 0;
+		raw_close();
+	} else if (errno == ENOENT || errno == EOPNOTSUPP) {
+		snprintf(why + strlen(why), len - strlen(why),
+			 " (no hardware PMU)");
+	}
+}
+
+int floor_worker(const struct wargs *a)
+{
+	const struct ev_def *ev[MAX_EVENTS];
+	struct meter *m = meter_for(a->method);
+	char hw_why[300];
+	int i, k;
+
+	if (!m)
+		return EX_SKIP;
+	for (i = 0; i < a->nev; i++) {
+		ev[i] = ev_find(a->names[i]);
+		if (!ev[i]) {
+			for (k = 1; k <= a->nev; k++) {
+				cases_err("raw", k,
+					  "no perf_event attributes "
+					  "known for the event");
+				emit("na user read %d no perf_event attributes "
+				     "known for %s",
+				     k, a->names[i]);
+			}
+			return EX_OK;
+		}
+	}
+	hw_probe(hw_why, sizeof(hw_why));
+	run_null(m, a->n);
+	for (k = 1; k <= a->nev; k++)
+		floor_set(ev, k, m, a->n, hw_why);
+	return EX_OK;
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PAPI worker: on event sets of 1 to k events, every case through
+ * PAPI (target "papi"), then the same with PAPI's framework alone
+ * (target "fw", framework.c).  The events: the ones given, or the first
+ * worker's choice: generic hardware events where they can be added and
+ * started, else software events.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "papi.h"
+
+#include "icount.h"
+
+const struct api papi_api = {
+	.start = PAPI_start,
+	.stop = PAPI_stop,
+	.read = PAPI_read,
+	.accum = PAPI_accum,
+	.reset = PAPI_reset,
+};
+
+static void drop_set(int *es)
+{
+	long long v[MAX_EVENTS];
+	int state = 0;
+
+	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
+		PAPI_stop(*es, v);
+	PAPI_cleanup_eventset(*es);
+	PAPI_destroy_eventset(es);
+}
+
+/* An event set of @names[0..n); 0, or a PAPI error with why. */
+static int make_set(int *es, char **names, int n, char *why, size_t len)
+{
+	int i, rc, code;
+
+	*es = PAPI_NULL;
+	rc = PAPI_create_eventset(es);
+	if (rc != PAPI_OK) {
+		snprintf(why, len, "PAPI_create_eventset: %s",
+			 PAPI_strerror(rc));
+		return rc;
+	}
+	for (i = 0; i < n && rc == PAPI_OK; i++) {
+		rc = PAPI_event_name_to_code(names[i], &code);
+		if (rc != PAPI_OK) {
+			snprintf(why, len, "%s: unknown event (%s)", names[i],
+				 PAPI_strerror(rc));
+			break;
+		}
+		rc = PAPI_add_event(*es, code);
+		if (rc != PAPI_OK)
+			snprintf(why, len, "%s: PAPI_add_event: %s", names[i],
+				 PAPI_strerror(rc));
+	}
+	if (rc != PAPI_OK)
+		drop_set(es);
+	return rc;
+}
+
+/* Can @names[0..n) be added and started together?  0, or why. */
+static int try_events(char **names, int n, char *why, size_t len)
+{
+	long long v[MAX_EVENTS];
+	int es, rc = make_set(&es, names, n, why, len);
+
+	if (rc != PAPI_OK)
+		return rc;
+	rc = PAPI_start(es);
+	if (rc != PAPI_OK)
+		snprintf(why, len, "PAPI_start: %s", PAPI_strerror(rc));
+	else
+		PAPI_stop(es, v);
+	drop_set(&es);
+	return rc;
+}
+
+/* Fill @out with the members of @pool that still start, up to @limit. */
+static int grow(char **out, const struct ev_def *pool, size_t npool, int limit)
+{
+	char why[256];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < npool && n < limit; i++) {
+		out[n] = (char *)pool[i].name;
+		if (try_events(out, n + 1, why, sizeof(why)) == PAPI_OK)
+			n++;
+	}
+	return n;
+}
+
+/* The hardware counters the measured set may take. */
+static int hw_limit(int cidx, const struct meter *m, int maxev)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
+	int limit = ci && ci->num_cntrs > 0 ? ci->num_cntrs : maxev;
+
+	limit -= meter_uses_counter(m); /* pinned: it keeps its counter */
+	return limit < maxev ? limit : maxev;
+}
+
+/* Choose the events: hardware ones where they work, else software. */
+static int choose(char **out, int cidx, const struct meter *m, int maxev)
+{
+	int n = grow(out, hw_pool, hw_pool_len, hw_limit(cidx, m, maxev));
+
+	if (n > 0) {
+		emit("info choice generic hardware events: they can be added "
+		     "and started here (up to %d counters)",
+		     hw_limit(cidx, m, maxev));
+		return n;
+	}
+	n = grow(out, sw_pool, sw_pool_len, maxev);
+	emit("info choice software events: no generic hardware event can "
+	     "be added and started here");
+	return n;
+}
+
+static void emit_events(char **names, int n)
+{
+	char line[1024];
+	int i;
+
+	line[0] = 0;
+	for (i = 0; i < n; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "%s%s", i ? "," : "", names[i]);
+	emit("info events %s", line);
+}
+
+/* Every case on a set of @names[0..k), through PAPI then its framework. */
+static void measure_set(char **names, int k, struct meter *m, long n)
+{
+	long long v[MAX_EVENTS];
+	struct target t = { .name = "papi", .api = &papi_api, .v = v };
+	char why[256];
+	int rc;
+
+	if (make_set(&t.set, names, k, why, sizeof(why)) != PAPI_OK) {
+		cases_err("papi", k, why);
+		cases_err("fw", k, why);
+		return;
+	}
+	run_cases(&t, m, n, k, NULL);
+	rc = t.running ? PAPI_OK : PAPI_start(t.set);
+	if (rc == PAPI_OK)
+		framework_cases(t.set, v, m, n, k);
+	else
+		cases_err("fw", k, PAPI_strerror(rc));
+	drop_set(&t.set);
+}
+
+/* The events given, if they start together; else choose them. */
+static int events(const struct wargs *a, char **names, int cidx,
+		  const struct meter *m)
+{
+	char why[256];
+	int i;
+
+	for (i = 0; i < a->nev; i++)
+		names[i] = a->names[i];
+	if (a->nev && try_events(names, a->nev, why, sizeof(why))) {
+		emit("usage -e: %s", why);
+		return -1;
+	}
+	return a->nev ? a->nev : choose(names, cidx, m, a->maxev);
+}
+
+int papi_worker(const struct wargs *a)
+{
+	const PAPI_component_info_t *ci;
+	char *names[MAX_EVENTS];
+	struct meter *m;
+	int cidx, nev, k;
+
+	if (worker_hello(&cidx))
+		return EX_FAIL;
+	ci = PAPI_get_component_info(cidx);
+	if (ci && ci->disabled)
+		return EX_OK; /* said by the hello: nothing to measure */
+	m = meter_for(a->method);
+	if (!m)
+		return EX_SKIP;
+	nev = events(a, names, cidx, m);
+	if (nev < 0)
+		return EX_USAGE;
+	if (nev == 0) {
+		emit("fatal no event of either pool can be added and started");
+		return EX_FAIL;
+	}
+	emit_events(names, nev);
+	run_null(m, a->n);
+	for (k = 1; k <= nev; k++)
+		measure_set(names, k, m, a->n);
+	PAPI_shutdown();
+	return EX_OK;
+}
