@@ -833,7 +833,8 @@ static __attribute__((noinline)) int ioctl_error(void)
  * (doc/design.md).  The
  * caller checked @g.
  */
-static int ioctl_leaders(struct lope_group *g, unsigned long request)
+static inline __attribute__((always_inline)) int
+ioctl_leaders(struct lope_group *g, unsigned long request)
 {
 	int i;
 
@@ -882,7 +883,8 @@ int lope_group__enable(struct lope_group *g)
 }
 
 /* Stop counting; the caller checked @g. */
-static int stop_leaders(struct lope_group *g)
+static inline __attribute__((always_inline)) int
+stop_leaders(struct lope_group *g)
 {
 	int err;
 
