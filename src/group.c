@@ -219,13 +219,22 @@ static void prepare_attr(const struct lope_group *g, int i,
 		lope_arch_prepare_attr(attr);
 }
 
-/* Open event @i; where it asked for 64-bit counters the PMU lacks, without. */
+/*
+ * Open event @i with the fields the engine owns set for this group, on a
+ * copy: the event keeps its caller's attribute, so a group rebuilt from it
+ * with other options (a cpu, inherit) gets nothing this one asked for (an
+ * Arm kernel refuses user access to cpu-wide events).  Where the kernel
+ * refuses 64-bit counters the PMU lacks, it is opened without.
+ */
 static int open_event(struct lope_group *g, int i)
 {
 	struct lope_event *e = &g->ev[i];
-	int leader = is_leader(g, i) ? -1 : g->ev[0].fd;
-	int fd = lope_sys__open(&e->attr, g->pid, g->cpu, leader);
+	struct perf_event_attr k = e->attr;
+	int leader = is_leader(g, i) ? -1 : g->ev[0].fd, fd;
 
+	prepare_attr(g, i, &k);
+	lope_overflow__prepare_attr(e, &k);
+	fd = lope_sys__open(&k, g->pid, g->cpu, leader);
 	e->fd = fd < 0 ? -1 : fd;
 	return fd < 0 ? fd : 0;
 }
@@ -267,8 +276,6 @@ int lope_group__open(struct lope_group *g)
 	for (i = 0; i < g->nr; i++) {
 		struct lope_event *e = &g->ev[i];
 
-		prepare_attr(g, i, &e->attr);
-		lope_overflow__prepare_attr(e);
 		err = open_event(g, i);
 		if (!err && e->period)
 			err = lope_overflow__open(g, e);

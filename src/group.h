@@ -78,7 +78,8 @@ struct lope_group {
 };
 
 /* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
-void lope_overflow__prepare_attr(struct lope_event *e);
+void lope_overflow__prepare_attr(const struct lope_event *e,
+				 struct perf_event_attr *a);
 int lope_overflow__open(struct lope_group *g, struct lope_event *e);
 void lope_overflow__close(struct lope_group *g, struct lope_event *e);
 int lope_overflow__arm(struct lope_group *g);

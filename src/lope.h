@@ -82,7 +82,10 @@ LOPE_API void lope_group__delete(struct lope_group *g);
 LOPE_API int lope_group__add(struct lope_group *g,
 			     const struct perf_event_attr *attr);
 LOPE_API int lope_group__nr(const struct lope_group *g);
-/* The attribute as it will be (or was) given to the kernel. */
+/*
+ * The attribute as added, for the caller to change before the group is
+ * opened; the fields the engine owns are set on the kernel's copy at open.
+ */
 LOPE_API struct perf_event_attr *lope_group__attr(struct lope_group *g,
 						  int idx);
 

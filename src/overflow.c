@@ -58,11 +58,10 @@ int lope_group__set_overflow(struct lope_group *g, int idx, uint64_t period,
 	return 0;
 }
 
-/* The engine owns the sampling fields: a copied attribute keeps none. */
-void lope_overflow__prepare_attr(struct lope_event *e)
+/* The engine owns the sampling fields: @a gets @e's, nothing else. */
+void lope_overflow__prepare_attr(const struct lope_event *e,
+				 struct perf_event_attr *a)
 {
-	struct perf_event_attr *a = &e->attr;
-
 	a->freq = 0;
 	a->sample_period = e->period;
 	a->sample_type = e->period ? PERF_SAMPLE_IP : 0;
