@@ -80,7 +80,7 @@ while [ $# -gt 0 ]; do
 	--tsv) tsv=$2; shift 2 ;;
 	--update-doc) doc=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
-	--list) list_only=1; shift ;;
+	--list) list_only=1 suites=papi; shift ;;
 	--results) results=$2 suites=papi; shift 2 ;;
 	--machine) machine=$2; shift 2 ;;
 	-h | --help) sed -n '4,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
