@@ -620,7 +620,7 @@ papi_version() { # from the tree's papi.h: 7.0.0.0
 }
 
 markdown() {
-	local pkgs virt
+	local pkgs virt took
 	echo "| test | ours | stock | note |"
 	echo "| --- | --- | --- | --- |"
 	while IFS="$TAB" read -r t o s _ _ n; do
@@ -651,8 +651,10 @@ markdown() {
 		libpapi7.0 2>/dev/null | sed 's/, $//')
 	[ -z "$pkgs" ] || pkgs="; Debian's $pkgs"
 	virt=$(systemd-detect-virt --vm 2>/dev/null || true)
-	[ -z "$results" ] || pkgs=
-	echo "Run on $(date -u +%Y-%m-%d) in $((elapsed / 60)) min $((elapsed % 60)) s" \
+	took="in $((elapsed / 60)) min $((elapsed % 60)) s"
+	# With --results: the tests' own clock, where they ran.
+	[ -z "$results" ] || { pkgs=; took="$took of the tests' own time"; }
+	echo "Run on $(date -u +%Y-%m-%d) $took" \
 		"(suites: $suites; per-test timeout ${timeout_s} s)." \
 		"PAPI $(papi_version "$ours") in both trees$pkgs." \
 		"Ours built from commit" \
