@@ -419,7 +419,7 @@ report_boot() {
 	lost=$(cut -f1 "$d/kinds.tsv" | grep -vxF -f <(cut -f2 "$d/progs/index.tsv") |
 		head -n 5 | tr '\n' ' ' || true)
 	if ! grep -q '^kernel ' "$d/progs/info"; then
-		fail "$label: boot" "the guest never reached /init ($(boot_end "$d")): $(grep -v '^$' "$d/console.log" | tail -n 3 | tr '\n' ' ' | cut -c1-300)"
+		fail "$label: boot" "the guest never reached /init ($(boot_end "$d")): $(last_words "$d/console.log")"
 	elif ! grep -qx "done" "$d/progs/info"; then
 		fail "$label: boot" "ran $ran of $planned programs, then $(boot_end "$d")${lost:+; not run: $lost}"
 	else
@@ -427,12 +427,18 @@ report_boot() {
 	fi
 }
 
+# The kernel's panic line, else the console's last lines.
+last_words() {
+	{ grep -m 1 'Kernel panic' "$1" || grep -v '^$' "$1" | tail -n 3; } |
+		tr -d '\r' | tr '\n' ' ' | cut -c1-300
+}
+
 # How the boot ended, from QEMU's exit status.
 boot_end() {
 	local rc
 	rc=$(cat "$1/qemu.rc" 2>/dev/null || echo '?')
 	case $rc in
-	0) echo "the guest powered off early" ;;
+	0) echo "the guest powered off or rebooted early" ;;
 	124 | 137) echo "the host killed it at its limit of $(cat "$1/limit") s" ;;
 	*) echo "QEMU exited with status $rc: $(grep -m 1 -i qemu "$1/console.log" | cut -c1-200)" ;;
 	esac
