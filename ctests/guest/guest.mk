@@ -110,9 +110,10 @@ $(O)/papi/%.configured: $(O)/sysroot.stamp
 	@touch $@
 
 $(O)/papi/ours.built: $(O)/papi/ours.configured $(LOPE_COMPONENT_FILES) \
-		$(LOPE_ENGINE_FILES)
+		$(LOPE_ENGINE_FILES) $(srcdir)/scripts/papi-overlay.sh
 	@echo "# guest: building papi/ours for aarch64"
-	@sh $(srcdir)/scripts/papi-overlay.sh $(srcdir) $(O)/papi/ours aarch64
+	@sh $(srcdir)/scripts/papi-overlay.sh $(srcdir) $(O)/papi/ours aarch64 \
+		"$(PAPI_SRC)"
 	@cd $(O)/papi/ours/src && { $(PAPI_BUILD); } \
 		>../make.log 2>&1 || \
 		{ grep -m 5 -B 2 -E 'error|Error' ../make.log; \
@@ -150,19 +151,40 @@ $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $< $(OURS_SO) -o $@ \
 		$(XLDFLAGS) -lpthread -ldl -lm
 
-$(BIN)/papi_overhead $(BIN)/papi_accuracy: $(BIN)/%: $(srcdir)/utils/%.c \
-		$(srcdir)/utils/tool.c $(srcdir)/utils/tool.h $(O)/papi/ours.built
-	@mkdir -p $(BIN)
-	@echo "  XCC      guest/$*"
-	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) \
-		-DLOPE_OURS_LIBDIR='"$(GUEST_OURS)"' \
-		-DLOPE_STOCK_LIBDIR='"$(GUEST_STOCK)"' $< \
-		$(srcdir)/utils/tool.c $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
+# The utilities, from their folders as utils/local.mk builds them.
+OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \
+	papi_worker.c floor_worker.c parent.c tables.c goals.c csv.c plot.c)
+ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
+	check_loop.c)
+STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c)
+WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c
+UTILS_HDRS := $(wildcard $(srcdir)/utils/*.h $(srcdir)/utils/*/*.h)
+# papi_overhead and papi_accuracy: their defaults are the guest's trees.
+WORKER_FLAGS := -DLOPE_OURS_LIBDIR='"$(GUEST_OURS)"' \
+	-DLOPE_STOCK_LIBDIR='"$(GUEST_STOCK)"'
 
-$(BIN)/papi_stat: $(srcdir)/utils/papi_stat.c $(O)/papi/ours.built
+$(BIN)/papi_overhead: $(OVERHEAD_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
+		$(O)/papi/ours.built
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/papi_overhead"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(OVERHEAD_SRCS) \
+		$(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
+
+$(BIN)/papi_accuracy: $(ACCURACY_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
+		$(O)/papi/ours.built
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/papi_accuracy"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(ACCURACY_SRCS) \
+		$(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
+
+# papi_stat: against our libpapi.so (the host links it statically; here
+# the guest's LD_LIBRARY_PATH names ours).
+$(BIN)/papi_stat: $(STAT_SRCS) $(srcdir)/utils/tool.c $(UTILS_HDRS) \
+		$(O)/papi/ours.built
 	@mkdir -p $(BIN)
 	@echo "  XCC      guest/papi_stat"
-	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $< $(OURS_SO) -o $@ $(XLDFLAGS) -lm
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(STAT_SRCS) $(srcdir)/utils/tool.c \
+		$(OURS_SO) -o $@ $(XLDFLAGS) -lm
 
 # Three instructions and no libc: exit(0) (papi_stat's exact count).
 $(BIN)/three: $(srcdir)/ctests/guest/three.S
