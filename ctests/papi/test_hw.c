@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_hw: hardware counter tests.  Skipped (each case, with the reason)
- * when the machine has no core PMU (ctests/core_pmu.h: no cpu, cpu_core
- * or armv*_ PMU in sysfs; a VM without a virtual PMU, like our CI
+ * when the machine has no core PMU (ctests/core_pmu.h: no cpu PMU, nor
+ * one with a cpus file, in sysfs; a VM without a virtual PMU, like our CI
  * machine).
  *
  * Cases:
