@@ -219,9 +219,13 @@ plan_a72() {
 }
 
 # Two CPUs: a reader moved between them, threads, cpu-wide counting.
+# Not test_threads2 (it runs on a57): QEMU executes the two vCPUs one
+# after the other on one host thread while guest time runs for both, so a
+# thread is charged CPU time while its vCPU waits; its checks of per-thread
+# CPU time against work (8 threads, 1 to 8 units) failed in every run here.
 plan_a57x2() {
 	engine_tests "$1" test_hw_read test_group
-	papi_tests "$1" test_hw test_threads test_threads2 test_cpu
+	papi_tests "$1" test_hw test_threads test_cpu
 }
 
 # A CPU libpfm4 does not know: stock's component is disabled; ours runs
