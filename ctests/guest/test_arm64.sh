@@ -419,7 +419,11 @@ report_boot() {
 		case $kind in
 		tap) report_tap "$label" "$name" "$out" "$st" ;;
 		papi:*) papi_result "${kind#papi:}" "$name" "$out" "$st" "$ms" ;;
-		check:*) "check_${kind#check:}" "$label" "$name" "$out" "$st" ;;
+		check:*)
+			echo "## $label: $name ($(seconds_of "$name") s)"
+			sed 's/^/# /' "$out"
+			"check_${kind#check:}" "$label" "$name" "$out" "$st"
+			;;
 		*) fail "$label: $name" "not in the plan (kinds.tsv)" ;;
 		esac
 	done <"$d/progs/index.tsv"
@@ -507,9 +511,15 @@ selected_boots() {
 # kernel unpacks both).
 make_plans() {
 	local key label cpu smp limit t plan kinds
-	rm -rf "$R" "$O/plans"
+	# Only what the boots run now is renewed: results of the others stay.
+	rm -rf "$O/plans"
 	mkdir -p "$R" "$O/plans/plans"
+	if selected_boots | grep -q '^ctests'; then
+		rm -rf "$R/ctests" "$R/ctests.md" "$R/ctests.tsv"
+	fi
 	while read -r key label cpu smp _ limit t; do
+		rm -rf "${R:?}/$key"
+		[ "$key" != a57 ] || rm -f "$R/papi_overhead.txt"
 		mkdir -p "$R/$key"
 		plan=$O/plans/plans/$key kinds=$R/$key/kinds.tsv
 		: >"$plan"
@@ -534,7 +544,8 @@ run_boots() {
 
 report_ctests() {
 	local label=$1 tsv=$R/ctests.tsv o s note t
-	[ -d "$R/ctests/ours" ] && [ -d "$R/ctests/stock" ] || return 0
+	# Only when this run had all three boots: the table is of one run.
+	[ "$(selected_boots | awk '$1 ~ /^ctests[123]$/' | wc -l)" -eq 3 ] || return 0
 	echo "## $label: PAPI's tests, ours against stock (scripts/peer-ctests.sh)"
 	bash "$top_srcdir/scripts/peer-ctests.sh" --results "$R/ctests" \
 		--ours "$O/papi/ours/src" --stock "$O/papi/stock/src" --timeout \
