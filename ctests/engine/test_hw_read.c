@@ -13,7 +13,7 @@
  *  - no system call: 100 reads and resets make no read(2) nor ioctl(2)
  *    (counted through the engine's system-call table);
  *  - past the overflow: where the counter is 32 bits wide (QEMU's
- *    cortex-a72; every arm64 counter the engine opens today), the kernel
+ *    cortex-a57 and cortex-a72 have no 64-bit event counters), the kernel
  *    starts it 2^31 below its wrap and folds it into the page's offset at
  *    each overflow interrupt; a count of 2^31 + 2^28 instructions crosses
  *    that, read every 2^26, each read bracketed and in order;
