@@ -12,6 +12,9 @@
 # printed is always "N passed, N failed, N skipped"; the exit status is 1
 # when anything failed, else 0.
 #
+# A script that needs longer than the default names its own limit in a
+# comment line of its first 30 lines: "# run-tests.sh: timeout SECONDS".
+#
 # Environment:
 #   PAPI_OURS_BUILDDIR  if set, prepended to LD_LIBRARY_PATH
 #   LOPE_TESTS_GENERIC  programs (among PROG...) that also run with
@@ -50,10 +53,23 @@ npass=0
 nfail=0
 nskip=0
 
+# own_timeout PATH: the limit a script declares for itself, else the default.
+own_timeout() {
+	local t=
+	case $1 in
+	*.sh)
+		t=$(head -n 30 "$1" |
+			sed -n 's/^# run-tests\.sh: timeout \([0-9][0-9]*\)$/\1/p' |
+			head -n 1)
+		;;
+	esac
+	echo "${t:-$timeout_s}"
+}
+
 # run_one PROG [PREFIX [VAR=VALUE]]: run one program, count its cases.
 # With PREFIX, its case lines are shown and counted as "TAG: PREFIX name".
 run_one() {
-	local prog=$1 prefix=${2:-} setenv=${3:-} name path out p f s rc why
+	local prog=$1 prefix=${2:-} setenv=${3:-} name path out p f s rc why limit
 	local run
 	name=$(basename "$prog")
 	out="$tmp/out"
@@ -84,8 +100,9 @@ run_one() {
 			;;
 		esac
 	fi
+	limit=$(own_timeout "$path")
 	if [ "$have_timeout" = 1 ]; then
-		run=(timeout -k 10 "$timeout_s" "${run[@]}")
+		run=(timeout -k 10 "$limit" "${run[@]}")
 	fi
 	[ -n "$setenv" ] && run=(env "$setenv" "${run[@]}")
 
@@ -109,7 +126,7 @@ run_one() {
 			: # reported its own cases, then exited "skipped"
 		else
 			if [ "$have_timeout" = 1 ] && [ "$rc" -eq 124 ]; then
-				why="timed out after ${timeout_s} s"
+				why="timed out after ${limit} s"
 			elif [ "$rc" -gt 128 ]; then
 				sig=$((rc - 128))
 				signame=$(kill -l "$sig" 2>/dev/null || echo "$sig")

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian 12 machine: build tools, libpfm4, the stock PAPI
-# tools for comparison, and PAPI's source (which our build compiles).
+# tools for comparison, PAPI's source (which our build compiles), and the
+# emulated arm64 machine's tools (the cross compiler, QEMU, cpio; its
+# kernel and arm64 libpfm4 are fetched by ctests/guest/fetch-arm64.sh).
 # Run as root, or as a user who may sudo.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +25,6 @@ fi
 	build-essential autoconf automake libtool pkg-config libpfm4-dev \
 	papi-tools papi-examples dpkg-dev gcc-aarch64-linux-gnu \
 	libc6-dev-arm64-cross linux-perf gnuplot-nox clang-format valgrind rsync \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev qemu-system-arm cpio
 
 "$top/scripts/get-papi-src.sh"

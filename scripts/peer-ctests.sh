@@ -20,10 +20,20 @@
 #   --timeout S      seconds per test (default 60; TIMEOUT counts as FAILED)
 #   --only REGEX     run only the tests whose name matches REGEX (grep -E)
 #   --md FILE        also write the table as markdown to FILE
+#   --tsv FILE       also write it as tab-separated test, ours, stock, note
 #   --update-doc F   replace the part of F between the lines
 #                    "<!-- peer-ctests: begin -->" and
 #                    "<!-- peer-ctests: end -->" with the markdown table
 #   --keep DIR       keep every test's output in DIR/{ours,stock}/
+#   --list           print the papi suite's tests of the --ours tree, one a
+#                    line, and exit
+#   --results DIR    do not run the papi suite's tests: take what they did
+#                    elsewhere (ctests/guest/test_arm64.sh runs them in an
+#                    emulated arm64 machine) from DIR/{ours,stock}/F.out,
+#                    F.rc (exit status) and F.sec (seconds), F being the
+#                    test's name with / as _; implies --suites papi
+#   --machine TEXT   describe the machine the tests ran on with TEXT in the
+#                    markdown, instead of this one
 #
 # PAPI's tests run from the root of their tree, as run_tests.sh runs them
 # (TESTS_QUIET set, LD_LIBRARY_PATH starting with ".", PATH starting with
@@ -51,8 +61,12 @@ suites=papi,tools,examples
 timeout_s=60
 only=
 md=
+tsv=
 doc=
 keep=
+list_only=
+results=
+machine=
 examples_src=/usr/share/doc/papi-examples/examples
 
 while [ $# -gt 0 ]; do
@@ -63,9 +77,13 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--md) md=$2; shift 2 ;;
+	--tsv) tsv=$2; shift 2 ;;
 	--update-doc) doc=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
-	-h | --help) sed -n '4,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--list) list_only=1 suites=papi; shift ;;
+	--results) results=$2 suites=papi; shift 2 ;;
+	--machine) machine=$2; shift 2 ;;
+	-h | --help) sed -n '4,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "peer-ctests.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -190,15 +208,21 @@ run_papi_test() {
 	shift 6
 	out=$odir/$(echo "$name" | tr '/ ' '__').out
 	s0=$(date +%s.%N)
-	(
-		cd "$root" &&
-			TESTS_QUIET=TESTS_QUIET LD_LIBRARY_PATH=$ld \
-				PATH=./ctests:$PATH \
-				timeout -k 5 "$timeout_s" "./$prog" TESTS_QUIET "$@" \
-				</dev/null >"$out" 2>&1
-	)
-	rc=$?
-	s1=$(date +%s.%N)
+	if [ -n "$results" ]; then
+		took_elsewhere "$odir" "$out"
+		rc=$rc_elsewhere
+		s1=$(awk -v a="$s0" -v b="$sec_elsewhere" 'BEGIN { printf "%.3f", a + b }')
+	else
+		(
+			cd "$root" &&
+				TESTS_QUIET=TESTS_QUIET LD_LIBRARY_PATH=$ld \
+					PATH=./ctests:$PATH \
+					timeout -k 5 "$timeout_s" "./$prog" TESTS_QUIET "$@" \
+					</dev/null >"$out" 2>&1
+		)
+		rc=$?
+		s1=$(date +%s.%N)
+	fi
 	v=$(verdict "$out" "$rc")
 	n=
 	case $v in
@@ -207,6 +231,25 @@ run_papi_test() {
 	*) n=$(note_of "$out") ;;
 	esac
 	record "$res" "$name" "$v" "$s0" "$s1" "$n"
+}
+
+# took_elsewhere ODIR OUT: with --results, copy the output of the test
+# whose output file would be OUT from the tree's results directory (named
+# as ODIR) and set rc_elsewhere and sec_elsewhere.  A test with no result
+# there did not run (its machine stopped early): exit status 125.
+took_elsewhere() {
+	local f
+	f=$results/$(basename "$1")/$(basename "$2" .out)
+	rc_elsewhere=125
+	sec_elsewhere=0
+	if [ -f "$f.out" ] && [ -f "$f.rc" ]; then
+		cp "$f.out" "$2"
+		rc_elsewhere=$(cat "$f.rc")
+		[ -f "$f.sec" ] && sec_elsewhere=$(cat "$f.sec")
+	else
+		echo "no result: the test did not run" >"$2"
+	fi
+	return 0
 }
 
 # ---------------------------------------------------------------------------
@@ -465,12 +508,22 @@ run_tree() { # run_tree NAME DIR
 	fi
 }
 
+if [ -n "$list_only" ]; then
+	list_tests "$ours"
+	exit 0
+fi
+
 t0=$(date +%s)
 echo "== ours:  $ours" >&2
 run_tree ours "$ours"
 echo "== stock: $stock" >&2
 run_tree stock "$stock"
 elapsed=$(($(date +%s) - t0))
+# With --results the time is the tests' own, as measured where they ran.
+if [ -n "$results" ]; then
+	elapsed=$(cat "$tmp/ours.tsv" "$tmp/stock.tsv" |
+		awk -F'\t' '{ s += $3 } END { printf "%d", s + 0.5 }')
+fi
 
 # Join on the test name (a test missing in one tree shows "-"): name,
 # ours, stock, ours seconds, stock seconds, note.  The note is the reason
@@ -567,7 +620,7 @@ papi_version() { # from the tree's papi.h: 7.0.0.0
 }
 
 markdown() {
-	local pkgs virt
+	local pkgs virt took
 	echo "| test | ours | stock | note |"
 	echo "| --- | --- | --- | --- |"
 	while IFS="$TAB" read -r t o s _ _ n; do
@@ -598,12 +651,19 @@ markdown() {
 		libpapi7.0 2>/dev/null | sed 's/, $//')
 	[ -z "$pkgs" ] || pkgs="; Debian's $pkgs"
 	virt=$(systemd-detect-virt --vm 2>/dev/null || true)
-	echo "Run on $(date -u +%Y-%m-%d) in $((elapsed / 60)) min $((elapsed % 60)) s" \
+	took="in $((elapsed / 60)) min $((elapsed % 60)) s"
+	# With --results: the tests' own clock, where they ran.
+	[ -z "$results" ] || { pkgs=; took="$took of the tests' own time"; }
+	echo "Run on $(date -u +%Y-%m-%d) $took" \
 		"(suites: $suites; per-test timeout ${timeout_s} s)." \
 		"PAPI $(papi_version "$ours") in both trees$pkgs." \
 		"Ours built from commit" \
 		"$(git -C "$ours" rev-parse --short HEAD 2>/dev/null || echo unknown)." \
-		"Machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+		"Machine: ${machine:-$(this_machine)}"
+}
+
+this_machine() {
+	echo "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
 		"$(grep -c ^processor /proc/cpuinfo) cpus${virt:+, $virt guest};" \
 		"kernel $(uname -r);" \
 		"core PMU: $([ -e /sys/bus/event_source/devices/cpu ] && echo yes || echo none);" \
@@ -612,6 +672,9 @@ markdown() {
 
 if [ -n "$md" ]; then
 	markdown >"$md"
+fi
+if [ -n "$tsv" ]; then
+	cut -f1,2,3,6 "$tmp/joined.tsv" >"$tsv"
 fi
 if [ -n "$doc" ]; then
 	if ! grep -q '^<!-- peer-ctests: begin -->$' "$doc" ||

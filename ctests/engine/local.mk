@@ -14,7 +14,8 @@ check_PROGRAMS += \
 	ctests/engine/test_group \
 	ctests/engine/test_reset_reuse \
 	ctests/engine/test_faults \
-	ctests/engine/test_sysfs_pmu
+	ctests/engine/test_sysfs_pmu \
+	ctests/engine/test_hw_read
 
 ctests_engine_test_mmap_read_SOURCES = ctests/engine/test_mmap_read.c
 ctests_engine_test_mmap_read_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
@@ -40,6 +41,10 @@ ctests_engine_test_reset_reuse_SOURCES = ctests/engine/test_reset_reuse.c
 ctests_engine_test_reset_reuse_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
 ctests_engine_test_reset_reuse_LDADD = $(LOPE_ENGINE_TEST_LDADD)
 
+ctests_engine_test_hw_read_SOURCES = ctests/engine/test_hw_read.c
+ctests_engine_test_hw_read_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
+ctests_engine_test_hw_read_LDADD = $(LOPE_ENGINE_TEST_LDADD)
+
 ctests_engine_test_faults_SOURCES = ctests/engine/test_faults.c
 ctests_engine_test_faults_CPPFLAGS = $(LOPE_ENGINE_TEST_CPPFLAGS)
 ctests_engine_test_faults_LDADD = $(LOPE_ENGINE_TEST_LDADD)
@@ -48,6 +53,8 @@ ctests_engine_test_faults_LDADD = $(LOPE_ENGINE_TEST_LDADD)
 EXTRA_DIST += \
 	ctests/run-tests.sh \
 	ctests/tap.h \
+	ctests/core_pmu.h \
+	ctests/core_pmu.sh \
 	ctests/engine/test_arch_cross.sh \
 	ctests/engine/test_format.sh \
 	.clang-format
@@ -60,5 +67,6 @@ LOPE_TESTS += \
 	ctests/engine/test_reset_reuse \
 	ctests/engine/test_faults \
 	ctests/engine/test_sysfs_pmu \
+	ctests/engine/test_hw_read \
 	ctests/engine/test_arch_cross.sh \
 	ctests/engine/test_format.sh

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core_pmu.h"
 #include "lope.h"
 #include "tap.h"
 
@@ -950,34 +951,12 @@ static void test_bad_inputs(void)
 
 /* ------------------------------------------------------------------ */
 
-/*
- * A core PMU, whatever the architecture calls it: "cpu" (x86), or a PMU
- * that says which cpus it covers (hybrid x86 "cpu_core", Arm
- * "armv8_pmuv3_0", "armv8_cortex_a76" ...).
- */
-static int have_core_pmu(void)
-{
-	static const char *const devices = "/sys/bus/event_source/devices";
-	char path[PATH_MAX];
-	struct dirent *e;
-	DIR *d = opendir(devices);
-	int found = 0;
-
-	while (d && !found && (e = readdir(d)) != NULL) {
-		snprintf(path, sizeof(path), "%s/%s/cpus", devices, e->d_name);
-		found = !strcmp(e->d_name, "cpu") || access(path, F_OK) == 0;
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 static void test_rdpmc_usable(void)
 {
 	char why[256];
 	int have_cpu_pmu, r;
 
-	have_cpu_pmu = have_core_pmu();
+	have_cpu_pmu = lope_core_pmu() != NULL;
 	memset(why, 0, sizeof(why));
 	r = lope_rdpmc_usable(why, sizeof(why));
 	lope_info("lope_rdpmc_usable: %d (%s)", r, why);
@@ -1024,7 +1003,7 @@ static void test_probe(void)
 	hw = lope_probe_counters(&a, 64);
 	lope_info("probe_counters: %d hardware cycles counters in one group",
 		  hw);
-	if (have_core_pmu())
+	if (lope_core_pmu())
 		lope_check(hw >= 1 && hw < 64,
 			   "probe_counters: a core PMU has a few counters",
 			   "%d", hw);

@@ -32,22 +32,18 @@
 
 #include <papi.h>
 
+#include "core_pmu.h"
 #include "tap.h"
 
 #define MS 1000000LL /* task-clock and cpu-clock count nanoseconds */
 
 /* The reason every hardware variant gives when there is no core PMU. */
-#define NO_PMU_REASON \
-	"no hardware PMU: /sys/bus/event_source/devices/cpu missing"
+#define NO_PMU_REASON LOPE_NO_CORE_PMU_REASON
 
 /* The core PMU's sysfs name, or NULL without one (e.g. a KVM guest). */
 static inline const char *hw_pmu(void)
 {
-	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
-		return "cpu";
-	if (access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0)
-		return "cpu_core";
-	return NULL;
+	return lope_core_pmu();
 }
 
 static inline long long clock_ns(clockid_t id)

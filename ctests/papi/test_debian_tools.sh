@@ -49,8 +49,9 @@ fi
 ourlib_real=$(readlink -f "$ourlib")
 export LD_LIBRARY_PATH="$ours${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-if [ -e /sys/bus/event_source/devices/cpu ] ||
-	[ -e /sys/bus/event_source/devices/cpu_core ]; then
+# shellcheck source=../core_pmu.sh
+. "$(dirname "$0")/../core_pmu.sh"
+if core_pmu >/dev/null; then
 	have_pmu=1
 else
 	have_pmu=0

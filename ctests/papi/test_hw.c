@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_hw: hardware counter tests.  Skipped (each case, with the reason)
- * when the machine has no core PMU, i.e. neither
- * /sys/bus/event_source/devices/cpu nor .../cpu_core exists (a VM without
- * a virtual PMU, like our CI machine).
+ * when the machine has no core PMU (ctests/core_pmu.h: no cpu PMU, nor
+ * one with a cpus file, in sysfs; a VM without a virtual PMU, like our CI
+ * machine).
  *
  * Cases:
  *  - PAPI_TOT_INS, user domain, on an assembly loop of exactly 2 user
@@ -39,6 +39,7 @@
 
 #include <papi.h>
 
+#include "core_pmu.h"
 #include "tap.h"
 
 /* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
@@ -268,15 +269,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--child-measure") == 0)
 		return child_measure();
 
-	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
-		pmu = "cpu";
-	else if (access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0)
-		pmu = "cpu_core";
+	pmu = lope_core_pmu();
 	if (!pmu) {
 		for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++)
-			lope_skip(cases[i],
-				  "no hardware PMU: "
-				  "/sys/bus/event_source/devices/cpu missing");
+			lope_skip(cases[i], LOPE_NO_CORE_PMU_REASON);
 		return lope_done();
 	}
 

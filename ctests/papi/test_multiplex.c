@@ -359,7 +359,13 @@ static void test_force_sw(void)
 	drop_set(&set);
 }
 
-/* Hardware variant: more events than counters, really multiplexed. */
+/*
+ * Hardware variant: more events than counters, really multiplexed.  The
+ * names not known here are left out; an emulated PMU may count only
+ * instructions and cycles (QEMU's), so the same two also come with other
+ * privilege levels, under their Arm names and as the core PMU's sysfs
+ * events and raw terms (each a distinct kernel event).
+ */
 static void test_hw(void)
 {
 	static const char *const hw[] = {
@@ -369,22 +375,40 @@ static void test_hw(void)
 		"perf::REF-CYCLES",       "perf::BUS-CYCLES",
 		"perf::INSTRUCTIONS:u=1", "perf::CYCLES:u=1",
 		"perf::BRANCHES:u=1",     "perf::BRANCH-MISSES:u=1",
+		"perf::INSTRUCTIONS:k=1", "perf::CYCLES:k=1",
+		"INST_RETIRED",           "CPU_CYCLES",
+		"INST_RETIRED:u",         "CPU_CYCLES:u",
 	};
-	const int n = (int)(sizeof(hw) / sizeof(hw[0]));
-	long long v[12] = { 0 };
-	int set = PAPI_NULL, rc, i, added = 0, neg = 0;
+	static const char *const sysfs[] = { "inst_retired", "cpu_cycles",
+					     "event=0x8", "event=0x11" };
+	enum {
+		NHW = sizeof(hw) / sizeof(hw[0]),
+		NSYSFS = sizeof(sysfs) / sizeof(sysfs[0])
+	};
+	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	char names[NHW + NSYSFS][PAPI_MAX_STR_LEN];
+	long long v[NHW + NSYSFS] = { 0 };
+	int set = PAPI_NULL, rc, i, n = 0, added = 0, neg = 0, counters;
+	const char *pmu = hw_pmu();
 
-	if (!hw_pmu()) {
+	if (!pmu) {
 		lope_skip("hw_mpx_more_events_than_counters", NO_PMU_REASON);
 		return;
 	}
+	for (i = 0; i < NHW; i++)
+		snprintf(names[n++], sizeof(names[0]), "%s", hw[i]);
+	for (i = 0; i < NSYSFS; i++)
+		snprintf(names[n++], sizeof(names[0]), "%.64s::%s", pmu,
+			 sysfs[i]);
+	/* more than the counters the component reports, at least 8 */
+	counters = ci && ci->num_cntrs > 7 ? ci->num_cntrs : 7;
 	rc = PAPI_create_eventset(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_assign_eventset_component(set, 0);
 	if (rc == PAPI_OK)
 		rc = PAPI_set_multiplex(set);
 	for (i = 0; rc == PAPI_OK && i < n; i++)
-		if (PAPI_add_named_event(set, hw[i]) == PAPI_OK)
+		if (PAPI_add_named_event(set, names[i]) == PAPI_OK)
 			added++;
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
@@ -394,10 +418,13 @@ static void test_hw(void)
 	for (i = 0; i < added; i++)
 		if (v[i] < 0)
 			neg = 1;
-	lope_check(rc == PAPI_OK && added >= 8 && !neg && v[0] > 1000000,
+	lope_info("hw multiplex: %d events added, %d counters", added,
+		  ci ? ci->num_cntrs : -1);
+	lope_check(rc == PAPI_OK && added > counters && !neg && v[0] > 1000000,
 		   "hw_mpx_more_events_than_counters",
-		   "rc=%s %d events added, first %lld, negative %d",
-		   papi_err(rc), added, v[0], neg);
+		   "rc=%s %d events added (want more than %d), first %lld, "
+		   "negative %d",
+		   papi_err(rc), added, counters, v[0], neg);
 	drop_set(&set);
 }
 

@@ -12,7 +12,7 @@
 #  - Counting starts at the exec: a static 3-instruction program
 #    (assembly below, needs a C compiler) takes exactly 1 user-mode page
 #    fault for both tools, and with the kernel's the two agree within 2;
-#    with a core PMU (SKIP without /sys/bus/event_source/devices/cpu),
+#    with a core PMU (SKIP without one, ctests/core_pmu.sh),
 #    PAPI_TOT_INS in the user domain is exactly 3.  (That the launcher's
 #    CPU time before the exec is left out is proven by
 #    test_enable_on_exec.)
@@ -55,8 +55,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-papi-stat.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
+# shellcheck source=../core_pmu.sh
+. "$top/ctests/core_pmu.sh"
 have_pmu=0
-[ -e /sys/bus/event_source/devices/cpu ] && have_pmu=1
+core_pmu >/dev/null && have_pmu=1
 have_perf=0
 if command -v perf >/dev/null 2>&1 &&
 	perf stat -x, -e task-clock true >/dev/null 2>&1; then
@@ -215,7 +217,7 @@ fi
 
 if [ "$have_pmu" = 0 ]; then
 	skip three_instructions_exactly_3 \
-		"no hardware PMU: /sys/bus/event_source/devices/cpu missing"
+		"$NO_CORE_PMU_REASON"
 elif [ -z "$three" ]; then
 	skip three_instructions_exactly_3 "needs x86-64 and a C compiler ($cc)"
 else

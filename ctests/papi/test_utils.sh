@@ -51,8 +51,9 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-utils.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-if [ -e /sys/bus/event_source/devices/cpu ] ||
-	[ -e /sys/bus/event_source/devices/cpu_core ]; then
+# shellcheck source=../core_pmu.sh
+. "$(dirname "$0")/../core_pmu.sh"
+if core_pmu >/dev/null; then
 	have_pmu=1
 else
 	have_pmu=0
@@ -243,7 +244,7 @@ if [ "$have_pmu" = 0 ]; then
 	else
 		fail accuracy_no_pmu_exit77 "no core PMU here: want exit 77 and a reason naming the PMU, got exit $rc: $(head -c 200 "$tmp/acc.err")"
 	fi
-	skip accuracy_loop_hardware "no core PMU (/sys/bus/event_source/devices/cpu missing)"
+	skip accuracy_loop_hardware "$NO_CORE_PMU_REASON"
 elif [ "$rc" -eq 77 ]; then
 	# a PMU in sysfs that PAPI cannot use (e.g. paranoid settings)
 	skip accuracy_runs "exit 77: $(head -c 200 "$tmp/acc.err")"

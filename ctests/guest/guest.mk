@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# guest.mk: everything the emulated arm64 machine runs, cross-built on the
+# host into $(O) (ctests/guest/test_arm64.sh runs this with GNU make -j2):
+#
+#   $(O)/sysroot/        Debian's arm64 kernel and libpfm4, unpacked
+#                        (fetch-arm64.sh; the .debs are cached in $(O)/cache)
+#   $(O)/papi/ours/      PAPI from $(PAPI_SRC) with our components
+#                        (scripts/papi-overlay.sh, as for the host build)
+#   $(O)/papi/stock/     the same PAPI, untouched
+#   $(O)/bin/            our engine tests (static), PAPI-level tests and
+#                        utilities (linked against our libpapi.so, as on
+#                        the host), the static /init
+#   $(O)/initrd.cpio.gz  the guest's whole file system: /init, bin/, the
+#                        PAPI trees' libraries and test programs, and the
+#                        arm64 shared libraries they need
+#   $(O)/kernel          the kernel Image
+#
+# Both PAPI trees are built shared, as on the host: papi_overhead and
+# papi_accuracy choose ours or stock through LD_LIBRARY_PATH, and
+# test_faults_papi interposes libc calls under libpapi.so.  There is no
+# arm64 Fortran compiler here, so PAPI's Fortran tests are not built.
+#
+# Variables: srcdir (our source tree), PAPI_SRC (a PAPI source tree),
+# O (the output directory).  Nothing here depends on the host build.
+
+CROSS ?= aarch64-linux-gnu-
+CC := $(CROSS)gcc
+STRIP := $(CROSS)strip
+READELF := $(CROSS)readelf
+CFLAGS ?= -g -O2
+WARN := -Wall -Wextra
+
+ifeq ($(srcdir),)
+$(error srcdir is not set)
+endif
+ifeq ($(PAPI_SRC),)
+$(error PAPI_SRC is not set)
+endif
+ifeq ($(O),)
+$(error O is not set)
+endif
+
+SYSROOT := $(O)/sysroot
+PFM_INC := $(SYSROOT)/usr/include
+PFM_LIB := $(SYSROOT)/usr/lib/aarch64-linux-gnu
+# The cross linker must find libpfm.so.4, which libpapi.so needs.
+XLDFLAGS := -L$(PFM_LIB) -Wl,-rpath-link,$(PFM_LIB)
+# Where the PAPI trees are in the guest (papi_overhead's defaults).
+GUEST_OURS := /papi/ours
+GUEST_STOCK := /papi/stock
+
+# PAPI's configure cannot run test programs when cross-compiling: the
+# answers it would probe for are given (clock_realtime_hr does not build
+# for arm64).
+PAPI_XCONFIGURE := --host=aarch64-linux-gnu --with-arch=aarch64 \
+	--with-CPU=arm --with-ffsll --with-walltimer=clock_realtime \
+	--with-tls=__thread --with-virtualtimer=clock_thread_cputime_id \
+	--with-perf-events --with-static-lib=no --with-shared-lib=yes \
+	--with-shlib-tools --with-components= --with-tests=ctests \
+	--with-pfm-incdir=$(PFM_INC) --with-pfm-libdir=$(PFM_LIB) \
+	CC=$(CC) AR=$(CROSS)ar LDFLAGS="$(XLDFLAGS)"
+# Our `make -j2` must reach PAPI's make, the variables of the caller not.
+PAPI_MAKE = MAKEFLAGS="$$(echo "$$MAKEFLAGS" | sed 's/\(^\| \)-- .*//')" $(MAKE)
+# PAPI's library, utilities, C tests and component tests; F77=: turns the
+# component tests' Fortran recipes into no-ops (testlib, built before,
+# still compiles its Fortran helper in C).
+PAPI_BUILD = $(PAPI_MAKE) shared utils ctests && $(PAPI_MAKE) comp_tests F77=:
+
+LOPE_COMPONENT_FILES := $(wildcard $(srcdir)/components/perf_event/*) \
+	$(wildcard $(srcdir)/components/perf_event_uncore/*)
+LOPE_ENGINE_SRCS := $(wildcard $(srcdir)/src/*.c)
+LOPE_ENGINE_FILES := $(LOPE_ENGINE_SRCS) $(wildcard $(srcdir)/src/*.h) \
+	$(srcdir)/src/arch/aarch64/lope_arch.h
+
+ENGINE_TESTS := $(notdir $(basename $(wildcard $(srcdir)/ctests/engine/*.c)))
+PAPI_TESTS := $(notdir $(basename $(wildcard $(srcdir)/ctests/papi/*.c)))
+UTILS := papi_overhead papi_accuracy papi_stat
+BIN := $(O)/bin
+PROGRAMS := $(addprefix $(BIN)/,$(ENGINE_TESTS) $(PAPI_TESTS) $(UTILS) \
+	three init)
+
+all: $(O)/initrd.cpio.gz $(O)/kernel
+.PHONY: all
+.DELETE_ON_ERROR:
+
+# ---------------------------------------------------------------------------
+# Debian's arm64 packages.
+
+$(O)/sysroot.stamp: $(srcdir)/ctests/guest/fetch-arm64.sh
+	@echo "# guest: fetching and unpacking Debian's arm64 kernel and libpfm4"
+	@bash $< $(O)/cache $(SYSROOT)
+	@touch $@
+
+$(O)/kernel: $(O)/sysroot.stamp
+	@cp $$(ls $(SYSROOT)/boot/vmlinuz-* | sort -V | tail -n 1) $@
+
+# ---------------------------------------------------------------------------
+# PAPI, twice, from the same source.
+
+$(O)/papi/%.configured: $(O)/sysroot.stamp
+	@echo "# guest: configuring papi/$* for aarch64"
+	@rm -rf $(O)/papi/$* && mkdir -p $(O)/papi/$* && \
+		cp -a "$(PAPI_SRC)/." $(O)/papi/$*/
+	@cd $(O)/papi/$*/src && ./configure $(PAPI_XCONFIGURE) \
+		>../configure.log 2>&1 || \
+		{ tail -n 20 ../configure.log; \
+		  echo "PAPI configure failed: see $(O)/papi/$*/configure.log"; \
+		  exit 1; }
+	@touch $@
+
+$(O)/papi/ours.built: $(O)/papi/ours.configured $(LOPE_COMPONENT_FILES) \
+		$(LOPE_ENGINE_FILES) $(srcdir)/scripts/papi-overlay.sh
+	@echo "# guest: building papi/ours for aarch64"
+	@sh $(srcdir)/scripts/papi-overlay.sh $(srcdir) $(O)/papi/ours aarch64 \
+		"$(PAPI_SRC)"
+	@cd $(O)/papi/ours/src && { $(PAPI_BUILD); } \
+		>../make.log 2>&1 || \
+		{ grep -m 5 -B 2 -E 'error|Error' ../make.log; \
+		  echo "PAPI make failed: see $(O)/papi/ours/make.log"; exit 1; }
+	@touch $@
+
+$(O)/papi/stock.built: $(O)/papi/stock.configured
+	@echo "# guest: building papi/stock for aarch64"
+	@cd $(O)/papi/stock/src && { $(PAPI_BUILD); } \
+		>../make.log 2>&1 || \
+		{ grep -m 5 -B 2 -E 'error|Error' ../make.log; \
+		  echo "PAPI make failed: see $(O)/papi/stock/make.log"; exit 1; }
+	@touch $@
+
+# ---------------------------------------------------------------------------
+# Our programs.
+
+OURS_INC := -I$(O)/papi/ours/src -I$(srcdir)/ctests
+OURS_SO := $(O)/papi/ours/src/libpapi.so
+
+# The engine's tests: the engine's sources compiled in, static.
+$(addprefix $(BIN)/,$(ENGINE_TESTS)): $(BIN)/%: $(srcdir)/ctests/engine/%.c \
+		$(LOPE_ENGINE_FILES) $(srcdir)/ctests/tap.h
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/$*"
+	@$(CC) $(CFLAGS) $(WARN) -static -I$(srcdir)/src \
+		-I$(srcdir)/src/arch/aarch64 -I$(srcdir)/ctests $< \
+		$(LOPE_ENGINE_SRCS) -o $@ -lpthread -lm
+
+$(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
+		$(wildcard $(srcdir)/ctests/*.h $(srcdir)/ctests/papi/*.h) \
+		$(O)/papi/ours.built
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/$*"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $< $(OURS_SO) -o $@ \
+		$(XLDFLAGS) -lpthread -ldl -lm
+
+# The utilities, from their folders as utils/local.mk builds them.
+OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \
+	papi_worker.c floor_worker.c parent.c tables.c goals.c csv.c plot.c)
+ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
+	check_loop.c)
+STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c)
+WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c
+UTILS_HDRS := $(wildcard $(srcdir)/utils/*.h $(srcdir)/utils/*/*.h)
+# papi_overhead and papi_accuracy: their defaults are the guest's trees.
+WORKER_FLAGS := -DLOPE_OURS_LIBDIR='"$(GUEST_OURS)"' \
+	-DLOPE_STOCK_LIBDIR='"$(GUEST_STOCK)"'
+
+$(BIN)/papi_overhead: $(OVERHEAD_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
+		$(O)/papi/ours.built
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/papi_overhead"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(OVERHEAD_SRCS) \
+		$(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
+
+$(BIN)/papi_accuracy: $(ACCURACY_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
+		$(O)/papi/ours.built
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/papi_accuracy"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(ACCURACY_SRCS) \
+		$(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
+
+# papi_stat: against our libpapi.so (the host links it statically; here
+# the guest's LD_LIBRARY_PATH names ours).
+$(BIN)/papi_stat: $(STAT_SRCS) $(srcdir)/utils/tool.c $(UTILS_HDRS) \
+		$(O)/papi/ours.built
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/papi_stat"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(STAT_SRCS) $(srcdir)/utils/tool.c \
+		$(OURS_SO) -o $@ $(XLDFLAGS) -lm
+
+# Three instructions and no libc: exit(0) (papi_stat's exact count).
+$(BIN)/three: $(srcdir)/ctests/guest/three.S
+	@mkdir -p $(BIN)
+	@$(CC) -nostdlib -static $< -o $@
+
+$(BIN)/init: $(srcdir)/ctests/guest/init.c
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/init"
+	@$(CC) $(CFLAGS) $(WARN) -static $< -o $@
+
+# ---------------------------------------------------------------------------
+# The initramfs: a gzip'd newc cpio of $(O)/root.
+
+# The arm64 programs of a built PAPI tree: its utilities and the tests (those
+# scripts/peer-ctests.sh runs from), relative to its src/.
+papi_progs = cd $(1)/src && find utils validation_tests ctests components/*/tests \
+	-type f -perm -u+x ! -name '*.[ch]' ! -name '*.cu' 2>/dev/null | \
+	while read -r f; do \
+		[ "$$(head -c 4 "$$f" | od -An -c | tr -d ' ')" = 177ELF ] && \
+			echo "$$f"; \
+	done
+
+$(O)/root.stamp: $(PROGRAMS) $(O)/papi/ours.built $(O)/papi/stock.built \
+		$(srcdir)/ctests/guest/guest.mk
+	@echo "# guest: assembling the initramfs"
+	@rm -rf $(O)/root && mkdir -p $(O)/root/bin $(O)/root/lib \
+		$(O)/root/proc $(O)/root/sys $(O)/root/dev $(O)/root/tmp
+	@$(STRIP) --strip-debug -o $(O)/root/init $(BIN)/init
+	@for p in $(filter-out init,$(notdir $(PROGRAMS))); do \
+		$(STRIP) --strip-debug -o $(O)/root/bin/$$p $(BIN)/$$p || exit 1; \
+	done
+	@for t in ours stock; do \
+		d=$(O)/root/papi/$$t; mkdir -p $$d || exit 1; \
+		cp -P $(O)/papi/$$t/src/libpapi.so* \
+			$(O)/papi/$$t/src/run_tests_exclude.txt $$d/ || exit 1; \
+		for p in $$($(call papi_progs,$(O)/papi/$$t)); do \
+			mkdir -p $$d/$$(dirname $$p) && \
+			$(STRIP) --strip-debug -o $$d/$$p \
+				$(O)/papi/$$t/src/$$p || exit 1; \
+		done; \
+	done
+	@bash $(srcdir)/ctests/guest/libs.sh "$(READELF)" $(O)/root \
+		$(PFM_LIB) $$($(CC) -print-sysroot)/lib \
+		/usr/aarch64-linux-gnu/lib
+	@touch $@
+
+$(O)/initrd.cpio.gz: $(O)/root.stamp
+	@cd $(O)/root && find . | LC_ALL=C sort | \
+		cpio -o -H newc --quiet -R 0:0 | gzip -1 >$@.tmp && mv $@.tmp $@

@@ -1,0 +1,643 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run-tests.sh: timeout 900
+#
+# test_arm64.sh: the tests on an emulated arm64 machine with a real PMU
+# (doc/arm64-guest.md).  No machine here has a hardware PMU; QEMU's
+# emulated aarch64 has one, and a Debian arm64 kernel booted under it lets
+# user space read its counters.  This script
+#   1. cross-builds everything the guest runs (ctests/guest/guest.mk: the
+#      arm64 kernel and libpfm4 from Debian, our PAPI and the stock one
+#      from the same source, our engine and PAPI-level tests, PAPI's tests,
+#      our utilities, a static /init, all in one initramfs);
+#   2. boots the machines below, two at a time, each with a hard time
+#      limit: qemu-system-aarch64 -M virt -icount shift=0,sleep=off (one
+#      guest cycle is one instruction, so counts are exact and repeat);
+#      the guest's /init (ctests/guest/init.c) runs each machine's plan,
+#      every program under its own time limit, and frames its output;
+#   3. reports every case the guest printed as this suite's PASS/FAIL/SKIP
+#      lines, prefixed with the machine ("PASS: arm64[cortex-a57]:
+#      test_group: ..."), and checks what the utilities printed; PAPI's own
+#      tests, ours against stock, go through scripts/peer-ctests.sh into
+#      the same side-by-side table as on x86.
+# A guest that does not boot, hangs or loses its output is a FAIL with the
+# reason; a missing tool (qemu, the cross compiler) is a SKIP with the
+# reason.  Results stay in $top_builddir/guest/arm64/results/.
+#
+# Environment:
+#   LOPE_GUEST=0            skip it all (one SKIP line saying so)
+#   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
+#                           a57,ctests1,ctests2,ctests3,a72,a57x2,max)
+#   LOPE_GUEST_JOBS         boots at a time (default 2)
+#   LOPE_GUEST_DIR          build and results directory
+#                           (default $top_builddir/guest/arm64)
+#   LOPE_GUEST_REFETCH=1    download Debian's packages again
+#   top_srcdir, top_builddir, PAPI_SRC (default: the one the top build
+#   was configured with)
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+O=${LOPE_GUEST_DIR:-$top_builddir/guest/arm64}
+R=$O/results
+JOBS=${LOPE_GUEST_JOBS:-2}
+QEMU=qemu-system-aarch64
+CROSS_CC=aarch64-linux-gnu-gcc
+
+# The boots: key, the machine as the case lines name it, -cpu, -smp, the
+# seconds a boot takes on a loaded 2-cpu machine here (the longest start
+# first), the host's hard limit in seconds (the whole boot, from QEMU's
+# start: about twice that), and the per-program limit in guest seconds.
+# Which programs each runs is in plan_<key> below; PAPI's tests are dealt
+# round-robin over three boots, so that the two CPUs finish together.
+BOOTS="
+a57      arm64[cortex-a57]       cortex-a57           1 250 480 300
+ctests1  arm64[cortex-a57]       cortex-a57           1 200 420 60
+ctests2  arm64[cortex-a57]       cortex-a57           1 200 420 60
+ctests3  arm64[cortex-a57]       cortex-a57           1 200 420 60
+a72      arm64[cortex-a72]       cortex-a72           1 40  180 300
+a57x2    arm64[cortex-a57,smp2]  cortex-a57           2 40  180 300
+max      arm64[max]              max,pauth-impdef=on  1 30  180 300
+"
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $1: $2"; }
+skip() { echo "SKIP: $1: $2"; }
+
+# ---------------------------------------------------------------------------
+# What each machine runs.  A plan line (ctests/guest/init.c):
+#   NAME TIMEOUT [cwd=DIR] [paranoid=N] [user_access=N] [env=V=X]... -- PROG ARG...
+# and for the host, in kinds.tsv: NAME, how to judge its output (tap: our
+# test protocol; papi:TREE: one of PAPI's tests; check:FUNCTION: a
+# function below).
+
+ENGINE_TESTS=$(cd "$top_srcdir/ctests/engine" && printf '%s\n' *.c | sed 's/\.c$//')
+PAPI_TESTS=$(cd "$top_srcdir/ctests/papi" && printf '%s\n' *.c | sed 's/\.c$//')
+OURS_ENV="env=LD_LIBRARY_PATH=/papi/ours env=PAPI_OURS_BUILDDIR=/papi/ours"
+STOCK_ENV="env=LD_LIBRARY_PATH=/papi/stock"
+
+emit() { # emit NAME KIND TIMEOUT WORDS...: a plan line and its kind
+	local name=$1 kind=$2 t=$3
+	shift 3
+	echo "$name $t $*" >>"$plan"
+	printf '%s\t%s\n' "$name" "$kind" >>"$kinds"
+}
+
+engine_tests() { # engine_tests TIMEOUT NAME...
+	local t=$1 n
+	shift
+	for n; do emit "$n" tap "$t" -- "/bin/$n"; done
+}
+
+papi_tests() { # papi_tests TIMEOUT NAME...
+	local t=$1 n
+	shift
+	for n; do emit "$n" tap "$t" "$OURS_ENV" -- "/bin/$n"; done
+}
+
+# papi_avail with and without user access: the rdpmc line says yes, and
+# no with the reason.
+avail_lines() {
+	emit papi_avail check:avail_yes 60 "$OURS_ENV" -- /papi/ours/utils/papi_avail
+	emit papi_avail_no_user_access check:avail_no 60 user_access=0 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_avail
+	emit papi_avail_stock check:avail_stock 60 "$STOCK_ENV" -- /papi/stock/utils/papi_avail
+}
+
+# Our tests that do not run in the guest (they run on x86 in every
+# `make check`): what they prove does not depend on the PMU nor the
+# architecture, and they are among the slowest under emulation (host
+# seconds on a loaded 2-cpu machine here).
+OURS_NOT_RUN="
+test_mmap_read    simulated pages and fake counters; 2.3 s guest, up to 30 s (TCG runs its threads one at a time, so the concurrent reader proves less than on x86)
+test_badinput     the bad-input sweep over the API; 9 s guest, 41 s
+test_stress       bounded stress; 4.5 s guest, 49 s
+test_faults_papi  kernel failures injected under the API; 6 s guest, 16 s
+"
+
+plan_a57() {
+	local t
+	# First, before any program has had user access: the guard's
+	# positive control must fault (a counter access left enabled on the
+	# CPU by an earlier program would not).
+	emit test_rdpmc_guard tap "$1" user_access=0 -- /bin/test_rdpmc_guard
+	for t in $ENGINE_TESTS $PAPI_TESTS; do
+		[ "$t" != test_rdpmc_guard ] || continue
+		if echo "$OURS_NOT_RUN" | awk -v t="$t" '$1 == t { f = 1 } END { exit !f }'; then
+			echo "$t" >>"$R/a57/not_run"
+		elif echo "$ENGINE_TESTS" | grep -qx "$t"; then
+			engine_tests "$1" "$t"
+		else
+			papi_tests "$1" "$t"
+		fi
+	done
+	avail_lines
+	emit papi_stat_three check:stat_three 60 "$OURS_ENV" \
+		-- /bin/papi_stat -d user -x , -e PAPI_TOT_INS -- /bin/three
+	emit papi_accuracy check:accuracy 300 "$OURS_ENV" -- /bin/papi_accuracy -n 50
+	emit papi_overhead check:overhead 300 "$OURS_ENV" \
+		-- /bin/papi_overhead -e PAPI_TOT_INS,PAPI_TOT_CYC -n 300 -r 1
+}
+
+# PAPI's tests not run in the guest, to stay within the time budget: each
+# took 10 s or more there (our tree; the seconds are the host's, measured
+# on a loaded 2-cpu machine, and the guest's).  QEMU runs some 100 to 200
+# million guest instructions a second under -icount, and far fewer where
+# the kernel works hard (fork, exec, perf_event_open, timers) or in
+# floating point (emulated in software).  multiplex1 and child_overflow
+# (29 s and 24 s) stay: the one test of kernel multiplexing of many
+# events, and of overflow in a forked child.
+CTESTS_NOT_RUN="
+ctests/clockres_pthreads        over 600 s (4 threads reading each clock 1M times)
+ctests/sdsc4-mpx                212 s, 28 s guest
+ctests/sdsc-mpx                 over 159 s, over 30 s guest
+ctests/fork_overflow            88 s, 18 s guest
+validation_tests/flops_validation 84 s, 10 s guest (floating point)
+ctests/multiplex1_pthreads      over 64 s, over 30 s guest
+ctests/multiplex3_pthreads      over 59 s, over 30 s guest
+ctests/kufrin                   41 s, 20 s guest
+ctests/exec_overflow            38 s, 7 s guest
+ctests/sdsc2-mpx-noreset        33 s, 6 s guest
+ctests/sdsc2-mpx                31 s, 6 s guest
+ctests/destroy                  27 s, 1.4 s guest
+validation_tests/fp_validation_hl 26 s, 3.3 s guest (floating point)
+ctests/krentel_pthreads         26 s, 5.4 s guest
+ctests/overflow3_pthreads       22 s, 11 s guest
+ctests/overflow_force_software  17 s, 8.8 s guest
+ctests/system_overflow          16 s, 4 s guest
+ctests/system_child_overflow    13 s, 3.4 s guest
+"
+
+# PAPI's tests, as scripts/peer-ctests.sh runs them on x86: from the root
+# of the tree, TESTS_QUIET, the tree first in LD_LIBRARY_PATH and ./ctests
+# first in PATH (attach_target).
+# Boot K of 3 runs every third test, ours then stock, one after the other
+# (never both at once, as on x86).
+plan_ctests() { # plan_ctests TIMEOUT K
+	local t i=0 tree
+	while read -r t; do
+		i=$((i + 1))
+		[ $((i % 3)) -eq $(($2 % 3)) ] || continue
+		for tree in ours stock; do
+			if echo "$CTESTS_NOT_RUN" | awk -v t="$t" '$1 == t { f = 1 } END { exit !f }'; then
+				not_run "$tree" "$t"
+				continue
+			fi
+			emit "$tree/$t" "papi:$tree" "$1" "cwd=/papi/$tree" \
+				"env=LD_LIBRARY_PATH=.:/papi/$tree" env=TESTS_QUIET=TESTS_QUIET \
+				env=PATH=./ctests:/bin -- "./$t" TESTS_QUIET
+		done
+	done < <(bash "$top_srcdir/scripts/peer-ctests.sh" --list \
+		--ours "$O/papi/ours/src" --stock "$O/papi/stock/src")
+}
+plan_ctests1() { plan_ctests "$1" 1; }
+plan_ctests2() { plan_ctests "$1" 2; }
+plan_ctests3() { plan_ctests "$1" 3; }
+
+# A test left out: its row in the table says SKIPPED, and why.
+not_run() { # not_run TREE TEST
+	local f
+	f=$R/ctests/$1/$(echo "$2" | tr '/ ' '__')
+	mkdir -p "$R/ctests/$1"
+	{
+		echo "not run in the arm64 guest: $(echo "$CTESTS_NOT_RUN" |
+			awk -v t="$2" '$1 == t { $1 = ""; sub(/^ /, ""); print }')"
+		echo SKIPPED
+	} >"$f.out"
+	echo 0 >"$f.rc"
+	echo 0 >"$f.sec"
+}
+
+
+# 32-bit event counters: what reads, resets, overflows and multiplexes
+# hardware counters.
+plan_a72() {
+	engine_tests "$1" test_hw_read test_group test_reset_reuse
+	papi_tests "$1" test_hw test_pagefault test_overflow test_multiplex \
+		test_frontend_tau test_frontend_caliper
+	avail_lines
+}
+
+# Two CPUs: a reader moved between them, threads, cpu-wide counting.
+# QEMU runs the two vCPUs one after the other on one host thread, and its
+# instructions event is the machine's one instruction counter
+# (icount_get_raw() in target/arm/helper.c), so a vCPU's counter also
+# counts what the other vCPU executes meanwhile, and guest time runs for
+# both while one waits.  Hence not test_hw (exact instruction counts:
+# 2e6 loop iterations counted 2,003,130) nor test_threads2 (per-thread CPU
+# time against work), which both run on a57; test_hw_read's checks,
+# between two read(2) and in order, hold whatever the count.
+plan_a57x2() {
+	engine_tests "$1" test_hw_read test_group
+	papi_tests "$1" test_threads test_cpu
+}
+
+# A CPU libpfm4 does not know: stock's component is disabled; ours runs
+# on the kernel's generic events where it can.
+plan_max() {
+	engine_tests "$1" test_group test_reset_reuse test_hw_read
+	papi_tests "$1" test_papi_api test_hw test_pagefault test_overflow \
+		test_multiplex
+	avail_lines
+	emit papi_component_avail check:exit0 60 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_component_avail
+}
+
+# ---------------------------------------------------------------------------
+# Judging the utilities' output: check_FUNCTION LABEL NAME OUT STATUS
+# prints the case lines.
+
+check_exit0() {
+	if [ "$4" = exit=0 ]; then pass "$1: $2"; else fail "$1: $2" "$4: $(tail -n 1 "$3")"; fi
+}
+
+rdpmc_line() { grep -m 1 'Fast counter read (rdpmc)' "$1" | sed 's/  */ /g'; }
+
+check_avail_yes() {
+	local l
+	l=$(rdpmc_line "$3")
+	if [ "$4" = exit=0 ] && [[ $l == *": yes"* ]]; then
+		pass "$1: $2: $l"
+	else
+		fail "$1: $2" "$4; want \"Fast counter read (rdpmc): yes\", got \"${l:-no such line}\""
+	fi
+}
+
+check_avail_no() {
+	local l
+	l=$(rdpmc_line "$3")
+	if [ "$4" = exit=0 ] && [[ $l == *": no"* ]]; then
+		pass "$1: $2: $l (kernel.perf_user_access=0)"
+	else
+		fail "$1: $2" "$4; want \"Fast counter read (rdpmc): no\" with kernel.perf_user_access=0, got \"${l:-no such line}\""
+	fi
+}
+
+# Stock reads arm64 counters with read(2) only: it must say no.
+check_avail_stock() {
+	local l
+	l=$(rdpmc_line "$3")
+	if [ "$4" = exit=0 ] && [ -n "$l" ]; then
+		pass "$1: $2: $l"
+	else
+		fail "$1: $2" "$4; no \"Fast counter read\" line: $(tail -n 1 "$3")"
+	fi
+}
+
+check_stat_three() {
+	local v
+	v=$(awk -F, '$3 == "PAPI_TOT_INS" || $2 == "PAPI_TOT_INS" { print $1; exit }' "$3")
+	if [ "$4" = exit=0 ] && [ "$v" = 3 ]; then
+		pass "$1: $2: papi_stat counts exactly the 3 user-mode instructions of /bin/three"
+	elif grep -q 'PAPI_TOT_INS' "$3" && [ "$4" = exit=0 ]; then
+		fail "$1: $2" "PAPI_TOT_INS ${v:-none}, want 3: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+	else
+		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+	fi
+}
+
+check_accuracy() {
+	if [ "$4" = exit=77 ]; then
+		skip "$1: $2" "$(grep -m 1 'papi_accuracy' "$3" || tail -n 1 "$3")"
+	elif [ "$4" = exit=0 ] && grep -q '^null benchmark' "$3"; then
+		pass "$1: $2: null benchmark table"
+		if grep -q '^loop benchmark' "$3"; then
+			pass "$1: $2: loop benchmark table"
+		else
+			skip "$1: $2: loop benchmark table" "not printed: $(grep -m 1 -i loop "$3" || echo 'no loop on this architecture')"
+		fi
+	else
+		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+	fi
+}
+
+check_overhead() {
+	if [ "$4" = exit=0 ] && grep -q 'PAPI_read' "$3"; then
+		pass "$1: $2: per-call table (also in $R/papi_overhead.txt)"
+		cp "$3" "$R/papi_overhead.txt"
+	else
+		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Reporting one boot.
+
+# split LOG DIR: each program's output into DIR/NNN.out, and DIR/index.tsv:
+# NNN, name, status (exit=N, signal=N, timeout=S, or lost: began, never
+# ended), guest milliseconds; info lines into DIR/info.
+split_log() {
+	awk -v dir="$2" '
+		function close_prog(status, ms) {
+			printf "%03d\t%s\t%s\t%s\n", n, name, status, ms >> (dir "/index.tsv")
+			close(out); name = ""
+		}
+		{ sub(/\r$/, "") }
+		/^@@lope info / { print substr($0, 13) >> (dir "/info"); next }
+		/^@@lope begin / {
+			if (name != "") close_prog("lost", 0)
+			n++; name = $3; out = sprintf("%s/%03d.out", dir, n)
+			printf "" > out; next
+		}
+		/^@@lope end / {
+			ms = $5; sub(/^ms=/, "", ms)
+			if (name == $3) close_prog($4, ms)
+			next
+		}
+		/^@@lope done/ { print "done" >> (dir "/info"); next }
+		name != "" { print >> out }
+		END { if (name != "") close_prog("lost", 0) }
+	' "$1"
+	touch "$2/index.tsv" "$2/info"
+}
+
+# report_tap LABEL NAME OUT STATUS: our test protocol, as run-tests.sh
+# counts it, every case prefixed with the machine and the program.
+report_tap() {
+	local label=$1 name=$2 out=$3 st=$4 f p s
+	echo "## $label: $name ($(seconds_of "$name") s)"
+	awk -v pre="$label: $name: " '
+		/^(PASS|FAIL|SKIP): / { print substr($0, 1, 6) pre substr($0, 7); next }
+		{ print }' "$out"
+	p=$(grep -c '^PASS: ' "$out" || true)
+	f=$(grep -c '^FAIL: ' "$out" || true)
+	s=$(grep -c '^SKIP: ' "$out" || true)
+	case $st in
+	exit=0) ;;
+	exit=77) [ "$p$f$s" != 000 ] || skip "$label: $name" "program exited 77 (skipped) without a reason" ;;
+	exit=*) [ "$f" -gt 0 ] || fail "$label: $name" "exited with status ${st#exit=} without a FAIL line" ;;
+	signal=*) fail "$label: $name" "killed by signal ${st#signal=}" ;;
+	timeout=*) fail "$label: $name" "timed out after ${st#timeout=} s of guest time" ;;
+	lost) fail "$label: $name" "no end: the guest stopped while it ran (see the boot's FAIL)" ;;
+	esac
+}
+
+# The real seconds program NAME of the boot being reported took.
+seconds_of() {
+	awk -v n="$1" '$3 == "begin" && $4 == n { b = $1 }
+		$3 == "end" && $4 == n { printf "%.1f", ($1 - b) / 1000; exit }' "$times"
+}
+
+# papi_result TREE NAME OUT STATUS MS: keep one of PAPI's tests' output
+# where scripts/peer-ctests.sh --results looks for it.
+papi_result() {
+	local d=$R/ctests/$1 f rc
+	f=$d/$(echo "${2#*/}" | tr '/ ' '__')
+	mkdir -p "$d"
+	cp "$3" "$f.out"
+	case $4 in
+	exit=*) rc=${4#exit=} ;;
+	signal=*) rc=$((128 + ${4#signal=})) ;;
+	timeout=*) rc=124 ;;
+	*) rc=125 ;;
+	esac
+	echo "$rc" >"$f.rc"
+	awk -v ms="$5" 'BEGIN { printf "%.3f\n", ms / 1000 }' >"$f.sec"
+}
+
+# Our tests a boot leaves out, each a SKIP with the reason.
+report_not_run() { # report_not_run KEY LABEL
+	local t
+	while read -r t; do
+		skip "$2: $t" "not run in the guest: $(echo "$OURS_NOT_RUN" |
+			awk -v t="$t" '$1 == t { $1 = ""; sub(/^ /, ""); print }')"
+	done <"$R/$1/not_run"
+}
+
+# report_boot KEY LABEL: the cases of one boot.
+report_boot() {
+	local key=$1 label=$2 d=$R/$1 n name st ms kind out ran=0 planned lost
+	times=$d/times
+	rm -rf "$d/progs"
+	mkdir -p "$d/progs"
+	split_log "$d/console.log" "$d/progs"
+	sed "s/^/# $label: /" "$d/progs/info"
+	while IFS=$'\t' read -r n name st ms; do
+		ran=$((ran + 1))
+		out=$d/progs/$n.out
+		kind=$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' "$d/kinds.tsv")
+		case $kind in
+		tap) report_tap "$label" "$name" "$out" "$st" ;;
+		papi:*) papi_result "${kind#papi:}" "$name" "$out" "$st" "$ms" ;;
+		check:*)
+			echo "## $label: $name ($(seconds_of "$name") s)"
+			sed 's/^/# /' "$out"
+			"check_${kind#check:}" "$label" "$name" "$out" "$st"
+			;;
+		*) fail "$label: $name" "not in the plan (kinds.tsv)" ;;
+		esac
+	done <"$d/progs/index.tsv"
+	planned=$(wc -l <"$d/kinds.tsv")
+	lost=$(cut -f1 "$d/kinds.tsv" | grep -vxF -f <(cut -f2 "$d/progs/index.tsv") |
+		head -n 5 | tr '\n' ' ' || true)
+	if ! grep -q '^kernel ' "$d/progs/info"; then
+		fail "$label: boot" "the guest never reached /init ($(boot_end "$d")): $(last_words "$d/console.log")"
+	elif ! grep -qx "done" "$d/progs/info"; then
+		fail "$label: boot" "ran $ran of $planned programs, then $(boot_end "$d")${lost:+; not run: $lost}"
+	else
+		pass "$label: boot: $ran programs, $(cat "$d/seconds") s ($(cat "$d/cpu") s of CPU)"
+	fi
+}
+
+# The kernel's panic line, else the console's last lines.
+last_words() {
+	{ grep -m 1 'Kernel panic' "$1" || grep -v '^$' "$1" | tail -n 3; } |
+		tr -d '\r' | tr '\n' ' ' | cut -c1-300
+}
+
+# How the boot ended, from QEMU's exit status.
+boot_end() {
+	local rc
+	rc=$(cat "$1/qemu.rc" 2>/dev/null || echo '?')
+	case $rc in
+	0) echo "the guest powered off or rebooted early" ;;
+	124 | 137) echo "the host killed it at its limit of $(cat "$1/limit") s" ;;
+	*) echo "QEMU exited with status $rc: $(grep -m 1 -i qemu "$1/console.log" | cut -c1-200)" ;;
+	esac
+}
+
+# ---------------------------------------------------------------------------
+# Running the boots.
+
+# -icount shift=0: one instruction per guest nanosecond, and the PMU's cycle
+# counter counts instructions; sleep=off: an idle guest skips ahead to its
+# next timer instead of waiting for it.  cntfrq=1 GHz (QEMU 7.2's default
+# is 62.5 MHz) makes the generic timer tick once per nanosecond too, so
+# papi_overhead's timer (cntvct_el0) reads exact instruction counts.
+# pauth-impdef=on (for -cpu max): the cheap pointer authentication, boots
+# in 1 s instead of 5 to 8.  -nic none: no network ROM to look for.
+boot() { # boot KEY CPU SMP LIMIT: QEMU, output into $R/KEY
+	local d=$R/$1 t0 rc=0
+	echo "$4" >"$d/limit"
+	t0=$(date +%s)
+	timeout -k 5 "$4" "$QEMU" -M virt -cpu "$2,cntfrq=1000000000" \
+		-smp "$3" -m 1024 -nographic -nic none -no-reboot \
+		-icount shift=0,sleep=off \
+		-kernel "$O/kernel" -initrd "$O/initrd.gz" \
+		-append "console=ttyAMA0 panic=-1 quiet lope_plan=/plans/$1" \
+		</dev/null 2>&1 | stamp "$d/console.log" "$d/times" || rc=${PIPESTATUS[0]}
+	echo "$rc" >"$d/qemu.rc"
+	echo $(($(date +%s) - t0)) >"$d/seconds"
+	# The CPU time QEMU used: what the boot takes on a CPU of its own.
+	# (times in a pipeline would run in a subshell without children.)
+	times >"$d/times.raw"
+	awk 'END { s = 0
+		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
+		printf "%d\n", s + 0.5 }' "$d/times.raw" >"$d/cpu"
+}
+
+# stamp LOG TIMES: the console into LOG, and each frame line into TIMES
+# with the host's clock (milliseconds since the boot started), for the
+# record of how long each program takes in real time.
+stamp() {
+	local l t0=${EPOCHREALTIME/./}
+	: >"$2"
+	while IFS= read -r l; do
+		printf '%s\n' "$l"
+		case $l in
+		@@lope\ begin* | @@lope\ end*)
+			printf '%d %s\n' $(((${EPOCHREALTIME/./} - t0) / 1000)) "${l%$'\r'}" >>"$2"
+			;;
+		esac
+	done >"$1"
+}
+
+selected_boots() {
+	local want=${LOPE_GUEST_MACHINES:-}
+	echo "$BOOTS" | awk -v want=",$want," 'NF && (want == ",," || index(want, "," $1 ","))'
+}
+
+# The plans, packed as a second cpio appended to the built initramfs (the
+# kernel unpacks both).
+make_plans() {
+	local key label cpu smp limit t plan kinds
+	# Only what the boots run now is renewed: results of the others stay.
+	rm -rf "$O/plans"
+	mkdir -p "$R" "$O/plans/plans"
+	if selected_boots | grep -q '^ctests'; then
+		rm -rf "$R/ctests" "$R/ctests.md" "$R/ctests.tsv"
+	fi
+	while read -r key label cpu smp _ limit t; do
+		rm -rf "${R:?}/$key"
+		[ "$key" != a57 ] || rm -f "$R/papi_overhead.txt"
+		mkdir -p "$R/$key"
+		plan=$O/plans/plans/$key kinds=$R/$key/kinds.tsv
+		: >"$plan"
+		: >"$kinds"
+		"plan_$key" "$t"
+	done < <(selected_boots)
+	(cd "$O/plans" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) \
+		>"$O/plans.cpio.gz"
+	cat "$O/initrd.cpio.gz" "$O/plans.cpio.gz" >"$O/initrd.gz"
+}
+
+# Run the boots JOBS at a time, the longest first.
+run_boots() {
+	local key label cpu smp limit t
+	while read -r key label cpu smp _ limit t; do
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+		echo "# booting $label ($key): -cpu $cpu -smp $smp, at most $limit s"
+		boot "$key" "$cpu" "$smp" "$limit" &
+	done < <(selected_boots | sort -k5,5nr -s)
+	wait
+}
+
+report_ctests() {
+	local label=$1 tsv=$R/ctests.tsv o s note t
+	# Only when this run had all three boots: the table is of one run.
+	[ "$(selected_boots | awk '$1 ~ /^ctests[123]$/' | wc -l)" -eq 3 ] || return 0
+	echo "## $label: PAPI's tests, ours against stock (scripts/peer-ctests.sh)"
+	bash "$top_srcdir/scripts/peer-ctests.sh" --results "$R/ctests" \
+		--ours "$O/papi/ours/src" --stock "$O/papi/stock/src" --timeout \
+		"$(echo "$BOOTS" | awk '$1 == "ctests1" { print $7 }')" \
+		--md "$R/ctests.md" --tsv "$tsv" --machine "$(machine_text ctests1)" \
+		2>/dev/null | sed 's/^/# /' || true
+	while IFS=$'\t' read -r t o s note; do
+		case $o in
+		PASSED*) pass "$label: papi: $t${s:+ (stock $s)}" ;;
+		SKIPPED)
+			[ -n "$note" ] || note="PAPI's test skipped here (with TESTS_QUIET it prints no reason)"
+			skip "$label: papi: $t" "$note; stock $s" ;;
+		*)
+			case $s in
+			FAILED* | CRASHED | TIMEOUT | -)
+				skip "$label: papi: $t" "ours $o, and stock $s as well: ${note:-no note}" ;;
+			*) fail "$label: papi: $t" "ours $o, stock $s: ${note:-no note}" ;;
+			esac
+			;;
+		esac
+	done <"$tsv"
+}
+
+# The machine, for the ctests table: QEMU, the guest's kernel and CPU.
+machine_text() {
+	local d=$R/$1/progs
+	echo "QEMU $("$QEMU" --version | head -n 1 | sed 's/.*version //'), -M virt" \
+		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-cpu " $3 ",cntfrq=1000000000 -smp " $4 }')" \
+		"-icount shift=0,sleep=off (TCG on $(uname -m));" \
+		"kernel $(sed -n 's/^kernel //p' "$d/info" | cut -d' ' -f1);" \
+		"core PMU: $(sed -n 's/^pmus //p' "$d/info" | tr ' ' '\n' | grep -m 1 '^armv' || echo none);" \
+		"perf_event_paranoid 2, perf_user_access 1."
+}
+
+# ---------------------------------------------------------------------------
+
+host_ready() { # prints the SKIP and fails when something is missing
+	local why=
+	if [ "${LOPE_GUEST:-1}" = 0 ]; then
+		why="LOPE_GUEST=0"
+	elif ! command -v "$QEMU" >/dev/null; then
+		why="$QEMU not installed (Debian: qemu-system-arm)"
+	elif ! command -v "$CROSS_CC" >/dev/null; then
+		why="$CROSS_CC not installed (Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross)"
+	elif ! command -v cpio >/dev/null; then
+		why="cpio not installed"
+	fi
+	[ -z "$why" ] && return 0
+	skip "arm64 guest" "$why"
+	return 1
+}
+
+build() {
+	local papi_src t0 rc=0
+	papi_src=${PAPI_SRC:-$(sed -n 's/^PAPI_SRC = //p' "$top_builddir/Makefile" 2>/dev/null)}
+	if [ -z "$papi_src" ]; then
+		fail "arm64: cross build" "no PAPI source tree (configure the top build, or set PAPI_SRC)"
+		return 1
+	fi
+	mkdir -p "$O"
+	t0=$(date +%s)
+	# Our make's jobserver is not ours to use: a -j2 of our own.
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory \
+		-f "$top_srcdir/ctests/guest/guest.mk" -j2 srcdir="$top_srcdir" \
+		PAPI_SRC="$papi_src" O="$O" >"$O/build.log" 2>&1 || rc=$?
+	grep '^# ' "$O/build.log" || true
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$O/build.log" | sed 's/^/# /'
+		fail "arm64: cross build" "make -f ctests/guest/guest.mk failed (log: $O/build.log): $(grep -m 1 -E 'error|failed' "$O/build.log" | cut -c1-200)"
+		return 1
+	fi
+	pass "arm64: cross build: $(($(date +%s) - t0)) s"
+}
+
+main() {
+	local key label t0
+	host_ready || exit 0
+	echo "# $("$QEMU" --version | head -n 1); $("$CROSS_CC" --version | head -n 1)"
+	build || exit 1
+	make_plans
+	t0=$(date +%s)
+	run_boots
+	echo "# all boots: $(($(date +%s) - t0)) s, $(cat "$R"/*/cpu | awk '{ s += $1 } END { print s }') s of CPU"
+	while read -r key label _; do
+		[ ! -f "$R/$key/not_run" ] || report_not_run "$key" "$label"
+		report_boot "$key" "$label"
+	done < <(selected_boots)
+	report_ctests "$(echo "$BOOTS" | awk '$1 == "ctests1" { print $2 }')"
+}
+
+# The exit status: 1 when any case failed (run-tests.sh counts the lines).
+log=$(mktemp "${TMPDIR:-/tmp}/lope-arm64.XXXXXX")
+trap 'rm -f "$log"' EXIT
+main "$@" | tee "$log"
+! grep -q '^FAIL: ' "$log"
