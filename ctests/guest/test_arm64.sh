@@ -214,7 +214,7 @@ not_run() { # not_run TREE TEST
 plan_a72() {
 	engine_tests "$1" test_hw_read test_group test_reset_reuse
 	papi_tests "$1" test_hw test_pagefault test_overflow test_multiplex \
-		test_frontend_tau test_frontend_caliper
+		test_frontend_tau test_frontend_caliper test_modes
 	avail_lines
 }
 
@@ -237,7 +237,7 @@ plan_a57x2() {
 plan_max() {
 	engine_tests "$1" test_group test_reset_reuse test_hw_read
 	papi_tests "$1" test_papi_api test_hw test_pagefault test_overflow \
-		test_multiplex
+		test_multiplex test_modes
 	avail_lines
 	emit papi_component_avail check:exit0 60 "$OURS_ENV" \
 		-- /papi/ours/utils/papi_component_avail
