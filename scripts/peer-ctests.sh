@@ -8,7 +8,9 @@
 #             (validation_tests, ctests, ftests, components/*/tests, minus
 #             run_tests_exclude.txt), each run in its tree
 #   tools     Debian's prebuilt papi-tools (/usr/bin/papi_*), each run with
-#             LD_LIBRARY_PATH at the tree, so it loads that libpapi.so.7.0
+#             LD_LIBRARY_PATH at the tree, so it loads the tree's libpapi
+#             (only where the tree's soname is the one they need: a PAPI
+#             7.2 tree makes libpapi.so.7.2, Debian 12's tools need .7.0)
 #   examples  a selection of the test programs Debian's papi-examples ships
 #             as sources, compiled with Debian's flags against the tree's
 #             papi.h and libpapi.so and run against that tree
@@ -107,11 +109,22 @@ for t in "$ours" "$stock"; do
 		echo "peer-ctests.sh: $t has no built PAPI tests (run make first)" >&2
 		exit 2
 	fi
-	if [ ! -e "$t/libpapi.so.7.0" ] || [ ! -f "$t/papi.h" ]; then
-		echo "peer-ctests.sh: $t has no libpapi.so.7.0 or papi.h" >&2
+	if [ ! -e "$t/libpapi.so" ] || [ ! -f "$t/papi.h" ]; then
+		echo "peer-ctests.sh: $t has no libpapi.so or papi.h" >&2
 		exit 2
 	fi
 done
+# soname FILE: the DT_SONAME of a shared library (libpapi.so.7.0 from
+# PAPI 7.0, libpapi.so.7.2 from 7.2), empty if none.
+soname() {
+	readelf -d "$1" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'
+}
+sn=$(soname "$ours/libpapi.so")
+if [ -z "$sn" ] || [ "$sn" != "$(soname "$stock/libpapi.so")" ]; then
+	echo "peer-ctests.sh: the trees' sonames differ or cannot be read" \
+		"(ours '${sn}', stock '$(soname "$stock/libpapi.so")'; readelf is in binutils)" >&2
+	exit 2
+fi
 command -v timeout >/dev/null 2>&1 || {
 	echo "peer-ctests.sh: needs timeout(1)" >&2
 	exit 2
@@ -125,14 +138,24 @@ if want examples && ! [ -f "$examples_src/ctests/zero.c" ]; then
 	echo "peer-ctests.sh: no $examples_src (papi-examples): examples suite not run" >&2
 	suites=${suites//examples/}
 fi
-# A prebuilt binary must load the tree's libpapi.so.7.0, not the system's.
+# Debian's tools were linked against Debian's PAPI: they can only load a
+# tree of the same soname.
+if want tools; then
+	need=$(readelf -d /usr/bin/papi_avail 2>/dev/null |
+		sed -n 's/.*(NEEDED).*\[\(libpapi\.so[^]]*\)\]/\1/p')
+	if [ "$need" != "$sn" ]; then
+		echo "peer-ctests.sh: Debian's tools need ${need:-no libpapi}, the trees make $sn (another PAPI version): tools suite not run" >&2
+		suites=${suites//tools/}
+	fi
+fi
+# A prebuilt binary must load the tree's libpapi, not the system's.
 if want tools; then
 	for t in "$ours" "$stock"; do
 		got=$(LD_LIBRARY_PATH=$t ldd /usr/bin/papi_avail |
-			awk '$1 == "libpapi.so.7.0" { print $3 }')
-		if [ "$(readlink -f "$got")" != "$(readlink -f "$t/libpapi.so.7.0")" ]; then
+			awk -v sn="$sn" '$1 == sn { print $3 }')
+		if [ "$(readlink -f "$got")" != "$(readlink -f "$t/$sn")" ]; then
 			echo "peer-ctests.sh: with LD_LIBRARY_PATH=$t, papi_avail loads" \
-				"${got:-no libpapi.so.7.0}" >&2
+				"${got:-no $sn}" >&2
 			exit 2
 		fi
 	done
@@ -402,7 +425,7 @@ run_tools() { # run_tools NAME DIR
 # (/usr/share/papi/testlib) nor the helper variables of PAPI's wrapper
 # Makefiles, so the script builds testlib itself and runs Debian's own
 # make recipes with those paths supplied, Debian's CFLAGS and LDFLAGS
-# unchanged, linking the tree's libpapi.so (NEEDED libpapi.so.7.0).
+# unchanged, linking the tree's libpapi.so (NEEDED: the tree's soname).
 # The selection: one or a few programs per area of the API (counting,
 # fork and exec, threads, overflow, profiling, multiplexing, attach,
 # inherit, validation, the perf_event and uncore component tests).

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_debian_tools.sh: our libpapi.so.7.0 is a drop-in for binaries built
-# against another PAPI 7.0.  Runs Debian's papi-tools (/usr/bin/papi_avail,
+# test_debian_tools.sh: our libpapi is a drop-in for binaries built against
+# another PAPI of the same version.  The soname is PAPI's (libpapi.so.7.0
+# from PAPI 7.0, libpapi.so.7.2 from 7.2): ours must carry the same one as
+# the stock library built from the same source ($PAPI_STOCK_BUILDDIR, when
+# set).  Runs Debian's papi-tools (/usr/bin/papi_avail,
 # papi_component_avail, papi_native_avail) with
 # LD_LIBRARY_PATH=$PAPI_OURS_BUILDDIR, then the same utilities from our own
-# build ($PAPI_OURS_BUILDDIR/utils), and checks for each:
+# build ($PAPI_OURS_BUILDDIR/utils) and those of the stock build
+# ($PAPI_STOCK_BUILDDIR/utils: programs linked against the stock libpapi of
+# the same source, which is what a drop-in must serve whatever the
+# version), and checks for each:
 #   - it exits 0;
 #   - the dynamic loader really loaded OUR libpapi (LD_DEBUG=libs names
-#     $PAPI_OURS_BUILDDIR/libpapi.so.7.0 in its "calling init" line);
+#     our library, found by its soname, in its "calling init" line);
 #   - papi_component_avail lists perf_event under "Active components";
 #   - papi_avail prints "Fast counter read (rdpmc): no" on a machine
 #     without a core PMU (with one: the line is there, value reported);
 #   - papi_native_avail lists perf::TASK-CLOCK.
-# Debian's tools missing (package papi-tools) -> those cases SKIP.
+# Debian's tools missing (package papi-tools), or built against another
+# PAPI version than this build's source (they need another soname, e.g.
+# libpapi.so.7.0 against a PAPI 7.2 tree) -> those cases SKIP.
 #
 # Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
@@ -41,12 +49,39 @@ if [ -z "${PAPI_OURS_BUILDDIR:-}" ] || [ ! -d "$PAPI_OURS_BUILDDIR" ]; then
 	exit 1
 fi
 ours=$(cd "$PAPI_OURS_BUILDDIR" && pwd -P)
-ourlib=$ours/libpapi.so.7.0
-if [ ! -e "$ourlib" ]; then
-	fail setup "$ourlib does not exist"
+
+# soname FILE: the DT_SONAME of a shared library, empty if none.
+soname() {
+	readelf -d "$1" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'
+}
+# needed_libpapi FILE: the libpapi soname a binary asks for, if any.
+needed_libpapi() {
+	readelf -d "$1" 2>/dev/null |
+		sed -n 's/.*(NEEDED).*\[\(libpapi\.so[^]]*\)\]/\1/p' | head -n 1
+}
+
+sn=$(soname "$ours/libpapi.so")
+if [ -z "$sn" ] || [ ! -e "$ours/$sn" ]; then
+	fail setup "no soname read from $ours/libpapi.so, or no $ours/${sn:-libpapi.so.*} (readelf: $(command -v readelf || echo missing))"
 	exit 1
 fi
+ourlib=$ours/$sn
 ourlib_real=$(readlink -f "$ourlib")
+papi_version=$(sed -n 's/^#define[[:space:]]*PAPI_VERSION[[:space:]]*PAPI_VERSION_NUMBER(\([0-9]*\), *\([0-9]*\), *\([0-9]*\), *\([0-9]*\)).*/\1.\2.\3.\4/p' "$ours/papi.h")
+
+# The same soname as the stock library of the same source: a program
+# linked against that PAPI loads ours.
+stock=${PAPI_STOCK_BUILDDIR:-}
+if [ -n "$stock" ] && [ -e "$stock/libpapi.so" ]; then
+	ssn=$(soname "$stock/libpapi.so")
+	if [ "$ssn" = "$sn" ]; then
+		pass "soname_as_stock"
+	else
+		fail "soname_as_stock" "ours is $sn, stock PAPI from the same source is ${ssn:-without a soname}"
+	fi
+else
+	skip "soname_as_stock" "no stock PAPI build to compare with (PAPI_STOCK_BUILDDIR: ${stock:-unset})"
+fi
 export LD_LIBRARY_PATH="$ours${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # shellcheck source=../core_pmu.sh
@@ -131,15 +166,38 @@ check_tool() {
 	esac
 }
 
-info "our libpapi: $ourlib -> $ourlib_real; core PMU: $have_pmu"
+info "our libpapi: $ourlib -> $ourlib_real (PAPI ${papi_version:-?}); core PMU: $have_pmu"
 
 for tool in $tools; do
-	if [ -x "/usr/bin/$tool" ]; then
+	why=
+	if [ ! -x "/usr/bin/$tool" ]; then
+		why="/usr/bin/$tool missing (Debian package papi-tools not installed)"
+	else
+		need=$(needed_libpapi "/usr/bin/$tool")
+		if [ -n "$need" ] && [ "$need" != "$sn" ]; then
+			why="/usr/bin/$tool needs $need; this build (PAPI ${papi_version:-?} source) makes $sn, not a drop-in for another PAPI version"
+		fi
+	fi
+	if [ -z "$why" ]; then
 		check_tool debian "/usr/bin/$tool" "$tool"
 	else
 		for c in $(case_names debian "$tool"); do
-			skip "$c" "/usr/bin/$tool missing (Debian package papi-tools not installed)"
+			skip "$c" "$why"
 		done
+	fi
+done
+
+# The stock build's utilities, linked against its libpapi (their RUNPATH
+# names the stock tree; LD_LIBRARY_PATH comes first).
+for tool in $tools; do
+	if [ -z "$stock" ] || [ ! -d "$stock/utils" ]; then
+		for c in $(case_names stock "$tool"); do
+			skip "$c" "no stock PAPI build (PAPI_STOCK_BUILDDIR: ${stock:-unset})"
+		done
+	elif [ -x "$stock/utils/$tool" ]; then
+		check_tool stock "$stock/utils/$tool" "$tool"
+	else
+		fail "stock_${tool}_exists" "$stock/utils/$tool was not built"
 	fi
 done
 
