@@ -652,11 +652,16 @@ out:
 }
 
 /*
- * While PAPI loads our generic presets, an event the kernel refuses here
- * does not exist: the preset is left out instead of listed and unusable
- * (stock PAPI lists such presets: upstream issue #336).
+ * While PAPI loads presets (its own table's section for the CPU, or our
+ * generic one), an event the kernel refuses here does not exist: the
+ * preset is left out instead of listed and unusable (stock PAPI lists
+ * such presets: upstream issue #336).  How many events PAPI asked for
+ * tells whether its table had a section for the CPU at all.
  */
-static int loading_presets;
+static struct {
+	int on;
+	int asked, refused;
+} loading_presets;
 
 static int kernel_accepts(const char *name)
 {
@@ -696,8 +701,13 @@ static int pe_ntv_name_to_code(const char *name, unsigned int *code)
 
 	if (ret != PAPI_ENOEVNT)
 		return ret;
-	if (loading_presets && !kernel_accepts(name))
-		return PAPI_ENOEVNT;
+	if (loading_presets.on) {
+		loading_presets.asked++;
+		if (!kernel_accepts(name)) {
+			loading_presets.refused++;
+			return PAPI_ENOEVNT;
+		}
+	}
 	return _pe_libpfm4_ntv_name_to_code(name, code, our_cidx,
 					    &perf_native_event_table);
 }
@@ -805,10 +815,10 @@ static void load_generic_presets(int cidx)
 {
 	static char section[] = PE_PRESET_SECTION;
 
-	loading_presets = 1;
+	loading_presets.on = 1;
 	if (_papi_load_preset_table(section, 0, cidx) != PAPI_OK)
 		SUBDBG("no preset section %s\n", section);
-	loading_presets = 0;
+	loading_presets.on = 0;
 	user_defined_events_count = defined_user_events();
 }
 
@@ -879,8 +889,11 @@ static int pe_init_component(int cidx)
 	pe_cpu__libpfm4_release(release, sizeof(release));
 	if (_papi_libpfm4_init(v) != PAPI_OK)
 		return pe_disable(v, PAPI_ECMP, "Error initializing libpfm4");
+	/* PAPI's libpfm4 layer loads PAPI's own preset section, if any. */
+	loading_presets.on = 1;
 	ret = _pe_libpfm4_init(v, cidx, &perf_native_event_table,
 			       PMU_TYPE_CORE | PMU_TYPE_OS);
+	loading_presets.on = 0;
 	pmu = perf_native_event_table.default_pmu.name;
 	if (ret == PAPI_OK) {
 		/* The NMI watchdog holds one counter for itself. */
@@ -888,9 +901,11 @@ static int pe_init_component(int cidx)
 			v->cmp_info.num_cntrs--;
 		snprintf(mode, sizeof(mode), "libpfm4 %.8s %.32s%s", release,
 			 pmu ? pmu : "?",
+			 !loading_presets.asked ?
+				 ", generic presets (none in PAPI's table)" :
 			 v->cmp_info.num_preset_events ?
 				 "" :
-				 ", generic presets (none in PAPI's table)");
+				 ", none of PAPI's presets counts here");
 	} else if (ret == PAPI_ECMP || ret == PAPI_ECOUNT) {
 		unknown_cpu_mode(mode, sizeof(mode), ret, release);
 		ret = unknown_cpu(v);
@@ -899,7 +914,8 @@ static int pe_init_component(int cidx)
 	} else {
 		return libpfm4_reason(v, ret);
 	}
-	if (v->cmp_info.num_preset_events == 0)
+	/* Where PAPI's table has a section for the CPU, it wins. */
+	if (!loading_presets.asked)
 		load_generic_presets(cidx);
 	snprintf(v->cmp_info.description, sizeof(v->cmp_info.description),
 		 "lope; %.80s; rdpmc: %.32s", mode, why);

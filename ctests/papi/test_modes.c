@@ -9,6 +9,8 @@
  *    why user-space reads work or not;
  *  - perf::TASK-CLOCK counts the thread's CPU time in every mode, and the
  *    component says it has counters (tools size their sets by it);
+ *  - every preset listed as available (papi_avail's Avail column: it has
+ *    native events) can be added to a set, whatever table defined it;
  *  - the generic presets (components/perf_event/lope_presets.csv), where
  *    PAPI's table has no section: each is listed exactly when the kernel
  *    opens its generic event here, is that one native event, and counts
@@ -286,6 +288,37 @@ static void test_real_core_pmu(void)
 		   "perf::INSTRUCTIONS");
 }
 
+/* A listed preset must be one a set can take (upstream issue #336). */
+static void test_listed_presets_add(void)
+{
+	char refused[256] = "";
+	int code = PAPI_PRESET_MASK, listed = 0, bad = 0, set, rc;
+	PAPI_event_info_t info;
+
+	if (PAPI_enum_event(&code, PAPI_ENUM_FIRST) != PAPI_OK) {
+		lope_fail("listed presets can be added", "no preset at all");
+		return;
+	}
+	do {
+		if (PAPI_get_event_info(code, &info) != PAPI_OK ||
+		    info.count == 0)
+			continue;
+		listed++;
+		set = PAPI_NULL;
+		rc = PAPI_create_eventset(&set);
+		if (rc == PAPI_OK)
+			rc = PAPI_add_event(set, code);
+		drop_set(&set);
+		if (rc != PAPI_OK && bad++ < 4)
+			snprintf(refused + strlen(refused),
+				 sizeof(refused) - strlen(refused), " %.20s: %.30s",
+				 info.symbol, papi_err(rc));
+	} while (PAPI_enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
+	lope_info("%d presets listed as available", listed);
+	lope_check(!bad, "listed presets can be added", "%d of %d refused:%s",
+		   bad, listed, refused);
+}
+
 /* ------------------------------------------------ the fake sysfs tree */
 
 static int put(const char *rel, const char *text)
@@ -501,6 +534,7 @@ int main(int argc, char **argv)
 	test_mode();
 	test_task_clock();
 	test_generic_presets();
+	test_listed_presets_add();
 	test_real_core_pmu();
 	PAPI_shutdown();
 	return lope_done();
