@@ -1,19 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The engine as a convenience library for the unit tests.  The same sources
-# are also copied into PAPI's perf_event component (see Makefile.am).
-noinst_LTLIBRARIES += src/liblope.la
-src_liblope_la_SOURCES = \
-	src/group.c \
-	src/overflow.c \
-	src/probe.c \
-	src/sys.c \
-	src/sysfs_pmu.c \
-	src/group.h \
-	src/lope.h \
-	src/mmap_read.h \
-	src/sys.h
+# The engine.  Its files are listed once, in src/sources.mk; it is
+# compiled once, inside PAPI's tree (components/perf_event/Rules.perf_event,
+# with PAPI's flags and ours), into libpapi and into liblope.a, which the
+# engine's unit tests link: they test the objects PAPI ships.
+include src/sources.mk
+LOPE_ENGINE_LIB = $(PAPI_OURS_BUILDDIR)/liblope.a
+EXTRA_DIST += src/sources.mk
+noinst_HEADERS += $(addprefix src/,$(LOPE_ENGINE_HDRS)) \
+	src/arch/x86_64/lope_arch.h src/arch/aarch64/lope_arch.h
+EXTRA_DIST += $(addprefix src/,$(LOPE_ENGINE_SRCS))
 # Both arch headers are shipped; the build includes the host's one.
-noinst_HEADERS += src/arch/x86_64/lope_arch.h src/arch/aarch64/lope_arch.h
 LOPE_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/arch/$(LOPE_ARCH)
-src_liblope_la_CPPFLAGS = $(LOPE_CPPFLAGS)
-src_liblope_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2 -g

@@ -5,7 +5,7 @@
 
 LOPE_ENGINE_TEST_CPPFLAGS = -I$(top_srcdir)/src \
 	-I$(top_srcdir)/src/arch/$(LOPE_ARCH) -I$(top_srcdir)/ctests
-LOPE_ENGINE_TEST_LDADD = src/liblope.la -lpthread
+LOPE_ENGINE_TEST_LDADD = $(LOPE_ENGINE_LIB) -lpthread
 
 check_PROGRAMS += \
 	ctests/engine/test_mmap_read \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The engine must build for the other architecture too: compile src/*.c
-# (and the engine unit tests, which include the arch header) for aarch64
-# with -Wall -Wextra -Werror, if the cross compiler is installed.
+# The engine must build for the other architecture too: compile its
+# sources (src/sources.mk) and the engine unit tests, which include the
+# arch header, for aarch64 with -Wall -Wextra -Werror, if the cross
+# compiler is installed.
 # Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,13 +36,12 @@ compile() { # name, source, extra flags...
 }
 
 n=0
-for src in "$top"/src/*.c; do
-	[ -e "$src" ] || continue
-	compile "cross-compile $arch: src/$(basename "$src")" "$src"
+for src in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_SRCS); do
+	compile "cross-compile $arch: src/$src" "$top/src/$src"
 	n=$((n + 1))
 done
 if [ "$n" -eq 0 ]; then
-	echo "FAIL: cross-compile $arch: no source in $top/src"
+	echo "FAIL: cross-compile $arch: no source in $top/src/sources.mk"
 	exit 1
 fi
 for src in "$top"/ctests/engine/*.c; do

@@ -3,12 +3,13 @@
 #
 # Bounded libFuzzer runs (doc/testing-sanitize.md): each target in
 # ctests/fuzz/fuzz_*.c is built with clang -fsanitize=fuzzer,address,
-# undefined, replays its corpus (ctests/fuzz/corpus/<target>/, kept in the
-# repository) and then fuzzes for LOPE_FUZZ_TIME seconds (default 20).
-# New inputs go to a temporary directory, never into the corpus; set
-# LOPE_FUZZ_CORPUS_OUT=DIR to keep them (DIR/<target>/).  A crash or a
-# failed check is one FAIL, with the input saved under LOPE_FUZZ_ARTIFACTS
-# (default: ctests/fuzz/ in the build tree) as crash-<target>-<hash>.
+# undefined, with the engine's sources (src/sources.mk), replays its
+# corpus (ctests/fuzz/corpus/<target>/, kept in the repository) and then
+# fuzzes for LOPE_FUZZ_TIME seconds (default 20).  New inputs go to a
+# temporary directory, never into the corpus; set LOPE_FUZZ_CORPUS_OUT=DIR
+# to keep them (DIR/<target>/).  A crash or a failed check is one FAIL,
+# with the input saved under LOPE_FUZZ_ARTIFACTS (default: ctests/fuzz/ in
+# the build tree) as crash-<target>-<hash>.
 #
 # Longer run, e.g. ten minutes per target on every core:
 #	LOPE_FUZZ_TIME=600 LOPE_FUZZ_JOBS=$(nproc) ctests/fuzz/test_fuzz.sh
@@ -55,20 +56,16 @@ echo "# $("$cc" --version | head -n 1); $secs s per target"
 inc=(-I"$top/src" -I"$top/src/arch/$arch")
 fail=0
 
-# The engine sources each target links, besides its own file.
-sources_of() {
-	case $1 in
-	fuzz_sysfs_pmu) echo "$top/src/sysfs_pmu.c" ;;
-	*) ;;
-	esac
-}
+# The engine's sources (src/sources.mk), linked with each target.
+engine=$(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" \
+	LOPE_ENGINE_SRCS | sed "s|^|$top/src/|" | tr '\n' ' ')
 
 for src in "$here"/fuzz_*.c; do
 	t=$(basename "${src%.c}")
 	name="fuzz: ${t#fuzz_}"
 	start=$(date +%s)
 	# shellcheck disable=SC2046
-	if ! "$cc" $flags -Wall -Wextra "${inc[@]}" "$src" $(sources_of "$t") \
+	if ! "$cc" $flags -Wall -Wextra "${inc[@]}" "$src" $engine \
 		-o "$tmp/$t" -lm >"$tmp/build.log" 2>&1; then
 		sed 's/^/# | /' "$tmp/build.log" | tail -n 30
 		echo "FAIL: $name: does not build"
@@ -106,7 +103,7 @@ for src in "$here"/fuzz_*.c; do
 			mkdir -p "$artifacts"
 			kept="$artifacts/crash-$t-$(basename "$crash" | sed 's/^[a-z]*-//')"
 			cp "$crash" "$kept"
-			echo "# input kept as $kept; replay it with: $cc $flags ${inc[*]} $src $(sources_of "$t") -o $t -lm && ./$t $kept"
+			echo "# input kept as $kept; replay it with: $cc $flags ${inc[*]} $src $engine -o $t -lm && ./$t $kept"
 			od -A d -c "$kept" | head -n 8 | sed 's/^/# | /'
 		fi
 		echo "FAIL: $name: exit $rc: ${why:-see the log above}"

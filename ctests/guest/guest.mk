@@ -65,13 +65,16 @@ PAPI_MAKE = MAKEFLAGS="$$(echo "$$MAKEFLAGS" | sed 's/\(^\| \)-- .*//')" $(MAKE)
 # PAPI's library, utilities, C tests and component tests; F77=: turns the
 # component tests' Fortran recipes into no-ops (testlib, built before,
 # still compiles its Fortran helper in C).
-PAPI_BUILD = $(PAPI_MAKE) shared utils ctests && $(PAPI_MAKE) comp_tests F77=:
+# Ours also archives the engine's objects (liblope.a, Rules.perf_event),
+# which the engine's tests link, as on the host.
+PAPI_BUILD = $(PAPI_MAKE) shared utils ctests $(1) && $(PAPI_MAKE) comp_tests F77=:
 
+include $(srcdir)/src/sources.mk
 LOPE_COMPONENT_FILES := $(wildcard $(srcdir)/components/perf_event/*) \
 	$(wildcard $(srcdir)/components/perf_event_uncore/*)
-LOPE_ENGINE_SRCS := $(wildcard $(srcdir)/src/*.c)
-LOPE_ENGINE_FILES := $(LOPE_ENGINE_SRCS) $(wildcard $(srcdir)/src/*.h) \
-	$(srcdir)/src/arch/aarch64/lope_arch.h
+LOPE_ENGINE_FILES := $(addprefix $(srcdir)/src/,$(LOPE_ENGINE_SRCS) \
+	$(LOPE_ENGINE_HDRS) sources.mk) $(srcdir)/src/arch/aarch64/lope_arch.h
+LOPE_ENGINE_LIB := $(O)/papi/ours/src/liblope.a
 
 ENGINE_TESTS := $(notdir $(basename $(wildcard $(srcdir)/ctests/engine/*.c)))
 PAPI_TESTS := $(notdir $(basename $(wildcard $(srcdir)/ctests/papi/*.c)))
@@ -114,7 +117,7 @@ $(O)/papi/ours.built: $(O)/papi/ours.configured $(LOPE_COMPONENT_FILES) \
 	@echo "# guest: building papi/ours for aarch64"
 	@sh $(srcdir)/scripts/papi-overlay.sh $(srcdir) $(O)/papi/ours aarch64 \
 		"$(PAPI_SRC)"
-	@cd $(O)/papi/ours/src && { $(PAPI_BUILD); } \
+	@cd $(O)/papi/ours/src && { $(call PAPI_BUILD,liblope.a); } \
 		>../make.log 2>&1 || \
 		{ grep -m 5 -B 2 -E 'error|Error' ../make.log; \
 		  echo "PAPI make failed: see $(O)/papi/ours/make.log"; exit 1; }
@@ -122,7 +125,7 @@ $(O)/papi/ours.built: $(O)/papi/ours.configured $(LOPE_COMPONENT_FILES) \
 
 $(O)/papi/stock.built: $(O)/papi/stock.configured
 	@echo "# guest: building papi/stock for aarch64"
-	@cd $(O)/papi/stock/src && { $(PAPI_BUILD); } \
+	@cd $(O)/papi/stock/src && { $(call PAPI_BUILD); } \
 		>../make.log 2>&1 || \
 		{ grep -m 5 -B 2 -E 'error|Error' ../make.log; \
 		  echo "PAPI make failed: see $(O)/papi/stock/make.log"; exit 1; }
@@ -134,14 +137,14 @@ $(O)/papi/stock.built: $(O)/papi/stock.configured
 OURS_INC := -I$(O)/papi/ours/src -I$(srcdir)/ctests
 OURS_SO := $(O)/papi/ours/src/libpapi.so
 
-# The engine's tests: the engine's sources compiled in, static.
+# The engine's tests: static, with the engine as libpapi has it.
 $(addprefix $(BIN)/,$(ENGINE_TESTS)): $(BIN)/%: $(srcdir)/ctests/engine/%.c \
-		$(LOPE_ENGINE_FILES) $(srcdir)/ctests/tap.h
+		$(O)/papi/ours.built $(srcdir)/ctests/tap.h
 	@mkdir -p $(BIN)
 	@echo "  XCC      guest/$*"
 	@$(CC) $(CFLAGS) $(WARN) -static -I$(srcdir)/src \
 		-I$(srcdir)/src/arch/aarch64 -I$(srcdir)/ctests $< \
-		$(LOPE_ENGINE_SRCS) -o $@ -lpthread -lm
+		$(LOPE_ENGINE_LIB) -o $@ -lpthread -lm
 
 $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 		$(wildcard $(srcdir)/ctests/*.h $(srcdir)/ctests/papi/*.h) \

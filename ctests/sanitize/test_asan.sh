@@ -3,8 +3,9 @@
 #
 # AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer) over the
 # engine, the components and the tests (doc/testing-sanitize.md):
-#  1. the engine sources and the engine unit tests, compiled together with
-#     the sanitizers into a temporary directory and run;
+#  1. the engine's sources (src/sources.mk) and the engine unit tests,
+#     compiled together with the sanitizers into a temporary directory and
+#     run;
 #  2. a sanitized copy of OUR libpapi.so (the PAPI tree in
 #     $PAPI_OURS_BUILDDIR copied and its library rebuilt with
 #     CC="$CC <sanitizer flags>"), the PAPI-level tests of ctests/papi and
@@ -163,7 +164,8 @@ start=$(date +%s)
 inc=(-I"$top/src" -I"$top/src/arch/$arch" -I"$top/ctests")
 mkdir -p "$tmp/engine"
 ok=1
-for c in "$top"/src/*.c; do
+for c in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_SRCS); do
+	c=$top/src/$c
 	o="$tmp/engine/$(basename "${c%.c}").o"
 	if ! $cc $san $cflags "${inc[@]}" -c "$c" -o "$o" >"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The engine's files, the one list every build of the engine reads:
+# components/perf_event/Rules.perf_event (the copy scripts/papi-overlay.sh
+# puts next to it in PAPI's tree compiles libpapi's engine and liblope.a,
+# which the unit tests link), src/local.mk, the arm64 guest's cross build
+# (ctests/guest/guest.mk), and through scripts/lists.sh the sanitizer,
+# fuzzing and cross-compile scripts.  Names are relative to src/; the
+# per-arch header is src/arch/<arch>/lope_arch.h.
+LOPE_ENGINE_SRCS = \
+	group.c \
+	overflow.c \
+	probe.c \
+	sys.c \
+	sysfs_pmu.c
+LOPE_ENGINE_HDRS = \
+	group.h \
+	lope.h \
+	mmap_read.h \
+	sys.h
