@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# run-tests.sh PROG... : run test programs (or executable scripts) that
-# follow the report protocol of ctests/tap.h and sum up their results.
+# run-tests.sh [PROG...] : run test programs (or executable scripts) that
+# follow the report protocol of ctests/tap.h and sum up their results;
+# without PROG, every test of ctests/tests.list, in its order.
 #
 # Each program's stdout lines "PASS: name", "FAIL: name: reason" and
 # "SKIP: name: reason" are counted; "# ..." lines are information.  A
@@ -12,17 +13,19 @@
 # printed is always "N passed, N failed, N skipped"; the exit status is 1
 # when anything failed, else 0.
 #
+# The PROGs that have the attribute "generic" in ctests/tests.list run
+# again with LIBPFM_FORCE_PMU=perf, as on a CPU libpfm4 does not know,
+# their cases named "[unknown CPU] name" (not when the caller set
+# LIBPFM_FORCE_PMU already: then the whole run is so).
+#
 # A script that needs longer than the default names its own limit in a
 # comment line of its first 30 lines: "# run-tests.sh: timeout SECONDS".
 #
 # Environment:
 #   PAPI_OURS_BUILDDIR  if set, prepended to LD_LIBRARY_PATH
-#   LOPE_TESTS_GENERIC  programs (among PROG...) that also run with
-#                       LIBPFM_FORCE_PMU=perf, their cases named
-#                       "[unknown CPU] name" (not when the caller set
-#                       LIBPFM_FORCE_PMU already)
 #   LOPE_TEST_TIMEOUT   seconds per program (default 300)
-#   LOPE_SRCDIR         where to look for a PROG that is not found as given
+#   LOPE_SRCDIR         the source tree, where ctests/tests.list is and
+#                       where a PROG not found as given is looked for
 #                       (VPATH builds list scripts relative to the source
 #                       tree); defaults to the directory above this script
 set -u
@@ -35,11 +38,15 @@ if [ -n "${PAPI_OURS_BUILDDIR:-}" ]; then
 	export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
-if [ $# -eq 0 ]; then
-	echo "usage: $0 PROG..." >&2
-	echo "0 passed, 0 failed, 0 skipped"
+list=$srcdir/ctests/tests.list
+if ! generic=$(sh "$srcdir/scripts/lists.sh" tests "$list" generic) ||
+	! all=$(sh "$srcdir/scripts/lists.sh" tests "$list"); then
+	echo "FAIL: run-tests.sh: cannot read $list"
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
+# shellcheck disable=SC2086 # one word a test
+[ $# -gt 0 ] || set -- $all
 
 have_timeout=0
 command -v timeout >/dev/null 2>&1 && have_timeout=1
@@ -151,7 +158,7 @@ done
 # a CPU it does not know (its generic PMU alone), unless the whole run
 # is already so.
 if [ -z "${LIBPFM_FORCE_PMU:-}" ]; then
-	for prog in ${LOPE_TESTS_GENERIC:-}; do
+	for prog in $generic; do
 		case " $* " in
 		*" $prog "*) run_one "$prog" "[unknown CPU] " LIBPFM_FORCE_PMU=perf ;;
 		esac

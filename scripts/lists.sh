@@ -7,7 +7,6 @@
 #   lists.sh words FILE VAR    the words of the make variable VAR as FILE
 #                              sets it ("VAR = words", "\" continues a
 #                              line): the engine's sources (src/sources.mk)
-#                              and the test library's (ctests/lib/sources.mk)
 #   lists.sh tests LIST [ATTR] the tests of LIST (ctests/tests.list), in its
 #                              order; with ATTR, only those that have it
 #   lists.sh note LIST TEST    the note of TEST's line (after its '#')

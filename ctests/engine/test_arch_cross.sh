@@ -44,9 +44,8 @@ if [ "$n" -eq 0 ]; then
 	echo "FAIL: cross-compile $arch: no source in $top/src/sources.mk"
 	exit 1
 fi
-for src in "$top"/ctests/engine/*.c; do
-	[ -e "$src" ] || continue
-	compile "cross-compile $arch: ctests/engine/$(basename "$src")" \
-		"$src" -I"$top/ctests"
+for t in $(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" |
+	grep '^ctests/engine/' | grep -v '\.sh$'); do
+	compile "cross-compile $arch: $t.c" "$top/$t.c" -I"$top/ctests"
 done
 exit "$fail"

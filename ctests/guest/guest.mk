@@ -76,8 +76,15 @@ LOPE_ENGINE_FILES := $(addprefix $(srcdir)/src/,$(LOPE_ENGINE_SRCS) \
 	$(LOPE_ENGINE_HDRS) sources.mk) $(srcdir)/src/arch/aarch64/lope_arch.h
 LOPE_ENGINE_LIB := $(O)/papi/ours/src/liblope.a
 
-ENGINE_TESTS := $(notdir $(basename $(wildcard $(srcdir)/ctests/engine/*.c)))
-PAPI_TESTS := $(notdir $(basename $(wildcard $(srcdir)/ctests/papi/*.c)))
+# Our tests: the C tests of ctests/tests.list with the attribute guest.
+TEST_LIST := $(srcdir)/ctests/tests.list
+GUEST_TESTS := $(filter-out %.sh,$(shell sh $(srcdir)/scripts/lists.sh \
+	tests $(TEST_LIST) guest))
+ifeq ($(GUEST_TESTS),)
+$(error no C test of $(TEST_LIST) has the attribute guest)
+endif
+ENGINE_TESTS := $(notdir $(filter ctests/engine/%,$(GUEST_TESTS)))
+PAPI_TESTS := $(notdir $(filter ctests/papi/%,$(GUEST_TESTS)))
 UTILS := papi_overhead papi_accuracy papi_stat
 BIN := $(O)/bin
 PROGRAMS := $(addprefix $(BIN)/,$(ENGINE_TESTS) $(PAPI_TESTS) $(UTILS) \
@@ -212,7 +219,7 @@ papi_progs = cd $(1)/src && find utils validation_tests ctests components/*/test
 	done
 
 $(O)/root.stamp: $(PROGRAMS) $(O)/papi/ours.built $(O)/papi/stock.built \
-		$(srcdir)/ctests/guest/guest.mk
+		$(srcdir)/ctests/guest/guest.mk $(TEST_LIST)
 	@echo "# guest: assembling the initramfs"
 	@rm -rf $(O)/root && mkdir -p $(O)/root/bin $(O)/root/lib \
 		$(O)/root/proc $(O)/root/sys $(O)/root/dev $(O)/root/tmp

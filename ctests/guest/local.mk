@@ -3,12 +3,10 @@
 # from Makefile.am; paths are relative to the top directory.
 # ctests/guest/test_arm64.sh cross-builds what the guest runs itself
 # (ctests/guest/guest.mk, into guest/arm64 of the build directory), boots
-# QEMU and reports every case of the guest.  It is last in the list: it
-# takes the longest.
+# QEMU and reports every case of the guest.  It is last in
+# ctests/tests.list: it takes the longest.
 
-LOPE_TESTS += ctests/guest/test_arm64.sh
 EXTRA_DIST += \
-	ctests/guest/test_arm64.sh \
 	ctests/guest/guest.mk \
 	ctests/guest/fetch-arm64.sh \
 	ctests/guest/libs.sh \

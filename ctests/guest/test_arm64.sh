@@ -71,8 +71,13 @@ skip() { echo "SKIP: $1: $2"; }
 # test protocol; papi:TREE: one of PAPI's tests; check:FUNCTION: a
 # function below).
 
-ENGINE_TESTS=$(cd "$top_srcdir/ctests/engine" && printf '%s\n' *.c | sed 's/\.c$//')
-PAPI_TESTS=$(cd "$top_srcdir/ctests/papi" && printf '%s\n' *.c | sed 's/\.c$//')
+# Our tests: those of ctests/tests.list with the attribute guest, which
+# guest.mk builds; the list's other C tests are reported as SKIPs, with
+# the reason their line gives.
+LIST=$top_srcdir/ctests/tests.list
+lists() { sh "$top_srcdir/scripts/lists.sh" "$@"; }
+GUEST_TESTS=$(lists tests "$LIST" guest)
+NOT_IN_GUEST=$(lists tests "$LIST" | grep -v '\.sh$' | grep -vxF "$GUEST_TESTS" || true)
 OURS_ENV="env=LD_LIBRARY_PATH=/papi/ours env=PAPI_OURS_BUILDDIR=/papi/ours"
 STOCK_ENV="env=LD_LIBRARY_PATH=/papi/stock"
 
@@ -83,16 +88,24 @@ emit() { # emit NAME KIND TIMEOUT WORDS...: a plan line and its kind
 	printf '%s\t%s\n' "$name" "$kind" >>"$kinds"
 }
 
-engine_tests() { # engine_tests TIMEOUT NAME...
-	local t=$1 n
-	shift
-	for n; do emit "$n" tap "$t" -- "/bin/$n"; done
-}
-
-papi_tests() { # papi_tests TIMEOUT NAME...
-	local t=$1 n
-	shift
-	for n; do emit "$n" tap "$t" "$OURS_ENV" -- "/bin/$n"; done
+# our_tests TIMEOUT ATTR [EXCEPT]: our tests with the attribute ATTR in
+# ctests/tests.list, in its order, but the one named EXCEPT; one without
+# guest too is a FAIL (guest.mk did not build it).
+our_tests() {
+	local t n
+	for t in $(lists tests "$LIST" "$2"); do
+		n=${t##*/}
+		[ "$n" != "${3:-}" ] || continue
+		if ! echo "$GUEST_TESTS" | grep -qxF "$t"; then
+			fail "arm64: plan" "$t has $2 but not guest in ctests/tests.list"
+			continue
+		fi
+		case $t in
+		*.sh) fail "arm64: plan" "$t: only C tests run in the guest" ;;
+		ctests/papi/*) emit "$n" tap "$1" "$OURS_ENV" -- "/bin/$n" ;;
+		*) emit "$n" tap "$1" -- "/bin/$n" ;;
+		esac
+	done
 }
 
 # papi_avail with and without user access: the rdpmc line says yes, and
@@ -104,33 +117,19 @@ avail_lines() {
 	emit papi_avail_stock check:avail_stock 60 "$STOCK_ENV" -- /papi/stock/utils/papi_avail
 }
 
-# Our tests that do not run in the guest (they run on x86 in every
-# `make check`): what they prove does not depend on the PMU nor the
-# architecture, and they are among the slowest under emulation (host
-# seconds on a loaded 2-cpu machine here).
-OURS_NOT_RUN="
-test_mmap_read    simulated pages and fake counters; 2.3 s guest, up to 30 s (TCG runs its threads one at a time, so the concurrent reader proves less than on x86)
-test_badinput     the bad-input sweep over the API; 9 s guest, 41 s
-test_stress       bounded stress; 4.5 s guest, 49 s
-test_faults_papi  kernel failures injected under the API; 6 s guest, 16 s
-"
-
+# Every test the list gives the guest, the guard first; the list's other C
+# tests run on x86 in every `make check`: what they prove does not depend
+# on the PMU nor the architecture, and they are among the slowest under
+# emulation (their lines say why).
 plan_a57() {
-	local t
 	# First, before any program has had user access: the guard's
 	# positive control must fault (a counter access left enabled on the
 	# CPU by an earlier program would not).
-	emit test_rdpmc_guard tap "$1" user_access=0 -- /bin/test_rdpmc_guard
-	for t in $ENGINE_TESTS $PAPI_TESTS; do
-		[ "$t" != test_rdpmc_guard ] || continue
-		if echo "$OURS_NOT_RUN" | awk -v t="$t" '$1 == t { f = 1 } END { exit !f }'; then
-			echo "$t" >>"$R/a57/not_run"
-		elif echo "$ENGINE_TESTS" | grep -qx "$t"; then
-			engine_tests "$1" "$t"
-		else
-			papi_tests "$1" "$t"
-		fi
-	done
+	if echo "$GUEST_TESTS" | grep -qx ctests/engine/test_rdpmc_guard; then
+		emit test_rdpmc_guard tap "$1" user_access=0 -- /bin/test_rdpmc_guard
+	fi
+	our_tests "$1" guest test_rdpmc_guard
+	echo "$NOT_IN_GUEST" | sed '/^$/d' >"$R/a57/not_run"
 	avail_lines
 	emit papi_stat_three check:stat_three 60 "$OURS_ENV" \
 		-- /bin/papi_stat -d user -x , -e PAPI_TOT_INS -- /bin/three
@@ -210,11 +209,9 @@ not_run() { # not_run TREE TEST
 
 
 # 32-bit event counters: what reads, resets, overflows and multiplexes
-# hardware counters.
+# hardware counters (the tests with guest-a72).
 plan_a72() {
-	engine_tests "$1" test_hw_read test_group test_reset_reuse
-	papi_tests "$1" test_hw test_pagefault test_overflow test_multiplex \
-		test_frontend_tau test_frontend_caliper test_modes
+	our_tests "$1" guest-a72
 	avail_lines
 }
 
@@ -226,18 +223,16 @@ plan_a72() {
 # both while one waits.  Hence not test_hw (exact instruction counts:
 # 2e6 loop iterations counted 2,003,130) nor test_threads2 (per-thread CPU
 # time against work), which both run on a57; test_hw_read's checks,
-# between two read(2) and in order, hold whatever the count.
+# between two read(2) and in order, hold whatever the count.  The tests
+# with guest-a57x2.
 plan_a57x2() {
-	engine_tests "$1" test_hw_read test_group
-	papi_tests "$1" test_threads test_cpu
+	our_tests "$1" guest-a57x2
 }
 
 # A CPU libpfm4 does not know: stock's component is disabled; ours runs
-# on the kernel's generic events where it can.
+# on the kernel's generic events where it can (the tests with guest-max).
 plan_max() {
-	engine_tests "$1" test_group test_reset_reuse test_hw_read
-	papi_tests "$1" test_papi_api test_hw test_pagefault test_overflow \
-		test_multiplex test_modes
+	our_tests "$1" guest-max
 	avail_lines
 	emit papi_component_avail check:exit0 60 "$OURS_ENV" \
 		-- /papi/ours/utils/papi_component_avail
@@ -397,10 +392,14 @@ papi_result() {
 
 # Our tests a boot leaves out, each a SKIP with the reason.
 report_not_run() { # report_not_run KEY LABEL
-	local t
+	local t why
 	while read -r t; do
-		skip "$2: $t" "not run in the guest: $(echo "$OURS_NOT_RUN" |
-			awk -v t="$t" '$1 == t { $1 = ""; sub(/^ /, ""); print }')"
+		why=$(lists note "$LIST" "$t")
+		if [ -n "$why" ]; then
+			skip "$2: ${t##*/}" "not run in the guest: $why"
+		else
+			fail "$2: ${t##*/}" "not run in the guest, and its line in ctests/tests.list says not why"
+		fi
 	done <"$R/$1/not_run"
 }
 

@@ -25,18 +25,13 @@ san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=
 cflags="-g -O1 -Wall -Wextra"
 arch=$(uname -m)
 
-# The engine tests, and the PAPI-level tests that run under the
-# sanitizers: every C test of ctests/papi at the time of writing but
-# test_frontend_hpctoolkit, whose user-domain CPU-CLOCK sample count must
-# reach 80 % of the periods, while ASan's extra kernel time (shadow page
-# faults) makes the kernel drop a quarter of them.  Add new ones here.
-engine_tests="test_mmap_read test_scale test_rdpmc_guard test_group
-	test_reset_reuse test_faults test_sysfs_pmu"
-papi_tests="test_papi_api test_threads test_overflow test_threads2
-	test_multiplex test_attach test_cpu test_domain test_inherit
-	test_enable_on_exec test_fork_exec test_uncore test_pagefault test_hw
-	test_frontend_tau test_frontend_scorep test_frontend_caliper
-	test_badinput test_stress test_faults_papi"
+# The tests that run under the sanitizers: those of ctests/tests.list
+# with the attribute asan (doc/testing-sanitize.md says why the others
+# do not).
+asan_tests=$(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" asan) ||
+	exit 1
+engine_tests=$(printf '%s\n' "$asan_tests" | sed -n 's|^ctests/engine/||p')
+papi_tests=$(printf '%s\n' "$asan_tests" | sed -n 's|^ctests/papi/||p')
 
 skip_all() {
 	echo "SKIP: asan: $1"

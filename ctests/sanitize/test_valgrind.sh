@@ -21,16 +21,15 @@ build=${top_builddir:-$top}
 ours=${PAPI_OURS_BUILDDIR:-$build/papi/ours/src}
 vg=${VALGRIND:-valgrind}
 
-# Programs whose code paths survive valgrind: no ptrace, no exec of PAPI
-# programs, no page-fault or timing bounds that valgrind breaks, and no
-# thread that spins while another waits for it (valgrind runs one thread
-# at a time: test_badinput's witness thread can take minutes).
-papi_progs="ctests/papi/test_papi_api ctests/papi/test_threads
-	ctests/papi/test_multiplex ctests/papi/test_uncore
-	ctests/papi/test_frontend_hpctoolkit ctests/papi/test_frontend_tau
-	ctests/papi/test_frontend_scorep ctests/papi/test_frontend_caliper"
-engine_progs="ctests/engine/test_sysfs_pmu ctests/engine/test_faults
-	ctests/engine/test_scale ctests/engine/test_reset_reuse"
+# The programs whose code paths survive valgrind, those of
+# ctests/tests.list with the attribute valgrind: no ptrace, no exec of
+# PAPI programs, no page-fault or timing bounds that valgrind breaks, and
+# no thread that spins while another waits for it (valgrind runs one
+# thread at a time: test_badinput's witness thread can take minutes).
+vg_tests=$(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" valgrind) ||
+	exit 1
+papi_progs=$(printf '%s\n' "$vg_tests" | grep '^ctests/papi/')
+engine_progs=$(printf '%s\n' "$vg_tests" | grep '^ctests/engine/')
 
 if ! command -v "$vg" >/dev/null 2>&1; then
 	echo "SKIP: valgrind: valgrind not installed (scripts/install-deps.sh installs it)"
