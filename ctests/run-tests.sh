@@ -3,7 +3,13 @@
 #
 # run-tests.sh [PROG...] : run test programs (or executable scripts) that
 # follow the report protocol of ctests/tap.h and sum up their results;
-# without PROG, every test of ctests/tests.list, in its order.
+# without PROG, every test of ctests/tests.list, in its order.  Run from
+# the top build directory, as `make check` does:
+#
+#	ctests/run-tests.sh ctests/papi/test_threads
+#
+# runs one test as `make check TESTS=ctests/papi/test_threads` does, once
+# it is built (make does that first).
 #
 # Each program's stdout lines "PASS: name", "FAIL: name: reason" and
 # "SKIP: name: reason" are counted; "# ..." lines are information.  A
@@ -21,8 +27,14 @@
 # A script that needs longer than the default names its own limit in a
 # comment line of its first 30 lines: "# run-tests.sh: timeout SECONDS".
 #
-# Environment:
-#   PAPI_OURS_BUILDDIR  if set, prepended to LD_LIBRARY_PATH
+# Environment (make check sets the first four; by hand they default to
+# the build directory's, so that our libpapi is tested, not one installed):
+#   top_builddir        the top build directory (default: the current one)
+#   top_srcdir          the top source directory (default: LOPE_SRCDIR)
+#   PAPI_OURS_BUILDDIR  our PAPI build (default
+#                       $top_builddir/papi/ours/src), prepended to
+#                       LD_LIBRARY_PATH
+#   PAPI_STOCK_BUILDDIR the stock one (default $top_builddir/papi/stock/src)
 #   LOPE_TEST_TIMEOUT   seconds per program (default 300)
 #   LOPE_SRCDIR         the source tree, where ctests/tests.list is and
 #                       where a PROG not found as given is looked for
@@ -34,9 +46,11 @@ timeout_s=${LOPE_TEST_TIMEOUT:-300}
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=${LOPE_SRCDIR:-$(dirname "$here")}
 
-if [ -n "${PAPI_OURS_BUILDDIR:-}" ]; then
-	export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+export top_builddir=${top_builddir:-$PWD}
+export top_srcdir=${top_srcdir:-$srcdir}
+export PAPI_OURS_BUILDDIR=${PAPI_OURS_BUILDDIR:-$top_builddir/papi/ours/src}
+export PAPI_STOCK_BUILDDIR=${PAPI_STOCK_BUILDDIR:-$top_builddir/papi/stock/src}
+export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 list=$srcdir/ctests/tests.list
 if ! generic=$(sh "$srcdir/scripts/lists.sh" tests "$list" generic) ||
