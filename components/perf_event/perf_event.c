@@ -655,12 +655,12 @@ out:
  * While PAPI loads presets (its own table's section for the CPU, or our
  * generic one), an event the kernel refuses here does not exist: the
  * preset is left out instead of listed and unusable (stock PAPI lists
- * such presets: upstream issue #336).  How many events PAPI asked for
+ * such presets: upstream issue #336).  Whether PAPI asked for any event
  * tells whether its table had a section for the CPU at all.
  */
 static struct {
 	int on;
-	int asked, refused;
+	int asked;
 } loading_presets;
 
 static int kernel_accepts(const char *name)
@@ -703,10 +703,8 @@ static int pe_ntv_name_to_code(const char *name, unsigned int *code)
 		return ret;
 	if (loading_presets.on) {
 		loading_presets.asked++;
-		if (!kernel_accepts(name)) {
-			loading_presets.refused++;
+		if (!kernel_accepts(name))
 			return PAPI_ENOEVNT;
-		}
 	}
 	return _pe_libpfm4_ntv_name_to_code(name, code, our_cidx,
 					    &perf_native_event_table);
@@ -803,7 +801,8 @@ static int defined_user_events(void)
 }
 
 /*
- * Where PAPI's preset table has no section for this CPU, the presets that
+ * Where no preset of PAPI's table counts here (it has no section for this
+ * CPU, or the kernel refuses the events of its section), the presets that
  * are exactly one of the kernel's generic events: our section of PAPI's
  * own table (lope_presets.csv, added to papi_events.csv by the build),
  * loaded by PAPI's own loader, each one only if the kernel accepts its
@@ -874,7 +873,7 @@ static int pe_init_component(int cidx)
 	char mode[PAPI_MAX_STR_LEN], why[PAPI_MAX_STR_LEN];
 	char release[PAPI_MIN_STR_LEN];
 	const char *pmu;
-	int ret;
+	int ret, papi_presets;
 
 	our_cidx = cidx;
 	ret = check_permissions(v);
@@ -894,6 +893,7 @@ static int pe_init_component(int cidx)
 	ret = _pe_libpfm4_init(v, cidx, &perf_native_event_table,
 			       PMU_TYPE_CORE | PMU_TYPE_OS);
 	loading_presets.on = 0;
+	papi_presets = v->cmp_info.num_preset_events;
 	pmu = perf_native_event_table.default_pmu.name;
 	if (ret == PAPI_OK) {
 		/* The NMI watchdog holds one counter for itself. */
@@ -901,11 +901,10 @@ static int pe_init_component(int cidx)
 			v->cmp_info.num_cntrs--;
 		snprintf(mode, sizeof(mode), "libpfm4 %.8s %.32s%s", release,
 			 pmu ? pmu : "?",
+			 papi_presets ? "" :
 			 !loading_presets.asked ?
 				 ", generic presets (none in PAPI's table)" :
-			 v->cmp_info.num_preset_events ?
-				 "" :
-				 ", none of PAPI's presets counts here");
+				 ", generic presets (none of PAPI's counts here)");
 	} else if (ret == PAPI_ECMP || ret == PAPI_ECOUNT) {
 		unknown_cpu_mode(mode, sizeof(mode), ret, release);
 		ret = unknown_cpu(v);
@@ -914,8 +913,8 @@ static int pe_init_component(int cidx)
 	} else {
 		return libpfm4_reason(v, ret);
 	}
-	/* Where PAPI's table has a section for the CPU, it wins. */
-	if (!loading_presets.asked)
+	/* Where a preset of PAPI's table counts here, PAPI's table wins. */
+	if (!papi_presets)
 		load_generic_presets(cidx);
 	snprintf(v->cmp_info.description, sizeof(v->cmp_info.description),
 		 "lope; %.80s; rdpmc: %.32s", mode, why);

@@ -85,7 +85,7 @@ $(error no C test of $(TEST_LIST) has the attribute guest)
 endif
 ENGINE_TESTS := $(notdir $(filter ctests/engine/%,$(GUEST_TESTS)))
 PAPI_TESTS := $(notdir $(filter ctests/papi/%,$(GUEST_TESTS)))
-UTILS := papi_overhead papi_accuracy papi_stat
+UTILS := papi_overhead papi_accuracy papi_stat papi_icount
 BIN := $(O)/bin
 PROGRAMS := $(addprefix $(BIN)/,$(ENGINE_TESTS) $(PAPI_TESTS) $(UTILS) \
 	three init)
@@ -167,6 +167,11 @@ OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
 STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c)
+ICOUNT_SRCS := $(wildcard $(srcdir)/utils/icount/*.c)
+# papi_icount reads PAPI's vector and the engine's arch header.
+ICOUNT_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/aarch64 \
+	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
+	-DPAPI_NUM_COMP=3
 WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c
 UTILS_HDRS := $(wildcard $(srcdir)/utils/*.h $(srcdir)/utils/*/*.h)
 # papi_overhead and papi_accuracy: their defaults are the guest's trees.
@@ -186,6 +191,16 @@ $(BIN)/papi_accuracy: $(ACCURACY_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
 	@echo "  XCC      guest/papi_accuracy"
 	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(ACCURACY_SRCS) \
 		$(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
+
+# papi_icount: its counter method (the guest has no valgrind): under
+# icount, exact instructions, user and kernel.
+$(BIN)/papi_icount: $(ICOUNT_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
+		$(O)/papi/ours.built
+	@mkdir -p $(BIN)
+	@echo "  XCC      guest/papi_icount"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(ICOUNT_FLAGS) \
+		$(ICOUNT_SRCS) $(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) \
+		-ldl -lm
 
 # papi_stat: against our libpapi.so (the host links it statically; here
 # the guest's LD_LIBRARY_PATH names ours).

@@ -136,6 +136,8 @@ plan_a57() {
 	emit papi_accuracy check:accuracy 300 "$OURS_ENV" -- /bin/papi_accuracy -n 50
 	emit papi_overhead check:overhead 300 "$OURS_ENV" \
 		-- /bin/papi_overhead -e PAPI_TOT_INS,PAPI_TOT_CYC -n 300 -r 1
+	emit papi_icount check:icount 300 "$OURS_ENV" \
+		-- /bin/papi_icount -m counter -k 3
 }
 
 # PAPI's tests not run in the guest, to stay within the time budget: each
@@ -301,6 +303,15 @@ check_accuracy() {
 		else
 			skip "$1: $2: loop benchmark table" "not printed: $(grep -m 1 -i loop "$3" || echo 'no loop on this architecture')"
 		fi
+	else
+		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+	fi
+}
+
+check_icount() {
+	if [ "$4" = exit=0 ] && grep -q '^PAPI_read ' "$3"; then
+		pass "$1: $2: exact instruction table (also in $R/papi_icount.txt)"
+		cp "$3" "$R/papi_icount.txt"
 	else
 		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
 	fi

@@ -78,6 +78,19 @@ static void busy_ns(long long ns)
 			sink += (unsigned long)i;
 }
 
+/* a/b within 25 % of want_a/want_b (all positive) */
+static int in_proportion(long long a, long long b, long long want_a,
+			 long long want_b)
+{
+	double r, want;
+
+	if (a <= 0 || b <= 0 || want_a <= 0 || want_b <= 0)
+		return 0;
+	r = (double)a / (double)b;
+	want = (double)want_a / (double)want_b;
+	return r > want * 0.75 && r < want * 1.25;
+}
+
 static unsigned long self_id(void)
 {
 	return (unsigned long)pthread_self();
@@ -184,11 +197,19 @@ int main(void)
 			"thread %d: spun %lld ns, task-clock read %lld stop %lld",
 			i, r->busy_ns, r->read_val, r->stop_val);
 	}
-	/* thread 3 spun 4x thread 0: a per-process count would not show it */
-	lope_check(res[3].read_val > 2 * res[0].read_val,
+	/*
+	 * Thread 3 was asked to spin 4x thread 0; what they really spun comes
+	 * from their own CPU clocks (an emulated guest overshoots short
+	 * spins).  Per-thread counts stand in the proportion of those times;
+	 * a per-process count gives every thread the whole process's time.
+	 */
+	lope_check(in_proportion(res[3].read_val, res[0].read_val,
+				 res[3].busy_ns, res[0].busy_ns),
 		   "threads_counted_separately",
-		   "thread 0 read %lld, thread 3 read %lld (expected > 2x)",
-		   res[0].read_val, res[3].read_val);
+		   "thread 0 read %lld, thread 3 read %lld; they spun %lld and "
+		   "%lld ns (ratio expected within 25%%)",
+		   res[0].read_val, res[3].read_val, res[0].busy_ns,
+		   res[3].busy_ns);
 
 	pthread_barrier_destroy(&barrier);
 	PAPI_shutdown();

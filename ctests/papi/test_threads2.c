@@ -206,6 +206,7 @@ int main(void)
 	pthread_t th[NTHREADS], t;
 	char n[64];
 	int rc, i, n_all, n_after, reuse_ok = 0, ordered;
+	double lo, hi;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	papi_init_or_exit();
@@ -273,11 +274,22 @@ int main(void)
 		lope_info("thread %d: task-clock sum %lld ns, own CPU %lld ns",
 			  i + 1, r->sum_tc, r->sum_own);
 	}
-	/* Thread 8 worked 8x thread 1: a shared count would not show it. */
-	ordered = res[NTHREADS - 1].sum_tc > 4 * res[0].sum_tc;
+	/*
+	 * Thread 8 was asked to work 8x thread 1; what each really ran comes
+	 * from its own CPU clock (an emulated guest overshoots short spins).
+	 * Per-thread counts stand in the proportion of those times, within
+	 * 25 %; a shared count would not.
+	 */
+	lo = res[0].sum_own > 0 && res[0].sum_tc > 0
+		     ? (double)res[NTHREADS - 1].sum_own / res[0].sum_own
+		     : 0;
+	hi = lo > 0 ? (double)res[NTHREADS - 1].sum_tc / res[0].sum_tc : 0;
+	ordered = lo > 0 && hi > lo * 0.75 && hi < lo * 1.25;
 	lope_check(ordered, "threads_counted_separately",
-		   "thread 1 %lld ns, thread %d %lld ns (expected > 4x)",
-		   res[0].sum_tc, NTHREADS, res[NTHREADS - 1].sum_tc);
+		   "thread 1 %lld ns, thread %d %lld ns; own CPU %lld and "
+		   "%lld ns (ratio expected within 25%%)",
+		   res[0].sum_tc, NTHREADS, res[NTHREADS - 1].sum_tc,
+		   res[0].sum_own, res[NTHREADS - 1].sum_own);
 
 	if (pthread_create(&t, NULL, reuser, &reuse_ok) == 0)
 		pthread_join(t, NULL);
