@@ -31,7 +31,7 @@
 
 #include "core_pmu.h"
 #include "lope.h"
-#include "tap.h"
+#include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "lope.h"
-#include "tap.h"
+#include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

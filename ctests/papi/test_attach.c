@@ -3,7 +3,7 @@
  * test_attach: third-party counting with PAPI_attach / PAPI_detach /
  * PAPI_set_opt(PAPI_ATTACH) on real software events.
  *
- * A worker child (papi_util.h) is held on a pipe until the counters exist,
+ * A worker child (ctests/lib/worker.h) is held on a pipe until the counters exist,
  * then told to spin or touch pages while this process sleeps in read(2).
  * An attached perf::TASK-CLOCK must grow by the worker's CPU time and not
  * by ours; detached, the same set counts us again.  A target stopped under
@@ -11,9 +11,10 @@
  * PTRACE_CONT.  Bad targets (a pid
  * that does not exist, a process we may not trace) give a PAPI error and
  * leak no descriptor.  An attached set is never read in user space: every
- * PAPI_read of it makes read(2) calls (counted by an interposed read()).
+ * PAPI_read of it makes read(2) calls (counted by the interposer,
+ * ctests/lib/interpose.h).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -23,21 +24,8 @@
 #include <stdarg.h>
 #include <sys/ptrace.h>
 
+#include "interpose.h"
 #include "papi_util.h"
-
-/*
- * read(2) as libpapi.so sees it: this executable's definition interposes
- * on libc's and counts the calls made while counting is on.
- */
-static volatile int count_reads;
-static volatile unsigned long read_calls;
-
-ssize_t read(int fd, void *buf, size_t count)
-{
-	if (count_reads)
-		read_calls++;
-	return syscall(SYS_read, fd, buf, count);
-}
 
 static const char *const tc_pf[] = { "perf::TASK-CLOCK", "perf::PAGE-FAULTS" };
 
@@ -134,11 +122,9 @@ static void test_attach_detach(void)
 	}
 
 	/* An attached set is read with read(2), never in user space. */
-	read_calls = 0;
-	count_reads = 1;
+	nr = lope_calls(LOPE_CALL_READ);
 	rc = PAPI_read(set, v);
-	count_reads = 0;
-	nr = read_calls;
+	nr = lope_calls(LOPE_CALL_READ) - nr;
 	lope_check(rc == PAPI_OK && nr >= 1, "attached_read_uses_read_syscall",
 		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
 		   nr);
@@ -501,12 +487,13 @@ static void test_hw(void)
 	struct worker w;
 	long long v1 = 0, v2 = 0;
 	int set = PAPI_NULL, rc;
-	unsigned long nr;
+	unsigned long nr = 0;
 
-	if (!hw_pmu()) {
+	if (!lope_core_pmu()) {
 		lope_skip("hw_attached_counts_target_instructions",
-			  NO_PMU_REASON);
-		lope_skip("hw_attached_read_uses_read_syscall", NO_PMU_REASON);
+			  LOPE_NO_CORE_PMU_REASON);
+		lope_skip("hw_attached_read_uses_read_syscall",
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	if (worker_spawn(&w, -1) < 0) {
@@ -522,12 +509,10 @@ static void test_hw(void)
 	}
 	if (rc == PAPI_OK) {
 		busy_ns(50 * MS);
-		read_calls = 0;
-		count_reads = 1;
+		nr = lope_calls(LOPE_CALL_READ);
 		rc = PAPI_read(set, &v2);
-		count_reads = 0;
+		nr = lope_calls(LOPE_CALL_READ) - nr;
 	}
-	nr = read_calls;
 	/* 50 ms of spinning is well over 10^6 instructions; ours add ~0. */
 	lope_check(rc == PAPI_OK && v1 > 1000000 && v2 - v1 < v1 / 20,
 		   "hw_attached_counts_target_instructions",

@@ -29,12 +29,14 @@
  * Calls that crash inside PAPI 7's core whatever the component are not
  * made; each is named in a comment ("not made:").
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+
+#include <stdarg.h>
 
 #include "papi_util.h"
 

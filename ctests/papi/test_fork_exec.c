@@ -18,7 +18,7 @@
  * After each, the parent's set must keep counting the parent's own work
  * and nothing else, without an error.
  *
- * Report protocol: ctests/tap.h (children report through exit codes).
+ * Report protocol: ctests/lib/report.h (children report through exit codes).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -293,8 +293,9 @@ static void test_hw(void)
 	int set = PAPI_NULL, rc, st = -1;
 	pid_t pid;
 
-	if (!hw_pmu()) {
-		lope_skip("hw_forked_child_has_no_perf_maps", NO_PMU_REASON);
+	if (!lope_core_pmu()) {
+		lope_skip("hw_forked_child_has_no_perf_maps",
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	/* A separate, stopped set: the parent's running one stays. */

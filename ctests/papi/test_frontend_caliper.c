@@ -26,7 +26,7 @@
  *   sysfs tree (LOPE_SYSFS_ROOT) that gives the real msr PMU's type a
  *   .scale, and reads the FP64 event as Caliper does (a double).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,13 +42,6 @@
 
 static int tc, pf, cc, tsc, cpu9999; /* codes; tsc 0 without msr::tsc */
 static const int unknown = (int)(PAPI_NATIVE_MASK | 0xabcdef);
-
-static int code_of(const char *name)
-{
-	int code = 0;
-
-	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
-}
 
 /* ------------------------------------------------- PAPI_add_events */
 

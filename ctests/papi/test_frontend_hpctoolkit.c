@@ -37,7 +37,7 @@
  *   owns the set, none after PAPI_stop; stop, cleanup, destroy and
  *   PAPI_unregister_thread leave no descriptor and no perf mapping.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -21,7 +21,7 @@
  *   finalisation: stop, overflow off, cleanup, destroy; no descriptor or
  *   perf mapping left.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -23,7 +23,7 @@
  * - Stop, cleanup, destroy, unregister: no descriptor or perf mapping
  *   left.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -27,7 +27,7 @@
  *    refused; where libpfm4 knows the CPU, the fake core PMUs are not
  *    offered.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -35,6 +35,8 @@
 #include <ftw.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
+
+#include <stdint.h>
 
 #include "papi_util.h"
 
@@ -311,8 +313,8 @@ static void test_listed_presets_add(void)
 		drop_set(&set);
 		if (rc != PAPI_OK && bad++ < 4)
 			snprintf(refused + strlen(refused),
-				 sizeof(refused) - strlen(refused), " %.20s: %.30s",
-				 info.symbol, papi_err(rc));
+				 sizeof(refused) - strlen(refused),
+				 " %.20s: %.30s", info.symbol, papi_err(rc));
 	} while (PAPI_enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
 	lope_info("%d presets listed as available", listed);
 	lope_check(!bad, "listed presets can be added", "%d of %d refused:%s",
@@ -396,13 +398,6 @@ static void count_named(const char *name, char what)
 		   label, "rc %s: %lld, want %lld", papi_err(rc), v, want);
 }
 
-static int name_code(const char *name)
-{
-	int code = 0;
-
-	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
-}
-
 /* Is @name among component 0's enumerated events? */
 static int enumerated(const char *name)
 {
@@ -422,7 +417,7 @@ static int enumerated(const char *name)
 static void fake_unknown_cpu(void)
 {
 	char back[PAPI_MAX_STR_LEN];
-	int a = name_code("cpu::event=0x2"), b = name_code("cpu::event=0x2");
+	int a = code_of("cpu::event=0x2"), b = code_of("cpu::event=0x2");
 
 	lope_check(enumerated("cpu::task-clock") &&
 			   enumerated("armv8_pmuv3_0::page_faults"),
@@ -437,10 +432,10 @@ static void fake_unknown_cpu(void)
 			   !strcmp(back, "cpu::event=0x2"),
 		   "sysfs raw name: one code, named back", "%#x %#x '%s'", a, b,
 		   a ? back : "");
-	lope_check(name_code("cpu::nosuch=1") == 0 &&
-			   name_code("cpu::event=0x100") == 0 &&
-			   name_code("cpu::nosuchevent") == 0 &&
-			   name_code("nosuchpmu::event=1") == 0,
+	lope_check(code_of("cpu::nosuch=1") == 0 &&
+			   code_of("cpu::event=0x100") == 0 &&
+			   code_of("cpu::nosuchevent") == 0 &&
+			   code_of("nosuchpmu::event=1") == 0,
 		   "sysfs bad names and terms refused", "a code was given");
 }
 
@@ -454,8 +449,8 @@ static void fake_known_cpu(void)
 			  cpu_component()->description);
 		return;
 	}
-	lope_check(name_code("cpu::task-clock") == 0 &&
-			   name_code("cpu::event=0x1") == 0,
+	lope_check(code_of("cpu::task-clock") == 0 &&
+			   code_of("cpu::event=0x1") == 0,
 		   what, "cpu::task-clock has a code");
 }
 

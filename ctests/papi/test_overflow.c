@@ -16,7 +16,7 @@
  * PAPI_sprofil put their samples on the busy function; bad inputs; no
  * descriptor or mapping left after cleanup and destroy.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -48,13 +48,6 @@ struct seen {
 
 static __thread struct seen seen;
 static volatile long stray_calls; /* on a thread that measures nothing */
-
-static int code_of(const char *name)
-{
-	int code = 0;
-
-	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
-}
 
 static void check_read(int set)
 {

@@ -23,45 +23,15 @@
  * page costs the kernel a rewrite on every reset, enable and context
  * switch).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <link.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <papi.h>
-
-#include "tap.h"
-
-/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
-static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
-		*(const char **)data = info->dlpi_name;
-		return 1;
-	}
-	return 0;
-}
-
-static const char *libpapi_path(void)
-{
-	const char *path = "(none: linked statically?)";
-
-	dl_iterate_phdr(libpapi_path_cb, &path);
-	return path;
-}
+#include "papi_util.h"
 
 #define NEV 3
 static const char *const ev_names[NEV] = {
@@ -69,32 +39,6 @@ static const char *const ev_names[NEV] = {
 	"perf::PAGE-FAULTS",
 	"perf::CONTEXT-SWITCHES",
 };
-
-/* Lines of /proc/self/maps that map a perf event. */
-static int perf_maps(void)
-{
-	static char buf[1 << 16];
-	char line[512];
-	size_t ll = 0;
-	ssize_t n, i;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), np = 0;
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < n; i++) {
-			if (ll < sizeof(line) - 1)
-				line[ll++] = buf[i];
-			if (buf[i] == '\n') {
-				line[ll] = 0;
-				if (strstr(line, "anon_inode:[perf_event]"))
-					np++;
-				ll = 0;
-			}
-		}
-	close(fd);
-	return np;
-}
 
 static int open_minflt_counter(void)
 {
@@ -146,11 +90,7 @@ int main(void)
 	int rc, rc_start, rc_read, set, warm, maps_before, maps_after, pfd;
 	long d_ru;
 
-	rc = PAPI_library_init(PAPI_VER_CURRENT);
-	if (!lope_check(rc == PAPI_VER_CURRENT, "library_init",
-			"PAPI_library_init returned %d", rc))
-		lope_exit();
-	lope_info("libpapi: %s", libpapi_path());
+	papi_init_or_exit();
 
 	/* Warm-up on another set: same calls, same events. */
 	rc = build_set(&warm);
@@ -168,12 +108,12 @@ int main(void)
 			PAPI_strerror(rc)))
 		lope_exit();
 
-	maps_before = perf_maps();
+	maps_before = perf_maps_count();
 	rc = build_set(&set);
 	if (!lope_check(rc == PAPI_OK, "build_measured_set", "rc=%d (%s)", rc,
 			PAPI_strerror(rc)))
 		lope_exit();
-	maps_after = perf_maps();
+	maps_after = perf_maps_count();
 	lope_check(maps_after == maps_before,
 		   "no_perf_page_mapped_for_software_events",
 		   "/proc/self/maps anon_inode:[perf_event] lines: %d before "

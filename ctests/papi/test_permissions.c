@@ -20,7 +20,7 @@
  * The paranoid level is set only when this test may write it (root), and
  * restored.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

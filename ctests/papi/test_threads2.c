@@ -20,7 +20,7 @@
  * concurrent first lookups fail now and then, stock and ours alike
  * (1 run in 30 of this test on an AMD EPYC KVM guest).
  *
- * Report protocol: ctests/tap.h (only the main thread reports).
+ * Report protocol: ctests/lib/report.h (only the main thread reports).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -280,9 +280,9 @@ int main(void)
 	 * Per-thread counts stand in the proportion of those times, within
 	 * 25 %; a shared count would not.
 	 */
-	lo = res[0].sum_own > 0 && res[0].sum_tc > 0
-		     ? (double)res[NTHREADS - 1].sum_own / res[0].sum_own
-		     : 0;
+	lo = res[0].sum_own > 0 && res[0].sum_tc > 0 ?
+		     (double)res[NTHREADS - 1].sum_own / res[0].sum_own :
+		     0;
 	hi = lo > 0 ? (double)res[NTHREADS - 1].sum_tc / res[0].sum_tc : 0;
 	ordered = lo > 0 && hi > lo * 0.75 && hi < lo * 1.25;
 	lope_check(ordered, "threads_counted_separately",

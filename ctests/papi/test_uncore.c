@@ -26,7 +26,7 @@
  *  - when this machine has a power PMU, power::energy-pkg reads in Joules;
  *  - no file descriptor is left open after cleanup and destroy.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -52,7 +52,7 @@
 
 #include <papi.h>
 
-#include "tap.h"
+#include "report.h"
 
 #define UNCORE_CIDX 1
 #define DEVICES "/sys/bus/event_source/devices"
