@@ -13,6 +13,7 @@ LOPE_TESTLIB_SRCS = \
 	papi_util.c \
 	proc.c \
 	report.c \
+	tree.c \
 	worker.c
 LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
@@ -23,4 +24,5 @@ LOPE_TESTLIB_HDRS = \
 	papi_util.h \
 	proc.h \
 	report.h \
+	tree.h \
 	worker.h

@@ -32,13 +32,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <ftw.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 
 #include <stdint.h>
 
 #include "papi_util.h"
+#include "tree.h"
 
 #define CHILD_ARG "--fake-sysfs"
 
@@ -323,53 +323,23 @@ static void test_listed_presets_add(void)
 
 /* ------------------------------------------------ the fake sysfs tree */
 
-static int put(const char *rel, const char *text)
-{
-	char path[PATH_MAX + 64], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	for (slash = strchr(path + strlen(tree) + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return fclose(f) ? -1 : 0;
-}
-
 /* Core PMUs, x86- and Arm-named, on the software PMU's type (1). */
 static int make_tree(void)
 {
 	int err = 0;
 
-	snprintf(tree, sizeof(tree), "%s/lope-modes.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tree))
+	if (tree_make(tree, sizeof(tree), "modes"))
 		return -1;
-	err |= put("cpu/type", "1\n");
-	err |= put("cpu/format/event", "config:0-7\n");
-	err |= put("cpu/format/umask", "config:8-15\n");
-	err |= put("cpu/events/task-clock", "event=0x01\n");
-	err |= put("armv8_pmuv3_0/type", "1\n");
-	err |= put("armv8_pmuv3_0/cpus", "0\n");
-	err |= put("armv8_pmuv3_0/format/event", "config:0-15\n");
-	err |= put("armv8_pmuv3_0/events/page_faults", "event=0x0002\n");
+	err |= tree_put(tree, "cpu/type", "1\n");
+	err |= tree_put(tree, "cpu/format/event", "config:0-7\n");
+	err |= tree_put(tree, "cpu/format/umask", "config:8-15\n");
+	err |= tree_put(tree, "cpu/events/task-clock", "event=0x01\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/type", "1\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/cpus", "0\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/format/event", "config:0-15\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/events/page_faults",
+			"event=0x0002\n");
 	return err;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 /* Count @name over some work: 'c'pu time in ns, or 'p'age faults. */
@@ -506,8 +476,7 @@ static void test_fake_sysfs(const char *self)
 		else
 			run_fake(self, NULL);
 	}
-	if (strstr(tree, "/lope-modes."))
-		(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	(void)tree_remove(tree);
 }
 
 int main(int argc, char **argv)

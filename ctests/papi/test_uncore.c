@@ -34,7 +34,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <math.h>
@@ -53,6 +52,7 @@
 #include <papi.h>
 
 #include "report.h"
+#include "tree.h"
 
 #define UNCORE_CIDX 1
 #define DEVICES "/sys/bus/event_source/devices"
@@ -216,67 +216,31 @@ static void test_eperm(void)
 
 /* ------------------------------------------------ fake sysfs child */
 
-static int put(const char *rel, const char *text)
-{
-	char path[PATH_MAX * 2], *slash;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	for (slash = path + strlen(tree) + 1; (slash = strchr(slash, '/'));
-	     slash++) {
-		*slash = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = fputs(text, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 /* The real msr and software PMU types under made-up names. */
 static int make_fake_tree(int msr_type)
 {
 	char type[32];
 	int err = 0;
 
-	snprintf(tree, sizeof(tree), "%s/lope-uncore.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tree))
+	if (tree_make(tree, sizeof(tree), "uncore"))
 		return -1;
 	snprintf(type, sizeof(type), "%d\n", msr_type);
-	err |= put("fakeenergy/type", type);
-	err |= put("fakeenergy/format/event", "config:0-63\n");
-	err |= put("fakeenergy/events/joules", "event=0x00\n");
-	err |= put("fakeenergy/events/joules.scale", "0.5\n");
-	err |= put("fakeenergy/events/joules.unit", "Joules\n");
-	err |= put("fakeenergy/events/ticks", "event=0x00\n");
-	err |= put("fakeenergy/events/ticks.unit", "ticks\n");
-	err |= put("fakeenergy/events/broken", "event=0x00,nosuch=1\n");
-	err |= put("fakesw/type", "1\n");
-	err |= put("fakesw/cpumask", "0\n");
-	err |= put("fakesw/format/event", "config:0-63\n");
-	err |= put("fakesw/events/clock", "event=0x0\n"); /* cpu-clock */
-	err |= put("fakesw/events/clock.unit", "ns\n");
+	err |= tree_put(tree, "fakeenergy/type", type);
+	err |= tree_put(tree, "fakeenergy/format/event", "config:0-63\n");
+	err |= tree_put(tree, "fakeenergy/events/joules", "event=0x00\n");
+	err |= tree_put(tree, "fakeenergy/events/joules.scale", "0.5\n");
+	err |= tree_put(tree, "fakeenergy/events/joules.unit", "Joules\n");
+	err |= tree_put(tree, "fakeenergy/events/ticks", "event=0x00\n");
+	err |= tree_put(tree, "fakeenergy/events/ticks.unit", "ticks\n");
+	err |= tree_put(tree, "fakeenergy/events/broken",
+			"event=0x00,nosuch=1\n");
+	err |= tree_put(tree, "fakesw/type", "1\n");
+	err |= tree_put(tree, "fakesw/cpumask", "0\n");
+	err |= tree_put(tree, "fakesw/format/event", "config:0-63\n");
+	err |= tree_put(tree, "fakesw/events/clock",
+			"event=0x0\n"); /* cpu-clock */
+	err |= tree_put(tree, "fakesw/events/clock.unit", "ns\n");
 	return err;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_fake_tree(void)
-{
-	if (strstr(tree, "/lope-uncore."))
-		(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int event_info(const char *name, PAPI_event_info_t *info)
@@ -408,7 +372,7 @@ static void test_fake_sysfs(const char *self)
 	}
 	if (make_fake_tree(msr_type) != 0) {
 		lope_fail("fake_sysfs", "cannot write %s", tree);
-		remove_fake_tree();
+		(void)tree_remove(tree);
 		return;
 	}
 	pid = fork();
@@ -421,7 +385,7 @@ static void test_fake_sysfs(const char *self)
 	    WEXITSTATUS(status) > 1)
 		lope_fail("fake_sysfs_child", "did not finish (status %#x)",
 			  status);
-	remove_fake_tree();
+	(void)tree_remove(tree);
 }
 
 /* ------------------------------------------------ the real machine */
