@@ -41,6 +41,14 @@ void busy_ns(long long ns)
 			sink += (unsigned long)i;
 }
 
+long long spin_ns(long long ns)
+{
+	long long t0 = thread_ns();
+
+	busy_ns(ns);
+	return thread_ns() - t0;
+}
+
 void sleep_ns(long long ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000LL),

@@ -19,6 +19,9 @@ long long wall_ns(void);    /* CLOCK_MONOTONIC */
 /* Spin on this thread's CPU for @ns nanoseconds of its own CPU time. */
 void busy_ns(long long ns);
 
+/* busy_ns(@ns), and the CPU time this thread really used doing it. */
+long long spin_ns(long long ns);
+
 /* Sleep @ns nanoseconds of wall time, through signals. */
 void sleep_ns(long long ns);
 

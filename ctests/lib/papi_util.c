@@ -64,6 +64,31 @@ void papi_init_quiet_or_exit(void)
 	init_or_exit();
 }
 
+int papi_run_tests(void (*const *tests)(void), size_t n)
+{
+	size_t i;
+	int fds;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	papi_init_or_exit();
+	fds = fd_count();
+	for (i = 0; i < n; i++)
+		tests[i]();
+	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
+		   "descriptors %d after init, %d at the end", fds, fd_count());
+	PAPI_shutdown();
+	return lope_done();
+}
+
+const PAPI_component_info_t *cmpinfo_or_exit(void)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+
+	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
+		lope_exit();
+	return ci;
+}
+
 int code_of(const char *name)
 {
 	int code = 0;

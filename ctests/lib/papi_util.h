@@ -60,6 +60,16 @@ void papi_init_or_exit(void);
  */
 void papi_init_quiet_or_exit(void);
 
+/*
+ * The usual main of a PAPI test: PAPI initialised (the case library_init),
+ * @tests run in order, the case no_fd_leak_over_whole_run (as many
+ * descriptors as after the init), PAPI shut down.  Returns lope_done().
+ */
+int papi_run_tests(void (*const *tests)(void), size_t n);
+
+/* Component 0's information as the case cmpinfo; leaves without it. */
+const PAPI_component_info_t *cmpinfo_or_exit(void);
+
 /* The code of the event @name, or 0 when PAPI does not know it. */
 int code_of(const char *name);
 

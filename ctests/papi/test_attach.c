@@ -47,10 +47,8 @@ static int attached_set(int *set, pid_t pid, const char *const *names, int n)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->attach == 1, "cmpinfo_attach", "attach=%d", ci->attach);
 	lope_info("attach_must_ptrace=%d (PAPI's core never ptraces: the "
 		  "flag tells tools the target should be stopped under "
@@ -169,9 +167,7 @@ static void test_attach_detach(void)
 	/* Detached: the set counts the caller, not the target. */
 	rc = PAPI_start(set);
 	if (rc == PAPI_OK && worker_send(&w, 'b', 80 * MS) == 0) {
-		t0 = thread_ns();
-		busy_ns(40 * MS);
-		own = thread_ns() - t0;
+		own = spin_ns(40 * MS);
 		rc = PAPI_read(set, v);
 		child = worker_wait(&w);
 	}
@@ -287,14 +283,11 @@ static void *spinner_main(void *arg)
 {
 	struct spinner *s = arg;
 	char c;
-	long long t0;
 
 	s->tid = (pid_t)syscall(SYS_gettid);
 	(void)pipe_put(s->done[1], 'r');
 	if (pipe_get(s->go[0], &c) == 0) {
-		t0 = thread_ns();
-		busy_ns(60 * MS);
-		s->spun = thread_ns() - t0;
+		s->spun = spin_ns(60 * MS);
 		(void)pipe_put(s->done[1], 'd');
 	}
 	return NULL;
@@ -304,7 +297,7 @@ static void test_own_thread(void)
 {
 	struct spinner s;
 	pthread_t th;
-	long long v = 0, t0, own = 0;
+	long long v = 0, own = 0;
 	int set = PAPI_NULL, rc = PAPI_OK;
 	char c;
 
@@ -323,9 +316,7 @@ static void test_own_thread(void)
 		   papi_err(rc), (int)s.tid);
 	/* We spin 30 ms while it spins 60 ms: the set sees its 60. */
 	(void)pipe_put(s.go[1], 'g');
-	t0 = thread_ns();
-	busy_ns(30 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(30 * MS);
 	(void)pipe_get(s.done[0], &c);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
@@ -398,7 +389,7 @@ static void test_bad_target(void)
 	static const char *const tc[] = { "perf::TASK-CLOCK" };
 	PAPI_option_t opt;
 	pid_t gone = dead_pid();
-	long long v = 0, t0, own;
+	long long v = 0, own;
 	int set = PAPI_NULL, rc, fds;
 
 	rc = make_named_set(&set, tc, 1);
@@ -422,9 +413,7 @@ static void test_bad_target(void)
 	lope_check(rc == 0, "failed_attach_leaves_set_unattached",
 		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, opt.attach.tid);
 	rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
 	lope_check(rc == PAPI_OK && near(v, own, 0.10, 3 * MS),
@@ -528,22 +517,11 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo,     test_attach_detach, test_target_exit,
+		test_two_targets, test_own_thread,    test_ptrace_target,
+		test_bad_target,  test_eperm,         test_hw,
+	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	papi_init_or_exit();
-	fds = fd_count();
-	test_cmpinfo();
-	test_attach_detach();
-	test_target_exit();
-	test_two_targets();
-	test_own_thread();
-	test_ptrace_target();
-	test_bad_target();
-	test_eperm();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
-	PAPI_shutdown();
-	return lope_done();
+	return papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -135,10 +135,8 @@ static void check_cpu_wide(const char *pfx, int rc, const long long *v,
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->cpu == 1, "cmpinfo_cpu", "cpu=%d", ci->cpu);
 	lope_check(ci->available_granularities & PAPI_GRN_SYS,
 		   "cmpinfo_granularity_sys", "available_granularities=%#x",
@@ -227,7 +225,7 @@ static void test_cpu_attach_before_add(void)
 /* Per-set PAPI_GRN_SYS: the cpu we are on when it is set. */
 static void test_granul_sys(void)
 {
-	long long v[NEV] = { 0 }, t0, own;
+	long long v[NEV] = { 0 }, own;
 	struct work wk;
 	int set = PAPI_NULL, rc;
 
@@ -252,9 +250,7 @@ static void test_granul_sys(void)
 	rc = set_granularity(set, PAPI_GRN_THR);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && near(v[TC], own, 0.10, 3 * MS),
@@ -312,7 +308,7 @@ static void test_default_granularity(void)
 static void test_bad_cpu(void)
 {
 	static const unsigned int bad[] = { 100000, 4096, (unsigned int)-1 };
-	long long v[NEV] = { 0 }, t0, own;
+	long long v[NEV] = { 0 }, own;
 	char n[64];
 	int set = PAPI_NULL, rc, fds, i;
 
@@ -331,9 +327,7 @@ static void test_bad_cpu(void)
 		lope_info("PAPI_CPU_ATTACH cpu %u: %s", bad[i], papi_err(rc));
 	}
 	rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && near(v[TC], own, 0.10, 3 * MS),
@@ -455,28 +449,25 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo,
+		test_cpu_attach,
+		test_cpu_attach_before_add,
+		test_granul_sys,
+		test_default_granularity,
+		test_bad_cpu,
+		test_eperm,
+		test_hw,
+	};
+	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	sched_getaffinity(0, sizeof(orig_affinity), &orig_affinity);
-	papi_init_or_exit();
 	lope_info("%d cpus online; the worker runs on cpu 0, we on cpu %d",
 		  ncpus, ncpus > 1 ? 1 : 0);
 	if (ncpus > 1 && pin_self(1) < 0)
 		lope_info("cannot pin to cpu 1: %s", strerror(errno));
-	fds = fd_count();
-	test_cmpinfo();
-	test_cpu_attach();
-	test_cpu_attach_before_add();
-	test_granul_sys();
-	test_default_granularity();
-	test_bad_cpu();
-	test_eperm();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
+	rc = papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 	sched_setaffinity(0, sizeof(orig_affinity), &orig_affinity);
-	PAPI_shutdown();
-	return lope_done();
+	return rc;
 }

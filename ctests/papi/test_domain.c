@@ -94,10 +94,8 @@ static struct deltas measure(int set)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	available = ci->available_domains;
 	lope_info("available_domains=%#x default_domain=%#x", available,
 		  ci->default_domain);

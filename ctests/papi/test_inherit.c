@@ -65,10 +65,8 @@ static int counts_child(const long long *v, const struct run *r)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->inherit == 1, "cmpinfo_inherit", "inherit=%d",
 		   ci->inherit);
 }
@@ -235,17 +233,13 @@ static void test_grandchild(void)
 	pid = fork();
 	if (pid == 0) {
 		pid_t g = fork();
-		long long s = 0, t;
+		long long s = 0;
 
 		if (g == 0) {
-			t = thread_ns();
-			busy_ns(50 * MS);
-			s = thread_ns() - t;
+			s = spin_ns(50 * MS);
 			_exit(pipe_put_buf(p[1], &s, sizeof(s)) ? 1 : 0);
 		}
-		t = thread_ns();
-		busy_ns(20 * MS);
-		s = thread_ns() - t;
+		s = spin_ns(20 * MS);
 		_exit(g > 0 && wait_child(g) == 0 &&
 				      pipe_put_buf(p[1], &s, sizeof(s)) == 0 ?
 			      0 :
@@ -414,22 +408,17 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo,
+		test_no_inherit,
+		test_inherit_children,
+		test_live_child,
+		test_grandchild,
+		test_threads,
+		test_child_forked_before,
+		test_cpu_attach,
+		test_hw,
+	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	papi_init_or_exit();
-	fds = fd_count();
-	test_cmpinfo();
-	test_no_inherit();
-	test_inherit_children();
-	test_live_child();
-	test_grandchild();
-	test_threads();
-	test_child_forked_before();
-	test_cpu_attach();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
-	PAPI_shutdown();
-	return lope_done();
+	return papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -124,15 +124,13 @@ static void test_mode(void)
 static void test_task_clock(void)
 {
 	static const char *const names[] = { "perf::TASK-CLOCK" };
-	long long v = 0, t0, own;
+	long long v = 0, own;
 	int set, rc;
 
 	rc = make_named_set(&set, names, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
 	drop_set(&set);

@@ -93,11 +93,9 @@ static int bad_value(const long long *v, int n, long long own, int pages)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 	int rc;
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->kernel_multiplex == 1, "cmpinfo_kernel_multiplex",
 		   "kernel_multiplex=%d", ci->kernel_multiplex);
 	lope_check(ci->num_mpx_cntrs >= NALL, "cmpinfo_num_mpx_cntrs",
@@ -151,9 +149,7 @@ static void test_small(void)
 		   "rc=%s after reset: task-clock %lld cpu-clock %lld ns, "
 		   "page-faults %lld",
 		   papi_err(rc), v[0], v[1], v[2]);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
 	lope_check(rc == PAPI_OK && near(v[0], own, 0.10, 3 * MS) &&
@@ -311,7 +307,7 @@ static void test_twenty(void)
 static void test_force_sw(void)
 {
 	PAPI_option_t opt;
-	long long v[NSMALL] = { 0 }, t0, own;
+	long long v[NSMALL] = { 0 }, own;
 	int set = PAPI_NULL, rc, i;
 
 	if (!lope_core_pmu()) {
@@ -335,9 +331,7 @@ static void test_force_sw(void)
 	lope_check(rc == PAPI_OK, "sw_multiplex_set", "rc=%s", papi_err(rc));
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(200 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(200 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && v[0] >= own / 2 && v[0] <= own * 2 &&
@@ -421,19 +415,10 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo, test_small,    test_convert,
+		test_twenty,  test_force_sw, test_hw,
+	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	papi_init_or_exit();
-	fds = fd_count();
-	test_cmpinfo();
-	test_small();
-	test_convert();
-	test_twenty();
-	test_force_sw();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
-	PAPI_shutdown();
-	return lope_done();
+	return papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 }

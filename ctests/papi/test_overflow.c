@@ -214,9 +214,7 @@ static void test_rate(const char *event)
 	if (rc == PAPI_OK) {
 		long long s0, u0 = user_sys_ns(&s0), s1, u1;
 
-		ns = thread_ns();
-		busy_ns(BUSY);
-		ns = thread_ns() - ns;
+		ns = spin_ns(BUSY);
 		rc = PAPI_stop(set, v);
 		u1 = user_sys_ns(&s1);
 		if (u1 - u0 + s1 - s0 > 0)
@@ -361,9 +359,7 @@ static void test_short_runs(void)
 	for (i = 0; rc == PAPI_OK && i < 40; i++)
 		ns += run_busy(set, 10 * MS, &rc);
 	after_stop = seen.calls;
-	quiet = thread_ns();
-	busy_ns(50 * MS);
-	quiet = thread_ns() - quiet;
+	quiet = spin_ns(50 * MS);
 	lope_check(rc == PAPI_OK && rate_ok(seen.calls, ns, MS),
 		   "short runs: 40 start/stop of 10 ms keep the rate",
 		   "rc %s, %ld calls over %lld ms", papi_err(rc), seen.calls,

@@ -54,7 +54,7 @@ static void *worker(void *arg)
 {
 	struct result *r = arg;
 	int set = PAPI_NULL;
-	long long v = -1, t0;
+	long long v = -1;
 
 	r->self = self_id();
 	r->rc_reg = PAPI_register_thread();
@@ -64,9 +64,7 @@ static void *worker(void *arg)
 	/* all four sets exist before any starts: they really overlap */
 	pthread_barrier_wait(&barrier);
 	r->rc_start = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns((r->idx + 1) * 20 * MS);
-	r->busy_ns = thread_ns() - t0;
+	r->busy_ns = spin_ns((r->idx + 1) * 20 * MS);
 	r->rc_read = PAPI_read(set, &v);
 	r->read_val = v;
 	v = -1;
