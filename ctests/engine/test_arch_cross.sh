@@ -46,6 +46,6 @@ if [ "$n" -eq 0 ]; then
 fi
 for t in $(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" |
 	grep '^ctests/engine/' | grep -v '\.sh$'); do
-	compile "cross-compile $arch: $t.c" "$top/$t.c" -I"$top/ctests"
+	compile "cross-compile $arch: $t.c" "$top/$t.c" -I"$top/ctests/lib"
 done
 exit "$fail"
