@@ -113,3 +113,16 @@ int perf_maps_count(void)
 
 	return maps_count(&perf) < 0 ? -1 : perf;
 }
+
+int read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = INT_MIN;
+
+	if (!f)
+		return INT_MIN;
+	if (fscanf(f, "%d", &v) != 1)
+		v = INT_MIN;
+	fclose(f);
+	return v;
+}

@@ -28,4 +28,7 @@ int maps_count(int *perf);
 /* Lines of /proc/self/maps that map a perf event, or -1. */
 int perf_maps_count(void);
 
+/* The integer a file starts with (sysfs, /proc/sys), or INT_MIN. */
+int read_int(const char *path);
+
 #endif /* LOPE_PROC_H */

@@ -13,6 +13,7 @@ LOPE_TESTLIB_SRCS = \
 	papi_util.c \
 	proc.c \
 	report.c \
+	sw_counter.c \
 	tree.c \
 	worker.c
 LOPE_TESTLIB_INTERPOSE = \
@@ -24,5 +25,6 @@ LOPE_TESTLIB_HDRS = \
 	papi_util.h \
 	proc.h \
 	report.h \
+	sw_counter.h \
 	tree.h \
 	worker.h

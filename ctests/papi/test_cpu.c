@@ -337,19 +337,6 @@ static void test_bad_cpu(void)
 	drop_set(&set);
 }
 
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = -100;
-
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = -100;
-		fclose(f);
-	}
-	return level;
-}
-
 /*
  * Unprivileged cpu-wide counting: a child drops to uid 65534 (losing every
  * capability), re-initialises PAPI and tries PAPI_CPU_ATTACH and
@@ -358,7 +345,7 @@ static int read_paranoid(void)
  */
 static void test_eperm(void)
 {
-	int level = read_paranoid(), st;
+	int level = read_int("/proc/sys/kernel/perf_event_paranoid"), st;
 	pid_t pid;
 
 	if (level < 1) {

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "papi_util.h"
+#include "sw_counter.h"
 
 #define NEV 3
 static const char *const ev_names[NEV] = {
@@ -39,27 +40,6 @@ static const char *const ev_names[NEV] = {
 	"perf::PAGE-FAULTS",
 	"perf::CONTEXT-SWITCHES",
 };
-
-static int open_minflt_counter(void)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-
-static uint64_t read_counter(int fd)
-{
-	uint64_t v = 0;
-
-	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-		return UINT64_MAX;
-	return v;
-}
 
 /* Touch 128 KiB of stack below us so the measured calls find it mapped. */
 static __attribute__((noinline)) void warm_stack(void)
@@ -86,7 +66,7 @@ int main(void)
 {
 	struct rusage ru0, ru1;
 	long long vals[NEV];
-	uint64_t pf0, pf1;
+	long long pf0, pf1;
 	int rc, rc_start, rc_read, set, warm, maps_before, maps_after, pfd;
 	long d_ru;
 
@@ -120,7 +100,7 @@ int main(void)
 		   "adding %d software events, %d after",
 		   maps_before, NEV, maps_after);
 
-	pfd = open_minflt_counter();
+	pfd = sw_counter_open(PERF_COUNT_SW_PAGE_FAULTS_MIN, 0);
 	if (pfd < 0)
 		lope_info("perf_event_open(PAGE_FAULTS_MIN) failed: %s; "
 			  "getrusage only",
@@ -131,14 +111,14 @@ int main(void)
 	memset(vals, 0, sizeof(vals));
 	getrusage(RUSAGE_THREAD, &ru0);
 	if (pfd >= 0)
-		pf0 = read_counter(pfd);
+		pf0 = sw_counter_read(pfd);
 
 	/* ---- measured: PAPI_start + first PAPI_read ---- */
 	getrusage(RUSAGE_THREAD, &ru0);
-	pf0 = pfd >= 0 ? read_counter(pfd) : 0;
+	pf0 = pfd >= 0 ? sw_counter_read(pfd) : 0;
 	rc_start = PAPI_start(set);
 	rc_read = rc_start == PAPI_OK ? PAPI_read(set, vals) : rc_start;
-	pf1 = pfd >= 0 ? read_counter(pfd) : 0;
+	pf1 = pfd >= 0 ? sw_counter_read(pfd) : 0;
 	getrusage(RUSAGE_THREAD, &ru1);
 	/* ---- end ---- */
 
@@ -155,9 +135,9 @@ int main(void)
 	if (pfd >= 0)
 		lope_check(pf1 - pf0 == 0,
 			   "no_minflt_start_first_read_perf_counter",
-			   "direct PAGE_FAULTS_MIN counter grew by %llu across "
+			   "direct PAGE_FAULTS_MIN counter grew by %lld across "
 			   "PAPI_start + first PAPI_read",
-			   (unsigned long long)(pf1 - pf0));
+			   pf1 - pf0);
 	else
 		lope_fail("no_minflt_start_first_read_perf_counter",
 			  "could not open a PAGE_FAULTS_MIN counter");

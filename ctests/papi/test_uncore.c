@@ -51,6 +51,7 @@
 
 #include <papi.h>
 
+#include "proc.h"
 #include "report.h"
 #include "tree.h"
 
@@ -74,34 +75,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own descriptor */
-}
-
-static int read_int(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = INT_MIN;
-
-	if (!f)
-		return INT_MIN;
-	if (fscanf(f, "%d", &v) != 1)
-		v = INT_MIN;
-	fclose(f);
-	return v;
 }
 
 /* A set on the uncore component with @name in it, optionally on @cpu. */
@@ -562,7 +535,7 @@ static int msr_events(char names[2][PAPI_MAX_STR_LEN])
 static void test_fd_leak(void)
 {
 	char names[2][PAPI_MAX_STR_LEN];
-	int before = count_fds(), after, set, i, rc = PAPI_OK;
+	int before = fd_count(), after, set, i, rc = PAPI_OK;
 	int n = msr_events(names);
 
 	lope_info("no_fd_left_after_cleanup: %d msr event(s)", n);
@@ -574,7 +547,7 @@ static void test_fd_leak(void)
 			rc = PAPI_start(set);
 		drop_set(&set);
 	}
-	after = count_fds();
+	after = fd_count();
 	lope_check(rc == PAPI_OK && before == after, "no_fd_left_after_cleanup",
 		   "rc %d, %d fds before, %d after", rc, before, after);
 }
