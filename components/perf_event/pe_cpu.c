@@ -15,22 +15,23 @@
 #include "pe_cpu.h"
 #include "pe_glue.h"
 
-void pe_cpu__libpfm4_release(char *buf, size_t len)
+void pe_cpu__libpfm4_name(char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	unsigned int major, minor;
 	const char *so;
 	Dl_info info;
 
-	buf[0] = '\0';
+	snprintf(buf, len, "libpfm4");
 	/* pfm_get_version() is the API's version, 4.0 in every release;
-	 * the library's file says which release: libpfm.so.4.13.0. */
+	 * the library's file says which release: libpfm.so.4.13.0 (a file
+	 * named by its soname alone, libpfm.so.4, does not). */
 	if (!dladdr((void *)pfm_initialize, &info) || !info.dli_fname ||
 	    !realpath(info.dli_fname, path))
 		return;
 	so = strstr(path, "libpfm.so.");
 	if (so && sscanf(so, "libpfm.so.%u.%u", &major, &minor) == 2)
-		snprintf(buf, len, "%u.%u", major, minor);
+		snprintf(buf, len, "libpfm4 %u.%u", major, minor);
 }
 
 /* A "CPU implementer" or "CPU part" line of /proc/cpuinfo (Arm). */

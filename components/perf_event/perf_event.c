@@ -823,27 +823,27 @@ static void load_generic_presets(int cidx)
 
 /* Why PAPI's libpfm4 layer has no default core PMU here, for @mode. */
 static void unknown_cpu_mode(char *mode, size_t len, int ret,
-			     const char *release)
+			     const char *libpfm4)
 {
 	const char *forced = getenv("LIBPFM_FORCE_PMU");
 	char cpu[PAPI_MIN_STR_LEN];
 
 	if (ret == PAPI_ECOUNT) {
 		snprintf(mode, len,
-			 "hybrid CPU, several core PMUs in libpfm4 %.8s: "
+			 "hybrid CPU, several core PMUs in %.16s: "
 			 "generic and sysfs events",
-			 release);
+			 libpfm4);
 	} else if (forced && *forced) {
 		snprintf(mode, len,
-			 "libpfm4 %.8s limited to %.16s by LIBPFM_FORCE_PMU: "
+			 "%.16s limited to %.16s by LIBPFM_FORCE_PMU: "
 			 "generic and sysfs events",
-			 release, forced);
+			 libpfm4, forced);
 	} else {
 		pe_cpu__name(cpu, sizeof(cpu));
 		snprintf(mode, len,
-			 "%.40s unknown to libpfm4 %.8s: generic and sysfs "
+			 "%.40s unknown to %.16s: generic and sysfs "
 			 "events",
-			 cpu, release);
+			 cpu, libpfm4);
 	}
 }
 
@@ -871,7 +871,7 @@ static int pe_init_component(int cidx)
 {
 	papi_vector_t *v = _papi_hwd[cidx];
 	char mode[PAPI_MAX_STR_LEN], why[PAPI_MAX_STR_LEN];
-	char release[PAPI_MIN_STR_LEN];
+	char libpfm4[PAPI_MIN_STR_LEN];
 	const char *pmu;
 	int ret, papi_presets;
 
@@ -885,7 +885,7 @@ static int pe_init_component(int cidx)
 	    _papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_AMD)
 		v->cmp_info.fast_real_timer = 1;
 	detect_rdpmc(v, why, sizeof(why));
-	pe_cpu__libpfm4_release(release, sizeof(release));
+	pe_cpu__libpfm4_name(libpfm4, sizeof(libpfm4));
 	if (_papi_libpfm4_init(v) != PAPI_OK)
 		return pe_disable(v, PAPI_ECMP, "Error initializing libpfm4");
 	/* PAPI's libpfm4 layer loads PAPI's own preset section, if any. */
@@ -899,14 +899,16 @@ static int pe_init_component(int cidx)
 		/* The NMI watchdog holds one counter for itself. */
 		if (_linux_detect_nmi_watchdog() && v->cmp_info.num_cntrs > 0)
 			v->cmp_info.num_cntrs--;
-		snprintf(mode, sizeof(mode), "libpfm4 %.8s %.32s%s", release,
-			 pmu ? pmu : "?",
-			 papi_presets ? "" :
-			 !loading_presets.asked ?
-				 ", generic presets (none in PAPI's table)" :
-				 ", generic presets (none of PAPI's counts here)");
+		snprintf(
+			mode, sizeof(mode), "%.16s %.32s%s", libpfm4,
+			pmu ? pmu : "?",
+			papi_presets ?
+				"" :
+			!loading_presets.asked ?
+				", generic presets (none in PAPI's table)" :
+				", generic presets (none of PAPI's counts here)");
 	} else if (ret == PAPI_ECMP || ret == PAPI_ECOUNT) {
-		unknown_cpu_mode(mode, sizeof(mode), ret, release);
+		unknown_cpu_mode(mode, sizeof(mode), ret, libpfm4);
 		ret = unknown_cpu(v);
 		if (ret != PAPI_OK)
 			return ret;

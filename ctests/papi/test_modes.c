@@ -311,8 +311,8 @@ static void test_listed_presets_add(void)
 		drop_set(&set);
 		if (rc != PAPI_OK && bad++ < 4)
 			snprintf(refused + strlen(refused),
-				 sizeof(refused) - strlen(refused), " %.20s: %.30s",
-				 info.symbol, papi_err(rc));
+				 sizeof(refused) - strlen(refused),
+				 " %.20s: %.30s", info.symbol, papi_err(rc));
 	} while (PAPI_enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
 	lope_info("%d presets listed as available", listed);
 	lope_check(!bad, "listed presets can be added", "%d of %d refused:%s",

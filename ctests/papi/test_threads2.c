@@ -280,9 +280,9 @@ int main(void)
 	 * Per-thread counts stand in the proportion of those times, within
 	 * 25 %; a shared count would not.
 	 */
-	lo = res[0].sum_own > 0 && res[0].sum_tc > 0
-		     ? (double)res[NTHREADS - 1].sum_own / res[0].sum_own
-		     : 0;
+	lo = res[0].sum_own > 0 && res[0].sum_tc > 0 ?
+		     (double)res[NTHREADS - 1].sum_own / res[0].sum_own :
+		     0;
 	hi = lo > 0 ? (double)res[NTHREADS - 1].sum_tc / res[0].sum_tc : 0;
 	ordered = lo > 0 && hi > lo * 0.75 && hi < lo * 1.25;
 	lope_check(ordered, "threads_counted_separately",

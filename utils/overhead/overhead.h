@@ -174,11 +174,11 @@ const char *id_label(const char *id, const char **kind);
 void print_report(const struct ovh *o);
 
 /* goals.c */
-#define NGOALS 4
+#define NGOALS 5
 struct goal_out {
 	int evaluated; /* 0: could not be evaluated */
 	int met;
-	char text[512];
+	char text[1024];
 };
 extern const char *const goal_ids[NGOALS];
 void eval_goals(const struct ovh *o, struct goal_out *g);
