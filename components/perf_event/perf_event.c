@@ -899,12 +899,14 @@ static int pe_init_component(int cidx)
 		/* The NMI watchdog holds one counter for itself. */
 		if (_linux_detect_nmi_watchdog() && v->cmp_info.num_cntrs > 0)
 			v->cmp_info.num_cntrs--;
-		snprintf(mode, sizeof(mode), "libpfm4 %.8s %.32s%s", release,
-			 pmu ? pmu : "?",
-			 papi_presets ? "" :
-			 !loading_presets.asked ?
-				 ", generic presets (none in PAPI's table)" :
-				 ", generic presets (none of PAPI's counts here)");
+		snprintf(
+			mode, sizeof(mode), "libpfm4 %.8s %.32s%s", release,
+			pmu ? pmu : "?",
+			papi_presets ?
+				"" :
+			!loading_presets.asked ?
+				", generic presets (none in PAPI's table)" :
+				", generic presets (none of PAPI's counts here)");
 	} else if (ret == PAPI_ECMP || ret == PAPI_ECOUNT) {
 		unknown_cpu_mode(mode, sizeof(mode), ret, release);
 		ret = unknown_cpu(v);
