@@ -428,31 +428,24 @@ static int pe_cpu_attach(pe_control_t *c, int cpu)
 
 static int pe_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
-	pe_control_t *c;
+	pe_control_t *c = pe_option_set(code, option);
 
 	(void)ctx;
 	switch (code) {
 	case PAPI_MULTIPLEX:
-		c = (pe_control_t *)option->multiplex.ESI->ctl_state;
 		return set_option(c, &c->multiplexed, 1);
 	case PAPI_ATTACH:
-		c = (pe_control_t *)option->attach.ESI->ctl_state;
 		return pe_attach(c, (pid_t)option->attach.tid);
 	case PAPI_DETACH:
-		c = (pe_control_t *)option->attach.ESI->ctl_state;
 		c->tid = 0;
 		return set_option(c, &c->attached, 0);
 	case PAPI_CPU_ATTACH:
-		c = (pe_control_t *)option->cpu.ESI->ctl_state;
 		return pe_cpu_attach(c, (int)option->cpu.cpu_num);
 	case PAPI_DOMAIN:
-		c = (pe_control_t *)option->domain.ESI->ctl_state;
 		return pe_set_domain(c, option->domain.domain);
 	case PAPI_GRANUL:
-		c = (pe_control_t *)option->granularity.ESI->ctl_state;
 		return pe_set_granularity(c, option->granularity.granularity);
 	case PAPI_INHERIT:
-		c = (pe_control_t *)option->inherit.ESI->ctl_state;
 		return set_option(c, &c->inherit, !!option->inherit.inherit);
 	case PAPI_DEF_ITIMER:
 	case PAPI_DEF_ITIMER_NS:

@@ -302,21 +302,18 @@ static int peu_set_domain(hwd_control_state_t *ctl, int domain)
 
 static int peu_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
-	peu_control_t *c;
+	peu_control_t *c = pe_option_set(code, option);
 
 	(void)ctx;
 	switch (code) {
 	case PAPI_MULTIPLEX:
-		c = (peu_control_t *)option->multiplex.ESI->ctl_state;
 		return pe_set_option(c, &c->multiplexed, 1, reopen_set);
 	case PAPI_CPU_ATTACH:
-		c = (peu_control_t *)option->cpu.ESI->ctl_state;
 		if ((int)option->cpu.cpu_num < 0)
 			return PAPI_EINVAL;
 		return pe_set_option(c, &c->cpu, (int)option->cpu.cpu_num,
 				     reopen_set);
 	case PAPI_DOMAIN:
-		c = (peu_control_t *)option->domain.ESI->ctl_state;
 		return peu_set_domain(c, option->domain.domain);
 	case PAPI_GRANUL:
 		/* Uncore counters count whole cpus (or packages). */
@@ -382,19 +379,11 @@ static int64_t libpfm4_type(const pfm_pmu_info_t *pinfo)
 static void hide_libpfm4_pmus(struct lope_pmus *pmus)
 {
 	pfm_pmu_info_t pinfo;
-	int i;
+	int64_t type;
+	int i, ret;
 
-	for (i = 0;; i++) {
-		int64_t type;
-		pfm_err_t ret;
-
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		ret = pfm_get_pmu_info(i, &pinfo);
-		if (ret == PFM_ERR_INVAL)
-			break;
-		if (ret != PFM_SUCCESS || !pinfo.is_present ||
-		    pinfo.type != PFM_PMU_TYPE_UNCORE)
+	for (i = 0; (ret = pe_pfm_pmu(i, &pinfo)) >= 0; i++) {
+		if (!ret || pinfo.type != PFM_PMU_TYPE_UNCORE)
 			continue;
 		type = libpfm4_type(&pinfo);
 		if (type >= 0)
