@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -77,6 +78,38 @@ void scopy(char *dst, size_t len, const char *src)
 		l++;
 	}
 	dst[l] = 0;
+}
+
+/* @s without the blanks around it, in place. */
+static char *trim(char *s)
+{
+	size_t l;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	l = strlen(s);
+	while (l > 0 && isspace((unsigned char)s[l - 1]))
+		s[--l] = 0;
+	return s;
+}
+
+int split_events(char *list, char **names, int max)
+{
+	char *p = list, *comma;
+	int n = 0;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = 0;
+		p = trim(p);
+		if (!*p || n == max)
+			return -1;
+		names[n++] = p;
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
 }
 
 int parse_long(const char *s, long min, long max, long *out)
@@ -213,6 +246,17 @@ int syscall_counter_open(int disabled, char *why, size_t len)
 			 "perf_event_open(raw_syscalls:sys_enter): %s",
 			 strerror(errno));
 	return fd;
+}
+
+void csv_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
 }
 
 /* The text after "KEY:" of cpuinfo line @line, if it is KEY's. */

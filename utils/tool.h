@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the utilities share: exit codes, messages, allocation that cannot
- * fail, string and option helpers, and finding a libpapi directory.
+ * fail, string, option and CSV helpers, and finding a libpapi directory.
  */
 #ifndef LOPE_TOOL_H
 #define LOPE_TOOL_H
@@ -33,6 +33,12 @@ void *xrealloc(void *p, size_t n, size_t size);
 void oneline(char *dst, size_t len, const char *src);
 /* Copy @src into @dst of size @len, cut if needed. */
 void scopy(char *dst, size_t len, const char *src);
+/*
+ * Split the comma-separated @list in place into @names[0..max), each
+ * without the blanks around it: the count, or -1 if a name is empty or
+ * there are more than @max.
+ */
+int split_events(char *list, char **names, int max);
 /* @s as a number from @min to @max into *@out: 0, or -1 if it is not. */
 int parse_long(const char *s, long min, long max, long *out);
 /* Option @opt's argument @s as a count from 1 to @max, or exit 2. */
@@ -51,6 +57,8 @@ int dir_has_libpapi(const char *dir);
  * libpapi.so*. */
 const char *libdir_arg(const char *opt, const char *dir);
 
+/* @s on stdout as a CSV field: in double quotes, its own doubled. */
+void csv_str(const char *s);
 /* The CPU's model name, from /proc/cpuinfo ("unknown CPU" if none). */
 void cpu_model(char *buf, size_t len);
 /*

@@ -9,17 +9,6 @@
 
 #include "icount.h"
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 /* @v with @fmt, or nothing if < 0; then a comma. */
 static void csv_num(const char *fmt, double v)
 {

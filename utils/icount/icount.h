@@ -76,8 +76,6 @@ extern const struct ev_def sw_pool[];
 extern const size_t sw_pool_len;
 /* The perf_event attributes of PAPI name @name, or NULL. */
 const struct ev_def *ev_find(const char *name);
-/* Split a comma-separated list in place; the count, or -1. */
-int split_events(char *list, char **names, int max);
 
 /* ------------------------------------------------------------------ */
 /* Worker: calls, cases, meters (cases.c, meter.c)                     */

@@ -12,17 +12,6 @@
 	"kind,path,call,id,events,n,median,p10,p25,p75,p90,min,max,timer," \
 	"syscalls,faults,detail"
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 /* One CSV line of record @r of column @c. */
 static void csv_rec(const struct col *c, const struct rec *r)
 {

@@ -4,7 +4,6 @@
  * the parent (no --_papi/--_floor) or a worker it re-executed.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,38 +53,6 @@ static void usage(FILE *f)
 		"  --compare LIBDIR directory of the libpapi.so to compare with\n"
 		"  --no-compare     measure ours only\n",
 		WARMUP, SW_SCALE_MAX);
-}
-
-/* @s without the blanks around it, in place. */
-static char *trim(char *s)
-{
-	size_t l;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	l = strlen(s);
-	while (l > 0 && isspace((unsigned char)s[l - 1]))
-		s[--l] = 0;
-	return s;
-}
-
-int split_events(char *list, char **names, int max)
-{
-	char *p = list, *comma;
-	int n = 0;
-
-	for (;;) {
-		comma = strchr(p, ',');
-		if (comma)
-			*comma = 0;
-		p = trim(p);
-		if (!*p || n == max)
-			return -1;
-		names[n++] = p;
-		if (!comma)
-			return n;
-		p = comma + 1;
-	}
 }
 
 int set_sizes(int nev, int *sizes)

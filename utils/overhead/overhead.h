@@ -68,8 +68,6 @@ struct stats {
 	double flt; /* minor page faults per call, < 0 if not counted */
 };
 
-/* Split a comma-separated list in place; returns the count or -1. */
-int split_events(char *list, char **names, int max);
 /* The event-set sizes measured: the first event alone, then all of them. */
 int set_sizes(int nev, int *sizes);
 
