@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -172,28 +171,6 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
 		die(EX_USAGE, "unknown option '%s'", argv[optind]);
 	}
 	return c;
-}
-
-int dir_has_libpapi(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d)) != NULL)
-		found = strncmp(de->d_name, "libpapi.so", 10) == 0;
-	closedir(d);
-	return found;
-}
-
-const char *libdir_arg(const char *opt, const char *dir)
-{
-	if (!dir_has_libpapi(dir))
-		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,
-		    dir);
-	return dir;
 }
 
 /* The id of tracepoint @name ("raw_syscalls/sys_enter"), or -1. */

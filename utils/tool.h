@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the utilities share: exit codes, messages, allocation that cannot
- * fail, string, option and CSV helpers, and finding a libpapi directory.
+ * fail, string, option and CSV helpers, the CPU's name, a system-call
+ * counter.
  */
 #ifndef LOPE_TOOL_H
 #define LOPE_TOOL_H
@@ -51,11 +52,6 @@ long count_arg(const char *opt, const char *s, long max);
  */
 int tool_getopt(int argc, char **argv, const char *shortopts,
 		const struct option *longopts, void (*usage)(FILE *f));
-/* Does @dir hold a libpapi.so* file? */
-int dir_has_libpapi(const char *dir);
-/* @dir, given with option @opt (--ours, --compare); exit 2 if it holds no
- * libpapi.so*. */
-const char *libdir_arg(const char *opt, const char *dir);
 
 /* @s on stdout as a CSV field: in double quotes, its own doubled. */
 void csv_str(const char *s);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
@@ -16,6 +17,98 @@
 #include "worker.h"
 
 #define WORKER_MAX_ARGS 8
+
+#ifndef LOPE_OURS_LIBDIR
+#define LOPE_OURS_LIBDIR NULL
+#endif
+#ifndef LOPE_STOCK_LIBDIR
+#define LOPE_STOCK_LIBDIR NULL
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Which libpapi                                                       */
+/* ------------------------------------------------------------------ */
+
+int dir_has_libpapi(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL)
+		found = strncmp(de->d_name, "libpapi.so", 10) == 0;
+	closedir(d);
+	return found;
+}
+
+const char *libdir_arg(const char *opt, const char *dir)
+{
+	if (!dir_has_libpapi(dir))
+		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,
+		    dir);
+	return dir;
+}
+
+int libdirs_opt(struct libdirs *d, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_OURS:
+		d->ours = libdir_arg("--ours", arg);
+		d->ours_src = "--ours";
+		return 1;
+	case OPT_COMPARE:
+		d->stock = libdir_arg("--compare", arg);
+		d->stock_src = "--compare";
+		d->no_compare = 0;
+		return 1;
+	case OPT_NO_COMPARE:
+		d->no_compare = 1;
+		d->stock = NULL;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The first of: $@env (which must hold libpapi.so*), $@env2 and the
+ * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
+ */
+static const char *pick_dir(const char *env, const char *env2,
+			    const char *builtin, const char **src)
+{
+	const char *e = getenv(env);
+
+	if (e && *e) {
+		if (!dir_has_libpapi(e))
+			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
+			    env, e);
+		*src = env;
+		return e;
+	}
+	e = getenv(env2);
+	if (e && *e && dir_has_libpapi(e)) {
+		*src = env2;
+		return e;
+	}
+	if (builtin && *builtin && dir_has_libpapi(builtin)) {
+		*src = "built-in default";
+		return builtin;
+	}
+	return NULL;
+}
+
+void libdirs_default(struct libdirs *d)
+{
+	if (!d->ours)
+		d->ours = pick_dir("LOPE_OURS_LIBDIR", "PAPI_OURS_BUILDDIR",
+				   LOPE_OURS_LIBDIR, &d->ours_src);
+	if (!d->stock && !d->no_compare)
+		d->stock = pick_dir("LOPE_STOCK_LIBDIR", "PAPI_STOCK_BUILDDIR",
+				    LOPE_STOCK_LIBDIR, &d->stock_src);
+}
 
 /* ------------------------------------------------------------------ */
 /* Parent side                                                         */

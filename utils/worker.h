@@ -23,6 +23,50 @@
 #include <limits.h>
 #include <stddef.h>
 
+/* Which libpapi the workers load, as --ours, --compare, --no-compare and
+ * the environment say. */
+struct libdirs {
+	const char *ours;      /* our libpapi's directory, NULL: the linker's */
+	const char *ours_src;  /* where it came from */
+	const char *stock;     /* the compared libpapi's, NULL: none */
+	const char *stock_src; /* where it came from */
+	int no_compare;        /* the last of --compare and --no-compare wins */
+};
+
+/* getopt_long() values of the libdirs options; a tool's own follow. */
+enum { OPT_OURS = 256, OPT_COMPARE, OPT_NO_COMPARE, OPT_TOOL };
+/* The libdirs options, for a tool's getopt_long() table. */
+#define LIBDIRS_OPTION(name, has_arg, val) \
+	{                                  \
+		name, has_arg, NULL, val   \
+	}
+#define LIBDIRS_OPTIONS                                                    \
+	LIBDIRS_OPTION("ours", required_argument, OPT_OURS),               \
+		LIBDIRS_OPTION("compare", required_argument, OPT_COMPARE), \
+		LIBDIRS_OPTION("no-compare", no_argument, OPT_NO_COMPARE)
+/* Their lines of a tool's usage. */
+#define LIBDIRS_USAGE                                                      \
+	"  --ours LIBDIR    directory of our libpapi.so\n"                 \
+	"  --compare LIBDIR directory of the libpapi.so to compare with\n" \
+	"  --no-compare     measure ours only\n"
+
+/* Does @dir hold a libpapi.so* file? */
+int dir_has_libpapi(const char *dir);
+/* @dir, given with option @opt (--ours, --compare); exit 2 if it holds no
+ * libpapi.so*. */
+const char *libdir_arg(const char *opt, const char *dir);
+/* Option @c (getopt's value) with argument @arg into @d: 1, or 0 if it is
+ * not one of LIBDIRS_OPTIONS.  A directory without libpapi.so*: exit 2. */
+int libdirs_opt(struct libdirs *d, int c, const char *arg);
+/*
+ * The directories no option gave: each the first of $LOPE_OURS_LIBDIR
+ * ($LOPE_STOCK_LIBDIR; exit 2 if it holds no libpapi.so*),
+ * $PAPI_OURS_BUILDDIR ($PAPI_STOCK_BUILDDIR) and the build directory
+ * compiled in that holds libpapi.so*, NULL if none; no stock one after
+ * --no-compare.
+ */
+void libdirs_default(struct libdirs *d);
+
 /* A worker as the parent sees it: how to run it and what it said. */
 struct worker {
 	const char *name;   /* its column in the report */

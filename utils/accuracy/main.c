@@ -417,7 +417,7 @@ static int worker_main(char **argv)
 #define LOPE_STOCK_LIBDIR NULL
 #endif
 
-enum { OPT_OURS = 256, OPT_COMPARE, OPT_NO_COMPARE, OPT_CHECK_LOOP };
+enum { OPT_CHECK_LOOP = OPT_TOOL };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },

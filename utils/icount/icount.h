@@ -252,11 +252,10 @@ struct opts {
 	long n;
 	int maxev;
 	int csv;
-	int no_compare;
 	const char *method; /* auto, callgrind, counter */
 	const char *events;
 	const char *keep; /* keep callgrind's dumps here */
-	const char *ours, *ours_src, *stock, *stock_src;
+	struct libdirs dirs;
 };
 
 struct ic {

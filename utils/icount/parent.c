@@ -231,9 +231,9 @@ static void cols_init(struct ic *ic)
 {
 	struct col *c = ic->col;
 
-	worker_init(&c[C_RDPMC].w, WORKER_RDPMC, ic->o.ours);
-	worker_init(&c[C_READ].w, WORKER_READ, ic->o.ours);
-	worker_init(&c[C_STOCK].w, WORKER_STOCK, ic->o.stock);
+	worker_init(&c[C_RDPMC].w, WORKER_RDPMC, ic->o.dirs.ours);
+	worker_init(&c[C_READ].w, WORKER_READ, ic->o.dirs.ours);
+	worker_init(&c[C_STOCK].w, WORKER_STOCK, ic->o.dirs.stock);
 	c[C_FLOOR].w = (struct worker){ .name = "floor", .active = 1 };
 	c[C_FLOOR].floor = 1;
 }

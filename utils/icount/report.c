@@ -136,8 +136,8 @@ static void print_header(const struct ic *ic)
 		print_col("stock", &c[C_STOCK]);
 	else
 		printf("%-10s: not measured (%s)\n", "stock",
-		       ic->o.no_compare ? "--no-compare" :
-					  "no stock build found");
+		       ic->o.dirs.no_compare ? "--no-compare" :
+					       "no stock build found");
 	printf("counted   : instructions: %s\n"
 	       "            system calls: %s\n",
 	       c[C_READ].ins_why[0] ? c[C_READ].ins_why : "?",

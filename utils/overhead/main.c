@@ -13,13 +13,6 @@
 
 const char *const tool_prog = PROG;
 
-#ifndef LOPE_OURS_LIBDIR
-#define LOPE_OURS_LIBDIR NULL
-#endif
-#ifndef LOPE_STOCK_LIBDIR
-#define LOPE_STOCK_LIBDIR NULL
-#endif
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -48,10 +41,7 @@ static void usage(FILE *f)
 		"                   counters available (software: %d)\n"
 		"  -v               also print p10/p90/min/max\n"
 		"  --csv            machine-readable output\n"
-		"  --plot FILE.png  also draw boxplots with gnuplot\n"
-		"  --ours LIBDIR    directory of our libpapi.so\n"
-		"  --compare LIBDIR directory of the libpapi.so to compare with\n"
-		"  --no-compare     measure ours only\n",
+		"  --plot FILE.png  also draw boxplots with gnuplot\n" LIBDIRS_USAGE,
 		WARMUP, SW_SCALE_MAX);
 }
 
@@ -65,43 +55,13 @@ int set_sizes(int nev, int *sizes)
 	return 1;
 }
 
-/*
- * The first of: $@env (which must hold libpapi.so*), $@env2 and the
- * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
- */
-static const char *pick_dir(const char *env, const char *env2,
-			    const char *builtin, const char **src)
-{
-	const char *e = getenv(env);
-
-	if (e && *e) {
-		if (!dir_has_libpapi(e))
-			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
-			    env, e);
-		*src = env;
-		return e;
-	}
-	e = getenv(env2);
-	if (e && *e && dir_has_libpapi(e)) {
-		*src = env2;
-		return e;
-	}
-	if (builtin && *builtin && dir_has_libpapi(builtin)) {
-		*src = "built-in default";
-		return builtin;
-	}
-	return NULL;
-}
-
-enum { OPT_CSV = 256, OPT_PLOT, OPT_OURS, OPT_COMPARE, OPT_NO_COMPARE };
+enum { OPT_CSV = OPT_TOOL, OPT_PLOT };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
-	{ "ours", required_argument, NULL, OPT_OURS },
-	{ "compare", required_argument, NULL, OPT_COMPARE },
-	{ "no-compare", no_argument, NULL, OPT_NO_COMPARE },
+	LIBDIRS_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -127,17 +87,8 @@ static void parse_opt(int c, struct opts *o)
 	case OPT_PLOT:
 		o->plot = optarg;
 		break;
-	case OPT_OURS:
-		o->ours = libdir_arg("--ours", optarg);
-		break;
-	case OPT_COMPARE:
-		o->stock = libdir_arg("--compare", optarg);
-		o->stock_src = "--compare";
-		o->no_compare = 0;
-		break;
-	case OPT_NO_COMPARE:
-		o->no_compare = 1;
-		o->stock = NULL;
+	default:
+		libdirs_opt(&o->dirs, c, optarg);
 		break;
 	}
 }
@@ -160,7 +111,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	o->n = 1000;
 	o->rounds = 5;
-	o->ours_src = "--ours";
 	while ((c = tool_getopt(argc, argv, "+:n:r:e:vh", long_opts, usage)) !=
 	       -1)
 		parse_opt(c, o);
@@ -168,12 +118,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		plot_check(o->plot);
 	if (o->events)
 		check_events(o->events);
-	if (!o->ours)
-		o->ours = pick_dir("LOPE_OURS_LIBDIR", "PAPI_OURS_BUILDDIR",
-				   LOPE_OURS_LIBDIR, &o->ours_src);
-	if (!o->stock && !o->no_compare)
-		o->stock = pick_dir("LOPE_STOCK_LIBDIR", "PAPI_STOCK_BUILDDIR",
-				    LOPE_STOCK_LIBDIR, &o->stock_src);
+	libdirs_default(&o->dirs);
 }
 
 /* A worker: argv = PROG --_papi|--_floor FD CPU N EVENTS SCALE. */

@@ -129,13 +129,9 @@ struct opts {
 	long rounds; /* -r */
 	int verbose; /* -v */
 	int csv;
-	int no_compare;        /* the last of --compare and --no-compare wins */
-	const char *events;    /* -e; NULL: the first worker chooses */
-	const char *plot;      /* --plot FILE */
-	const char *ours;      /* our libpapi's directory, NULL: the linker's */
-	const char *ours_src;  /* where it came from */
-	const char *stock;     /* the compared libpapi's, NULL: none */
-	const char *stock_src; /* where it came from */
+	const char *events; /* -e; NULL: the first worker chooses */
+	const char *plot;   /* --plot FILE */
+	struct libdirs dirs;
 };
 
 /* The parent: the options, the columns and what they measured. */

@@ -197,9 +197,9 @@ static void cols_init(struct ovh *o)
 {
 	struct col *c = o->col;
 
-	worker_init(&c[W_OURS].w, WORKER_RDPMC, o->o.ours);
-	worker_init(&c[W_OURS_READ].w, WORKER_READ, o->o.ours);
-	worker_init(&c[W_STOCK].w, WORKER_STOCK, o->o.stock);
+	worker_init(&c[W_OURS].w, WORKER_RDPMC, o->o.dirs.ours);
+	worker_init(&c[W_OURS_READ].w, WORKER_READ, o->o.dirs.ours);
+	worker_init(&c[W_STOCK].w, WORKER_STOCK, o->o.dirs.stock);
 	c[W_FLOOR].w = (struct worker){ .name = "floor", .active = 1 };
 	c[W_FLOOR].floor = 1;
 }

@@ -168,10 +168,11 @@ static void print_libs(const struct ovh *o)
 	char why[512];
 
 	print_col_header("ours", &c[W_OURS]);
-	printf("%-10s  (%s%s)\n", "", o->o.ours ? "directory from " : "",
-	       o->o.ours ? o->o.ours_src :
-			   "no --ours, LOPE_OURS_LIBDIR, PAPI_OURS_BUILDDIR or "
-			   "built-in build found: the dynamic linker's choice");
+	printf("%-10s  (%s%s)\n", "", o->o.dirs.ours ? "directory from " : "",
+	       o->o.dirs.ours ?
+		       o->o.dirs.ours_src :
+		       "no --ours, LOPE_OURS_LIBDIR, PAPI_OURS_BUILDDIR or "
+		       "built-in build found: the dynamic linker's choice");
 	if (!rdpmc_col_ok(o))
 		printf("%-10s  ours-rdpmc: n/a (%s)\n", "",
 		       col_failed(&c[W_OURS], why, sizeof(why)) ?
@@ -183,10 +184,10 @@ static void print_libs(const struct ovh *o)
 		printf("%-10s  WARNING: not the same library as ours\n", "");
 	if (c[W_STOCK].w.active) {
 		print_col_header("stock", &c[W_STOCK]);
-		printf("%-10s  (directory from %s)\n", "", o->o.stock_src);
+		printf("%-10s  (directory from %s)\n", "", o->o.dirs.stock_src);
 	} else {
 		printf("%-10s: not measured (%s)\n", "stock",
-		       o->o.no_compare ?
+		       o->o.dirs.no_compare ?
 			       "--no-compare" :
 			       "no --compare, LOPE_STOCK_LIBDIR, "
 			       "PAPI_STOCK_BUILDDIR or built-in stock "
