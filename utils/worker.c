@@ -29,7 +29,8 @@
 /* Which libpapi                                                       */
 /* ------------------------------------------------------------------ */
 
-int dir_has_libpapi(const char *dir)
+/* Does @dir hold a libpapi.so* file? */
+static int dir_has_libpapi(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -43,7 +44,8 @@ int dir_has_libpapi(const char *dir)
 	return found;
 }
 
-const char *libdir_arg(const char *opt, const char *dir)
+/* @dir, given with option @opt; exit 2 if it holds no libpapi.so*. */
+static const char *libdir_arg(const char *opt, const char *dir)
 {
 	if (!dir_has_libpapi(dir))
 		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,

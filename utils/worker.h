@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The worker protocol papi_overhead and papi_accuracy share.
+ * The worker protocol papi_overhead, papi_icount and papi_accuracy share,
+ * and which libpapi their workers load (struct libdirs).
  *
  * The parent measures nothing itself: it re-executes its own program
  * (/proc/self/exe) once per measured path, each worker with its own
@@ -50,11 +51,6 @@ enum { OPT_OURS = 256, OPT_COMPARE, OPT_NO_COMPARE, OPT_TOOL };
 	"  --compare LIBDIR directory of the libpapi.so to compare with\n" \
 	"  --no-compare     measure ours only\n"
 
-/* Does @dir hold a libpapi.so* file? */
-int dir_has_libpapi(const char *dir);
-/* @dir, given with option @opt (--ours, --compare); exit 2 if it holds no
- * libpapi.so*. */
-const char *libdir_arg(const char *opt, const char *dir);
 /* Option @c (getopt's value) with argument @arg into @d: 1, or 0 if it is
  * not one of LIBDIRS_OPTIONS.  A directory without libpapi.so*: exit 2. */
 int libdirs_opt(struct libdirs *d, int c, const char *arg);

@@ -68,9 +68,7 @@ struct opts {
 	const char *nlist; /* -N */
 	long ns[MAX_NS];
 	int nns;
-	const char *ours;  /* --ours; NULL: the dynamic linker's choice */
-	const char *stock; /* --compare; NULL: none */
-	int no_compare;    /* --no-compare, before or after --compare */
+	struct libdirs dirs;
 };
 
 /* The parent: the options, the paths and what they measured. */
@@ -385,18 +383,6 @@ static int sysfs_pmu(char *why, size_t len)
 	return 0;
 }
 
-/* A directory of libpapi from $@env, else @builtin; NULL if neither. */
-static const char *pick_dir(const char *env, const char *builtin)
-{
-	const char *e = getenv(env);
-
-	if (e && *e && dir_has_libpapi(e))
-		return e;
-	if (builtin && *builtin && dir_has_libpapi(builtin))
-		return builtin;
-	return NULL;
-}
-
 /* A worker: argv = PROG --_worker FD CPU REPS NLIST EVENT. */
 static int worker_main(char **argv)
 {
@@ -410,20 +396,11 @@ static int worker_main(char **argv)
 	return acc_worker(arg[2], reps, ns, nns);
 }
 
-#ifndef LOPE_OURS_LIBDIR
-#define LOPE_OURS_LIBDIR NULL
-#endif
-#ifndef LOPE_STOCK_LIBDIR
-#define LOPE_STOCK_LIBDIR NULL
-#endif
-
 enum { OPT_CHECK_LOOP = OPT_TOOL };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
-	{ "ours", required_argument, NULL, OPT_OURS },
-	{ "compare", required_argument, NULL, OPT_COMPARE },
-	{ "no-compare", no_argument, NULL, OPT_NO_COMPARE },
+	LIBDIRS_OPTIONS,
 	{ "check-loop", no_argument, NULL, OPT_CHECK_LOOP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -448,14 +425,8 @@ static void parse_opt(int c, struct opts *o)
 			    optarg, MAX_NS, MAX_LOOP_N);
 		o->nlist = optarg;
 		break;
-	case OPT_OURS:
-		o->ours = libdir_arg("--ours", optarg);
-		break;
-	case OPT_COMPARE:
-		o->stock = libdir_arg("--compare", optarg);
-		break;
-	case OPT_NO_COMPARE:
-		o->no_compare = 1;
+	default:
+		libdirs_opt(&o->dirs, c, optarg);
 		break;
 	}
 }
@@ -484,15 +455,11 @@ static int acc_measure(struct acc *a)
 	struct path *p = a->p;
 	int i;
 
-	if (!a->o.ours)
-		a->o.ours = pick_dir("LOPE_OURS_LIBDIR", LOPE_OURS_LIBDIR);
-	if (!a->o.stock && !a->o.no_compare)
-		a->o.stock = pick_dir("LOPE_STOCK_LIBDIR", LOPE_STOCK_LIBDIR);
+	libdirs_default(&a->o.dirs);
 	a->cpu = sched_getcpu();
-	worker_init(&p[W_RDPMC].w, WORKER_RDPMC, a->o.ours);
-	worker_init(&p[W_READ].w, WORKER_READ, a->o.ours);
-	worker_init(&p[W_STOCK].w, WORKER_STOCK,
-		    a->o.no_compare ? NULL : a->o.stock);
+	worker_init(&p[W_RDPMC].w, WORKER_RDPMC, a->o.dirs.ours);
+	worker_init(&p[W_READ].w, WORKER_READ, a->o.dirs.ours);
+	worker_init(&p[W_STOCK].w, WORKER_STOCK, a->o.dirs.stock);
 	sysfs_pmu(a->pmu, sizeof(a->pmu));
 	path_run(a, &p[W_RDPMC]);
 	if (p[W_RDPMC].w.exit_code == EX_SKIP && p[W_RDPMC].nopmu[0]) {
