@@ -116,10 +116,14 @@ void libdirs_default(struct libdirs *d)
 /* Parent side                                                         */
 /* ------------------------------------------------------------------ */
 
-void worker_init(struct worker *w, enum worker_path path, const char *libdir)
+void worker_init(struct worker *w, enum worker_path path,
+		 const struct libdirs *d)
 {
-	static const char *const names[] = { "ours-rdpmc", "ours-read",
-					     "stock" };
+	static const char *const names[] = { "ours-rdpmc", "ours-read", "stock",
+					     "floor" };
+	const char *libdir = path == WORKER_STOCK ? d->stock :
+			     path == WORKER_FLOOR ? NULL :
+						    d->ours;
 
 	*w = (struct worker){ .name = names[path],
 			      .libdir = libdir,

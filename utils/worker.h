@@ -83,14 +83,16 @@ struct worker {
 	char fatal[256];
 };
 
-/* The PAPI paths both tools measure. */
+/* The paths the tools measure, in the order of their reports' columns. */
 enum worker_path {
 	WORKER_RDPMC, /* "ours-rdpmc": our libpapi, user-space reads allowed */
 	WORKER_READ,  /* "ours-read": our libpapi, LOPE_NO_RDPMC=1 */
-	WORKER_STOCK, /* "stock": another libpapi, active if @libdir */
+	WORKER_STOCK, /* "stock": another libpapi, active if there is one */
+	WORKER_FLOOR, /* "floor": the raw perf_event floor, no PAPI */
 };
-/* @w as the worker of @path on the libpapi in @libdir. */
-void worker_init(struct worker *w, enum worker_path path, const char *libdir);
+/* @w as the worker of @path, on the libpapi @d names for it. */
+void worker_init(struct worker *w, enum worker_path path,
+		 const struct libdirs *d);
 
 typedef void (*worker_line_fn)(void *arg, char *line);
 

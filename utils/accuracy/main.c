@@ -51,7 +51,12 @@ struct res {
 	char msg[256];
 };
 
-enum { W_RDPMC, W_READ, W_STOCK, W_MAX };
+enum {
+	W_RDPMC = WORKER_RDPMC,
+	W_READ = WORKER_READ,
+	W_STOCK = WORKER_STOCK,
+	W_MAX
+};
 
 /* A path of the report: one worker and what it measured. */
 struct path {
@@ -457,9 +462,8 @@ static int acc_measure(struct acc *a)
 
 	libdirs_default(&a->o.dirs);
 	a->cpu = sched_getcpu();
-	worker_init(&p[W_RDPMC].w, WORKER_RDPMC, a->o.dirs.ours);
-	worker_init(&p[W_READ].w, WORKER_READ, a->o.dirs.ours);
-	worker_init(&p[W_STOCK].w, WORKER_STOCK, a->o.dirs.stock);
+	for (i = 0; i < W_MAX; i++)
+		worker_init(&p[i].w, i, &a->o.dirs);
 	sysfs_pmu(a->pmu, sizeof(a->pmu));
 	path_run(a, &p[W_RDPMC]);
 	if (p[W_RDPMC].w.exit_code == EX_SKIP && p[W_RDPMC].nopmu[0]) {

@@ -229,7 +229,13 @@ struct res {
 	char msg[200];
 };
 
-enum { C_RDPMC, C_READ, C_STOCK, C_FLOOR, C_MAX };
+enum {
+	C_RDPMC = WORKER_RDPMC,
+	C_READ = WORKER_READ,
+	C_STOCK = WORKER_STOCK,
+	C_FLOOR = WORKER_FLOOR,
+	C_MAX
+};
 
 struct col {
 	struct worker w;  /* the native run */

@@ -229,13 +229,11 @@ static void col_valgrind(struct ic *ic, struct col *c)
 
 static void cols_init(struct ic *ic)
 {
-	struct col *c = ic->col;
+	int k;
 
-	worker_init(&c[C_RDPMC].w, WORKER_RDPMC, ic->o.dirs.ours);
-	worker_init(&c[C_READ].w, WORKER_READ, ic->o.dirs.ours);
-	worker_init(&c[C_STOCK].w, WORKER_STOCK, ic->o.dirs.stock);
-	c[C_FLOOR].w = (struct worker){ .name = "floor", .active = 1 };
-	c[C_FLOOR].floor = 1;
+	for (k = 0; k < C_MAX; k++)
+		worker_init(&ic->col[k].w, k, &ic->o.dirs);
+	ic->col[C_FLOOR].floor = 1;
 }
 
 /* Ours first: it chooses the events for everybody. */

@@ -101,7 +101,13 @@ struct rec {
 	char msg[256];
 };
 
-enum { W_OURS, W_OURS_READ, W_STOCK, W_FLOOR, W_MAX };
+enum {
+	W_OURS = WORKER_RDPMC,
+	W_OURS_READ = WORKER_READ,
+	W_STOCK = WORKER_STOCK,
+	W_FLOOR = WORKER_FLOOR,
+	W_MAX
+};
 
 /* A column of the report: one worker, run once per round. */
 struct col {

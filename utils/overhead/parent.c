@@ -195,13 +195,11 @@ static void col_run(const struct ovh *o, struct col *c, const char *events,
 
 static void cols_init(struct ovh *o)
 {
-	struct col *c = o->col;
+	int k;
 
-	worker_init(&c[W_OURS].w, WORKER_RDPMC, o->o.dirs.ours);
-	worker_init(&c[W_OURS_READ].w, WORKER_READ, o->o.dirs.ours);
-	worker_init(&c[W_STOCK].w, WORKER_STOCK, o->o.dirs.stock);
-	c[W_FLOOR].w = (struct worker){ .name = "floor", .active = 1 };
-	c[W_FLOOR].floor = 1;
+	for (k = 0; k < W_MAX; k++)
+		worker_init(&o->col[k].w, k, &o->o.dirs);
+	o->col[W_FLOOR].floor = 1;
 }
 
 /* Ours first: it chooses the events for everybody. */
