@@ -83,12 +83,13 @@ struct worker {
 	char fatal[256];
 };
 
-/* The paths the tools measure, in the order of their reports' columns. */
+/* The paths the tools measure: their reports' columns, in this order. */
 enum worker_path {
 	WORKER_RDPMC, /* "ours-rdpmc": our libpapi, user-space reads allowed */
 	WORKER_READ,  /* "ours-read": our libpapi, LOPE_NO_RDPMC=1 */
 	WORKER_STOCK, /* "stock": another libpapi, active if there is one */
 	WORKER_FLOOR, /* "floor": the raw perf_event floor, no PAPI */
+	WORKER_PATHS
 };
 /* @w as the worker of @path, on the libpapi @d names for it. */
 void worker_init(struct worker *w, enum worker_path path,

@@ -51,6 +51,7 @@ struct res {
 	char msg[256];
 };
 
+/* The worker paths papi_accuracy measures: all but the floor. */
 enum {
 	W_RDPMC = WORKER_RDPMC,
 	W_READ = WORKER_READ,

@@ -229,14 +229,6 @@ struct res {
 	char msg[200];
 };
 
-enum {
-	C_RDPMC = WORKER_RDPMC,
-	C_READ = WORKER_READ,
-	C_STOCK = WORKER_STOCK,
-	C_FLOOR = WORKER_FLOOR,
-	C_MAX
-};
-
 struct col {
 	struct worker w;  /* the native run */
 	struct worker vw; /* the run under valgrind */
@@ -271,7 +263,7 @@ struct ic {
 	const char *sys_name; /* what the paths' system calls are */
 	const char *valgrind_path;
 	char valgrind[256]; /* valgrind's version */
-	struct col col[C_MAX];
+	struct col col[WORKER_PATHS];
 	int cpu;
 	char events[1024];
 	int nev; /* sets of 1..nev events */

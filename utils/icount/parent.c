@@ -231,15 +231,15 @@ static void cols_init(struct ic *ic)
 {
 	int k;
 
-	for (k = 0; k < C_MAX; k++)
+	for (k = 0; k < WORKER_PATHS; k++)
 		worker_init(&ic->col[k].w, k, &ic->o.dirs);
-	ic->col[C_FLOOR].floor = 1;
+	ic->col[WORKER_FLOOR].floor = 1;
 }
 
 /* Ours first: it chooses the events for everybody. */
 static void run_first(struct ic *ic)
 {
-	struct col *c = &ic->col[C_RDPMC];
+	struct col *c = &ic->col[WORKER_RDPMC];
 	char *names[MAX_EVENTS], buf[1024];
 
 	col_run(ic, c, &c->w, ic->o.events ? ic->o.events : "", ic->o.maxev);
@@ -288,16 +288,16 @@ int ic_measure(struct ic *ic)
 	signal(SIGPIPE, SIG_IGN);
 	cols_init(ic);
 	run_first(ic);
-	for (k = C_READ; k < C_MAX; k++)
+	for (k = WORKER_READ; k < WORKER_PATHS; k++)
 		if (ic->col[k].w.active)
 			col_run(ic, &ic->col[k], &ic->col[k].w, ic->events,
 				ic->nev);
-	for (k = 0; k < C_MAX; k++) {
+	for (k = 0; k < WORKER_PATHS; k++) {
 		c = &ic->col[k];
 		/* stock PAPI disables its component on a CPU its libpfm4
 		 * does not know: nothing to compare, no failure of ours */
 		c->disabled = c->w.disabled[0] != 0;
-		if (k == C_RDPMC)
+		if (k == WORKER_RDPMC)
 			rdpmc_check(ic, c);
 		if (!strcmp(ic->method, "callgrind") && wants_valgrind(c))
 			col_valgrind(ic, c);
@@ -312,7 +312,7 @@ void ic_free(struct ic *ic)
 {
 	int k;
 
-	for (k = 0; k < C_MAX; k++)
+	for (k = 0; k < WORKER_PATHS; k++)
 		free(ic->col[k].res);
 }
 
@@ -411,7 +411,7 @@ int col_failed(const struct col *c, char *why, size_t len)
 /* Is the ours-rdpmc column measured (the component reads in user space)? */
 int rdpmc_ok(const struct ic *ic)
 {
-	const struct col *c = &ic->col[C_RDPMC];
+	const struct col *c = &ic->col[WORKER_RDPMC];
 	char why[512];
 
 	return c->w.active && c->w.fcr && !c->skipped &&
@@ -421,5 +421,5 @@ int rdpmc_ok(const struct ic *ic)
 /* The "ours" of the ratios: user-space reads where they work. */
 const struct col *ours_best(const struct ic *ic)
 {
-	return &ic->col[rdpmc_ok(ic) ? C_RDPMC : C_READ];
+	return &ic->col[rdpmc_ok(ic) ? WORKER_RDPMC : WORKER_READ];
 }

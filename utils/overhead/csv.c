@@ -49,7 +49,7 @@ void print_csv(const struct ovh *o)
 	int k, i;
 
 	printf(CSV_HEADER "\n");
-	for (k = 0; k < W_MAX; k++)
+	for (k = 0; k < WORKER_PATHS; k++)
 		for (c = col_shown(o, k), i = 0; c && i < c->nrec; i++)
 			csv_rec(c, &c->recs[i]);
 	eval_goals(o, g);

@@ -101,14 +101,6 @@ struct rec {
 	char msg[256];
 };
 
-enum {
-	W_OURS = WORKER_RDPMC,
-	W_OURS_READ = WORKER_READ,
-	W_STOCK = WORKER_STOCK,
-	W_FLOOR = WORKER_FLOOR,
-	W_MAX
-};
-
 /* A column of the report: one worker, run once per round. */
 struct col {
 	struct worker w;
@@ -143,7 +135,7 @@ struct opts {
 /* The parent: the options, the columns and what they measured. */
 struct ovh {
 	struct opts o;
-	struct col col[W_MAX];
+	struct col col[WORKER_PATHS];
 	int cpu;            /* the CPU the workers are pinned to */
 	const char *events; /* measured: -e or the first worker's choice */
 	const char *scale;  /* the scaling events */

@@ -197,15 +197,15 @@ static void cols_init(struct ovh *o)
 {
 	int k;
 
-	for (k = 0; k < W_MAX; k++)
+	for (k = 0; k < WORKER_PATHS; k++)
 		worker_init(&o->col[k].w, k, &o->o.dirs);
-	o->col[W_FLOOR].floor = 1;
+	o->col[WORKER_FLOOR].floor = 1;
 }
 
 /* Ours first: it chooses the events for everybody. */
 static void run_first(struct ovh *o)
 {
-	struct col *ours = &o->col[W_OURS];
+	struct col *ours = &o->col[WORKER_RDPMC];
 
 	col_run(o, ours, o->o.events, NULL);
 	if (ours->usage[0])
@@ -245,9 +245,10 @@ int ovh_measure(struct ovh *o)
 	cols_init(o);
 	run_first(o);
 	for (r = 0; r < o->o.rounds; r++)
-		for (j = 0; j < W_MAX; j++) {
-			c = &o->col[(j + r) % W_MAX];
-			if (!c->w.active || (r == 0 && c == &o->col[W_OURS]))
+		for (j = 0; j < WORKER_PATHS; j++) {
+			c = &o->col[(j + r) % WORKER_PATHS];
+			if (!c->w.active ||
+			    (r == 0 && c == &o->col[WORKER_RDPMC]))
 				continue;
 			if (r > 0 && (c->w.fatal[0] || c->usage[0] ||
 				      c->w.signo || c->w.exit_code))
@@ -257,8 +258,9 @@ int ovh_measure(struct ovh *o)
 		}
 	/* Stock PAPI disables its component on a CPU its libpfm4 does not
 	 * know: nothing to compare with, and no failure of ours. */
-	o->col[W_STOCK].disabled = o->col[W_STOCK].w.disabled[0] != '\0';
-	for (j = 0; j < W_MAX; j++) {
+	o->col[WORKER_STOCK].disabled = o->col[WORKER_STOCK].w.disabled[0] !=
+					'\0';
+	for (j = 0; j < WORKER_PATHS; j++) {
 		c = &o->col[j];
 		if (c->usage[0] && !c->w.fatal[0])
 			scopy(c->w.fatal, sizeof(c->w.fatal), c->usage);
@@ -277,7 +279,7 @@ void ovh_free(struct ovh *o)
 {
 	int i;
 
-	for (i = 0; i < W_MAX; i++) {
+	for (i = 0; i < WORKER_PATHS; i++) {
 		free(o->col[i].recs);
 		free(o->col[i].raw);
 	}
@@ -332,7 +334,7 @@ int col_failed(const struct col *c, char *why, size_t len)
 /* Is the ours-rdpmc column shown (the component reads in user space)? */
 int rdpmc_col_ok(const struct ovh *o)
 {
-	const struct col *c = &o->col[W_OURS];
+	const struct col *c = &o->col[WORKER_RDPMC];
 	char why[512];
 
 	return c->w.active && c->w.fcr && !col_failed(c, why, sizeof(why));
@@ -341,17 +343,17 @@ int rdpmc_col_ok(const struct ovh *o)
 /* The "ours" the ratios and goals use: rdpmc where possible, else read(). */
 const struct col *ours_best(const struct ovh *o)
 {
-	return &o->col[rdpmc_col_ok(o) ? W_OURS : W_OURS_READ];
+	return &o->col[rdpmc_col_ok(o) ? WORKER_RDPMC : WORKER_READ];
 }
 
-/* Column @k (W_OURS ...) if it has results to show, else NULL. */
+/* Column @k (WORKER_RDPMC ...) if it has results to show, else NULL. */
 const struct col *col_shown(const struct ovh *o, int k)
 {
 	const struct col *c = &o->col[k];
 
 	if (!c->w.active || !c->w.ran)
 		return NULL;
-	if (k == W_OURS && !rdpmc_col_ok(o))
+	if (k == WORKER_RDPMC && !rdpmc_col_ok(o))
 		return NULL;
 	return c;
 }
