@@ -336,6 +336,74 @@ char **worker_start(char **argv, unsigned timeout)
 	return argv + 4;
 }
 
+void emit_list(const char *key, char **names, int n)
+{
+	char line[1024];
+	int i;
+
+	line[0] = 0;
+	for (i = 0; i < n; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "%s%s", i ? "," : "", names[i]);
+	emit("info %s %s", key, line);
+}
+
+void worker_set_delete(int *es)
+{
+	long long v[WORKER_MAX_EVENTS];
+	int state = 0;
+
+	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
+		PAPI_stop(*es, v);
+	PAPI_cleanup_eventset(*es);
+	PAPI_destroy_eventset(es);
+}
+
+int worker_set_new(int *es, char **names, int n, char *why, size_t len)
+{
+	int i, rc, code;
+
+	*es = PAPI_NULL;
+	rc = PAPI_create_eventset(es);
+	if (rc != PAPI_OK) {
+		snprintf(why, len, "PAPI_create_eventset: %s",
+			 PAPI_strerror(rc));
+		return rc;
+	}
+	for (i = 0; i < n && rc == PAPI_OK; i++) {
+		rc = PAPI_event_name_to_code(names[i], &code);
+		if (rc != PAPI_OK) {
+			snprintf(why, len, "%s: unknown event (%s)", names[i],
+				 PAPI_strerror(rc));
+			break;
+		}
+		rc = PAPI_add_event(*es, code);
+		if (rc != PAPI_OK)
+			snprintf(why, len, "%s: PAPI_add_event: %s", names[i],
+				 PAPI_strerror(rc));
+	}
+	if (rc != PAPI_OK)
+		worker_set_delete(es);
+	return rc;
+}
+
+int worker_set_try(char **names, int n, const char *who, char *why, size_t len)
+{
+	long long v[WORKER_MAX_EVENTS];
+	int es, rc = worker_set_new(&es, names, n, why, len);
+
+	if (rc != PAPI_OK)
+		return rc;
+	rc = PAPI_start(es);
+	if (rc != PAPI_OK)
+		snprintf(why, len, "%s%sPAPI_start: %s", who ? who : "",
+			 who ? ": " : "", PAPI_strerror(rc));
+	else
+		PAPI_stop(es, v);
+	worker_set_delete(&es);
+	return rc;
+}
+
 int worker_hello(int *cidx)
 {
 	const PAPI_component_info_t *ci;

@@ -137,5 +137,23 @@ char **worker_start(char **argv, unsigned timeout);
 int worker_hello(int *cidx);
 /* Worker: one line to the parent; a worker whose parent is gone exits. */
 void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Worker: "info @key A,B,C" for @names[0..n). */
+void emit_list(const char *key, char **names, int n);
+
+/* The most events of a worker's PAPI event set. */
+#define WORKER_MAX_EVENTS 16
+/*
+ * Worker: a PAPI event set of @names[0..n) (at most WORKER_MAX_EVENTS)
+ * into *@es: PAPI_OK, or a PAPI error with why in @why and no set.
+ */
+int worker_set_new(int *es, char **names, int n, char *why, size_t len);
+/* Worker: stop the set *@es if it runs, then clean it up and destroy it. */
+void worker_set_delete(int *es);
+/*
+ * Worker: can @names[0..n) be added and started together?  PAPI_OK, or a
+ * PAPI error with why in @why; a refused start is "@who: PAPI_start: ..."
+ * (@who NULL: "PAPI_start: ...").
+ */
+int worker_set_try(char **names, int n, const char *who, char *why, size_t len);
 
 #endif /* LOPE_WORKER_H */

@@ -54,6 +54,7 @@
 
 #define PROG "papi_icount"
 #define MAX_EVENTS 8
+_Static_assert(MAX_EVENTS <= WORKER_MAX_EVENTS, "worker_set_*() take our sets");
 #define MAX_N 100000
 #define DEFAULT_N 50
 #define WARMUP 20

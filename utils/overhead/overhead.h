@@ -48,6 +48,7 @@
 
 #define PROG "papi_overhead"
 #define MAX_EVENTS 16
+_Static_assert(MAX_EVENTS <= WORKER_MAX_EVENTS, "worker_set_*() take our sets");
 #define MAX_SETS 2
 #define MAX_STEPS 8
 #define MAX_N 1000000
