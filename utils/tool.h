@@ -55,6 +55,11 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
 
 /* @s on stdout as a CSV field: in double quotes, its own doubled. */
 void csv_str(const char *s);
+/* The perf_event_attr type and config of a kernel generic event, for
+ * tables: PERF_HW(INSTRUCTIONS), PERF_SW(TASK_CLOCK). */
+#define PERF_HW(cfg) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg
+#define PERF_SW(cfg) PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##cfg
+
 /* The CPU's model name, from /proc/cpuinfo ("unknown CPU" if none). */
 void cpu_model(char *buf, size_t len);
 /*

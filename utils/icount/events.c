@@ -11,13 +11,13 @@
 
 #include "icount.h"
 
-#define HW(name, cfg)                                                  \
-	{                                                              \
-		"perf::" name, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg \
+#define HW(name, cfg)                       \
+	{                                   \
+		"perf::" name, PERF_HW(cfg) \
 	}
-#define SW(name, cfg)                                                  \
-	{                                                              \
-		"perf::" name, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##cfg \
+#define SW(name, cfg)                       \
+	{                                   \
+		"perf::" name, PERF_SW(cfg) \
 	}
 #define CACHE(name, c, res)                                             \
 	{                                                               \
