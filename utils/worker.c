@@ -125,7 +125,8 @@ void worker_init(struct worker *w, enum worker_path path,
 			     path == WORKER_FLOOR ? NULL :
 						    d->ours;
 
-	*w = (struct worker){ .name = names[path],
+	*w = (struct worker){ .path = path,
+			      .name = names[path],
 			      .libdir = libdir,
 			      .no_rdpmc = path == WORKER_READ,
 			      .active = path != WORKER_STOCK || libdir };

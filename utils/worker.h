@@ -63,8 +63,18 @@ int libdirs_opt(struct libdirs *d, int c, const char *arg);
  */
 void libdirs_default(struct libdirs *d);
 
+/* The paths the tools measure: their reports' columns, in this order. */
+enum worker_path {
+	WORKER_RDPMC, /* "ours-rdpmc": our libpapi, user-space reads allowed */
+	WORKER_READ,  /* "ours-read": our libpapi, LOPE_NO_RDPMC=1 */
+	WORKER_STOCK, /* "stock": another libpapi, active if there is one */
+	WORKER_FLOOR, /* "floor": the raw perf_event floor, no PAPI */
+	WORKER_PATHS
+};
+
 /* A worker as the parent sees it: how to run it and what it said. */
 struct worker {
+	enum worker_path path;
 	const char *name;   /* its column in the report */
 	const char *libdir; /* prepended to LD_LIBRARY_PATH; NULL: inherit */
 	int no_rdpmc;       /* LOPE_NO_RDPMC=1 in the worker, else unset */
@@ -83,14 +93,6 @@ struct worker {
 	char fatal[256];
 };
 
-/* The paths the tools measure: their reports' columns, in this order. */
-enum worker_path {
-	WORKER_RDPMC, /* "ours-rdpmc": our libpapi, user-space reads allowed */
-	WORKER_READ,  /* "ours-read": our libpapi, LOPE_NO_RDPMC=1 */
-	WORKER_STOCK, /* "stock": another libpapi, active if there is one */
-	WORKER_FLOOR, /* "floor": the raw perf_event floor, no PAPI */
-	WORKER_PATHS
-};
 /* @w as the worker of @path, on the libpapi @d names for it. */
 void worker_init(struct worker *w, enum worker_path path,
 		 const struct libdirs *d);

@@ -233,9 +233,8 @@ struct res {
 struct col {
 	struct worker w;  /* the native run */
 	struct worker vw; /* the run under valgrind */
-	int floor;
-	int disabled; /* stock's component is disabled here */
-	int skipped;  /* not measured (why in skip_why) */
+	int disabled;     /* stock's component is disabled here */
+	int skipped;      /* not measured (why in skip_why) */
 	char skip_why[256];
 	char ins_why[256]; /* the native run's instruction counter */
 	char sys_why[256]; /* its system-call counter */

@@ -147,8 +147,8 @@ static void col_run(struct ic *ic, struct col *c, struct worker *w,
 
 	snprintf(nbuf, sizeof(nbuf), "%ld", ic->o.n);
 	snprintf(kbuf, sizeof(kbuf), "%d", maxev);
-	worker_run(w, c->floor ? "--_floor" : "--_papi", ic->cpu, args,
-		   run_line, &x);
+	worker_run(w, w->path == WORKER_FLOOR ? "--_floor" : "--_papi", ic->cpu,
+		   args, run_line, &x);
 }
 
 /* ------------------------------------------------------------------ */
@@ -227,15 +227,6 @@ static void col_valgrind(struct ic *ic, struct col *c)
 /* The columns                                                         */
 /* ------------------------------------------------------------------ */
 
-static void cols_init(struct ic *ic)
-{
-	int k;
-
-	for (k = 0; k < WORKER_PATHS; k++)
-		worker_init(&ic->col[k].w, k, &ic->o.dirs);
-	ic->col[WORKER_FLOOR].floor = 1;
-}
-
 /* Ours first: it chooses the events for everybody. */
 static void run_first(struct ic *ic)
 {
@@ -286,7 +277,8 @@ int ic_measure(struct ic *ic)
 
 	ic->cpu = sched_getcpu();
 	signal(SIGPIPE, SIG_IGN);
-	cols_init(ic);
+	for (k = 0; k < WORKER_PATHS; k++)
+		worker_init(&ic->col[k].w, k, &ic->o.dirs);
 	run_first(ic);
 	for (k = WORKER_READ; k < WORKER_PATHS; k++)
 		if (ic->col[k].w.active)

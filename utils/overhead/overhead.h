@@ -105,7 +105,6 @@ struct rec {
 /* A column of the report: one worker, run once per round. */
 struct col {
 	struct worker w;
-	int floor; /* the raw perf_event floor worker */
 	/* what the worker said */
 	char syscalls[160];
 	char usage[512];

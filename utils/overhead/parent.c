@@ -189,17 +189,8 @@ static void col_run(const struct ovh *o, struct col *c, const char *events,
 			       NULL };
 
 	snprintf(nbuf, sizeof(nbuf), "%ld", o->o.n);
-	worker_run(&c->w, c->floor ? "--_floor" : "--_papi", o->cpu, args,
-		   col_line, c);
-}
-
-static void cols_init(struct ovh *o)
-{
-	int k;
-
-	for (k = 0; k < WORKER_PATHS; k++)
-		worker_init(&o->col[k].w, k, &o->o.dirs);
-	o->col[WORKER_FLOOR].floor = 1;
+	worker_run(&c->w, c->w.path == WORKER_FLOOR ? "--_floor" : "--_papi",
+		   o->cpu, args, col_line, c);
 }
 
 /* Ours first: it chooses the events for everybody. */
@@ -242,7 +233,8 @@ int ovh_measure(struct ovh *o)
 
 	o->cpu = sched_getcpu();
 	signal(SIGPIPE, SIG_IGN);
-	cols_init(o);
+	for (j = 0; j < WORKER_PATHS; j++)
+		worker_init(&o->col[j].w, j, &o->o.dirs);
 	run_first(o);
 	for (r = 0; r < o->o.rounds; r++)
 		for (j = 0; j < WORKER_PATHS; j++) {
