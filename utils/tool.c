@@ -111,6 +111,20 @@ int split_events(char *list, char **names, int max)
 	}
 }
 
+void events_arg(const char *list, int max)
+{
+	char buf[1024], **names = xcalloc((size_t)max, sizeof(*names));
+	int n = -1;
+
+	if (snprintf(buf, sizeof(buf), "%s", list) < (int)sizeof(buf))
+		n = split_events(buf, names, max);
+	free(names);
+	if (n < 1)
+		die(EX_USAGE,
+		    "-e '%s': give 1 to %d comma-separated event names", list,
+		    max);
+}
+
 int parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;

@@ -40,6 +40,8 @@ void scopy(char *dst, size_t len, const char *src);
  * there are more than @max.
  */
 int split_events(char *list, char **names, int max);
+/* Option -e's list @list as split_events() takes it, or exit 2. */
+void events_arg(const char *list, int max);
 /* @s as a number from @min to @max into *@out: 0, or -1 if it is not. */
 int parse_long(const char *s, long min, long max, long *out);
 /* Option @opt's argument @s as a count from 1 to @max, or exit 2. */

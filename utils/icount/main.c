@@ -90,20 +90,6 @@ static void parse_opt(int c, struct opts *o)
 	}
 }
 
-/* -e's list: 1 to MAX_EVENTS names. */
-static void check_events(const struct opts *o)
-{
-	char buf[1024], *names[MAX_EVENTS];
-	int n = -1;
-
-	if (snprintf(buf, sizeof(buf), "%s", o->events) < (int)sizeof(buf))
-		n = split_events(buf, names, MAX_EVENTS);
-	if (n < 1)
-		die(EX_USAGE,
-		    "-e '%s': give 1 to %d comma-separated event names",
-		    o->events, MAX_EVENTS);
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -115,7 +101,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	       -1)
 		parse_opt(c, o);
 	if (o->events)
-		check_events(o);
+		events_arg(o->events, MAX_EVENTS);
 	if (o->keep && access(o->keep, W_OK))
 		die(EX_USAGE, "--keep %s: not a writable directory", o->keep);
 	libdirs_default(&o->dirs);

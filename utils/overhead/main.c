@@ -93,18 +93,6 @@ static void parse_opt(int c, struct opts *o)
 	}
 }
 
-/* -e's list: 1 to MAX_EVENTS names. */
-static void check_events(const char *list)
-{
-	char buf[1024], *names[MAX_EVENTS];
-
-	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf) ||
-	    split_events(buf, names, MAX_EVENTS) < 1)
-		die(EX_USAGE,
-		    "-e '%s': give 1 to %d comma-separated event names", list,
-		    MAX_EVENTS);
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -117,7 +105,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->plot)
 		plot_check(o->plot);
 	if (o->events)
-		check_events(o->events);
+		events_arg(o->events, MAX_EVENTS);
 	libdirs_default(&o->dirs);
 }
 
