@@ -53,7 +53,9 @@ static const char *libdir_arg(const char *opt, const char *dir)
 	return dir;
 }
 
-int libdirs_opt(struct libdirs *d, int c, const char *arg)
+/* Option @c (getopt's value) with argument @arg into @d: 1, or 0 if it is
+ * not one of LIBDIRS_OPTIONS. */
+static int libdirs_opt(struct libdirs *d, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_OURS:
@@ -100,6 +102,18 @@ static const char *pick_dir(const char *env, const char *env2,
 		return builtin;
 	}
 	return NULL;
+}
+
+int libdirs_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts, void (*usage)(FILE *f),
+		   struct libdirs *d)
+{
+	int c;
+
+	do
+		c = tool_getopt(argc, argv, shortopts, longopts, usage);
+	while (c != -1 && libdirs_opt(d, c, optarg));
+	return c;
 }
 
 void libdirs_default(struct libdirs *d)

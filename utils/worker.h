@@ -21,8 +21,10 @@
 #ifndef LOPE_WORKER_H
 #define LOPE_WORKER_H
 
+#include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Which libpapi the workers load, as --ours, --compare, --no-compare and
  * the environment say. */
@@ -51,9 +53,14 @@ enum { OPT_OURS = 256, OPT_COMPARE, OPT_NO_COMPARE, OPT_TOOL };
 	"  --compare LIBDIR directory of the libpapi.so to compare with\n" \
 	"  --no-compare     measure ours only\n"
 
-/* Option @c (getopt's value) with argument @arg into @d: 1, or 0 if it is
- * not one of LIBDIRS_OPTIONS.  A directory without libpapi.so*: exit 2. */
-int libdirs_opt(struct libdirs *d, int c, const char *arg);
+/*
+ * tool_getopt() for a tool whose @longopts include LIBDIRS_OPTIONS: those
+ * go into @d (a directory without libpapi.so*: exit 2), the next other
+ * option is returned, or -1 at the end.
+ */
+int libdirs_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts, void (*usage)(FILE *f),
+		   struct libdirs *d);
 /*
  * The directories no option gave: each the first of $LOPE_OURS_LIBDIR
  * ($LOPE_STOCK_LIBDIR; exit 2 if it holds no libpapi.so*),

@@ -431,9 +431,6 @@ static void parse_opt(int c, struct opts *o)
 			    optarg, MAX_NS, MAX_LOOP_N);
 		o->nlist = optarg;
 		break;
-	default:
-		libdirs_opt(&o->dirs, c, optarg);
-		break;
 	}
 }
 
@@ -445,8 +442,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->reps = 300;
 	o->event = DEFAULT_EVENT;
 	o->nlist = "100,1000,10000,100000,1000000";
-	while ((c = tool_getopt(argc, argv, "+:n:N:e:h", long_opts, usage)) !=
-	       -1) {
+	while ((c = libdirs_getopt(argc, argv, "+:n:N:e:h", long_opts, usage,
+				   &o->dirs)) != -1) {
 		if (c == OPT_CHECK_LOOP)
 			return 1;
 		parse_opt(c, o);

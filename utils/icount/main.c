@@ -84,9 +84,6 @@ static void parse_opt(int c, struct opts *o)
 	case OPT_KEEP:
 		o->keep = optarg;
 		break;
-	default:
-		libdirs_opt(&o->dirs, c, optarg);
-		break;
 	}
 }
 
@@ -97,8 +94,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->n = DEFAULT_N;
 	o->maxev = MAX_EVENTS;
 	o->method = "auto";
-	while ((c = tool_getopt(argc, argv, "+:m:n:k:e:h", long_opts, usage)) !=
-	       -1)
+	while ((c = libdirs_getopt(argc, argv, "+:m:n:k:e:h", long_opts, usage,
+				   &o->dirs)) != -1)
 		parse_opt(c, o);
 	if (o->events)
 		events_arg(o->events, MAX_EVENTS);

@@ -87,9 +87,6 @@ static void parse_opt(int c, struct opts *o)
 	case OPT_PLOT:
 		o->plot = optarg;
 		break;
-	default:
-		libdirs_opt(&o->dirs, c, optarg);
-		break;
 	}
 }
 
@@ -99,8 +96,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	o->n = 1000;
 	o->rounds = 5;
-	while ((c = tool_getopt(argc, argv, "+:n:r:e:vh", long_opts, usage)) !=
-	       -1)
+	while ((c = libdirs_getopt(argc, argv, "+:n:r:e:vh", long_opts, usage,
+				   &o->dirs)) != -1)
 		parse_opt(c, o);
 	if (o->plot)
 		plot_check(o->plot);
