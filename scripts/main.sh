@@ -4,10 +4,6 @@
 # Builds in the source tree; scripts/test.sh uses the same build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x configure ] || ./autogen.sh
-if [ ! -f Makefile ]; then
-	[ -e third_party/papi-src/src/papi.h ] || scripts/get-papi-src.sh
-	./configure
-fi
+scripts/configure.sh
 make -j2
 make -s --no-print-directory demo

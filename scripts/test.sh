@@ -4,11 +4,7 @@
 # the exit status is non-zero if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x configure ] || ./autogen.sh
-if [ ! -f Makefile ]; then
-	[ -e third_party/papi-src/src/papi.h ] || scripts/get-papi-src.sh
-	./configure
-fi
+scripts/configure.sh
 # A failed build still ends with a summary line, counting as one failure.
 if ! make -j2; then
 	echo "test.sh: the build failed"
