@@ -70,21 +70,12 @@ void pe_cpu__name(char *buf, size_t len)
 int pe_cpu__libpfm4_events(void)
 {
 	pfm_pmu_info_t pinfo;
-	int i, nr = 0;
+	int i, ret, nr = 0;
 
-	for (i = 0;; i++) {
-		pfm_err_t ret;
-
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		ret = pfm_get_pmu_info(i, &pinfo);
-		if (ret == PFM_ERR_INVAL)
-			break;
-		if (ret == PFM_SUCCESS && pinfo.is_present &&
-		    (pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
-		     pinfo.type == PFM_PMU_TYPE_CORE))
+	for (i = 0; (ret = pe_pfm_pmu(i, &pinfo)) >= 0; i++)
+		if (ret && (pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
+			    pinfo.type == PFM_PMU_TYPE_CORE))
 			nr += pinfo.nevents;
-	}
 	return nr;
 }
 

@@ -588,8 +588,8 @@ static int msr_events(char names[2][PAPI_MAX_STR_LEN])
 	while (d && n < 2 && (e = readdir(d)) != NULL)
 		if (e->d_name[0] != '.' && strcmp(e->d_name, "tsc") &&
 		    !strchr(e->d_name, '.'))
-			snprintf(names[n++], PAPI_MAX_STR_LEN, "msr::%s",
-				 e->d_name);
+			snprintf(names[n++], PAPI_MAX_STR_LEN, "msr::%.*s",
+				 PAPI_MAX_STR_LEN - 6, e->d_name);
 	if (d)
 		closedir(d);
 	return n;

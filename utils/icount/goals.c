@@ -57,7 +57,8 @@ static void check(struct goal *g, double v, double limit, int always,
 /* Goal 0: every call of ours-read against stock, 1 and 3 events. */
 static void goal_calls(const struct ic *ic, struct goal *g)
 {
-	const struct col *o = &ic->col[C_READ], *s = &ic->col[C_STOCK];
+	const struct col *o = &ic->col[WORKER_READ],
+			 *s = &ic->col[WORKER_STOCK];
 	static const int sizes[] = { 1, 3 };
 	int i, k, within = 0, all = 0;
 	char what[64];
@@ -82,7 +83,8 @@ static void goal_calls(const struct ic *ic, struct goal *g)
 /* Goal 1: PAPI_read less the framework floor, ours-read and stock. */
 static void goal_share(const struct ic *ic, struct goal *g)
 {
-	const struct col *o = &ic->col[C_READ], *s = &ic->col[C_STOCK];
+	const struct col *o = &ic->col[WORKER_READ],
+			 *s = &ic->col[WORKER_STOCK];
 	double a, b, fa, fb;
 	char what[64];
 	int k;
@@ -102,7 +104,8 @@ static void goal_share(const struct ic *ic, struct goal *g)
 /* Goals 2 and 3: ours-rdpmc's PAPI_read against the bare loop. */
 static void goal_user_read(const struct ic *ic, struct goal *g)
 {
-	const struct col *o = &ic->col[C_RDPMC], *f = &ic->col[C_FLOOR];
+	const struct col *o = &ic->col[WORKER_RDPMC],
+			 *f = &ic->col[WORKER_FLOOR];
 	double r1 = per_call(o, "papi", "read", 1, Q_INS);
 	double fw = per_call(o, "fw", "read", 1, Q_INS);
 	double b1 = per_call(f, "user", "read", 1, Q_INS), rk, bk, fk;
@@ -140,7 +143,7 @@ static void goal_user_read(const struct ic *ic, struct goal *g)
 static void goal_user_reset(const struct ic *ic, struct goal *g)
 {
 	static const char *const which[] = { "reset", "accum" };
-	const struct col *o = &ic->col[C_RDPMC];
+	const struct col *o = &ic->col[WORKER_RDPMC];
 	double r1 = per_call(o, "papi", "read", 1, Q_INS);
 	double f1 = per_call(o, "fw", "read", 1, Q_INS);
 	double r, x, x1, fx, sys;
@@ -179,16 +182,16 @@ static void goal_user_reset(const struct ic *ic, struct goal *g)
 static void not_judged(const struct ic *ic, int i, struct goal *g)
 {
 	const struct col *c = ic->col;
-	const struct res *u = find_res(&c[C_FLOOR], "user", "read", 1);
+	const struct res *u = find_res(&c[WORKER_FLOOR], "user", "read", 1);
 	char why[512] = "not measured in this run";
 
-	if (i < 2 && !c[C_STOCK].w.active)
+	if (i < 2 && !c[WORKER_STOCK].w.active)
 		snprintf(why, sizeof(why), "no stock build to compare with");
 	else if (i < 2)
-		col_failed(&c[C_STOCK], why, sizeof(why));
-	else if (!rdpmc_ok(ic) && c[C_RDPMC].skipped)
+		col_failed(&c[WORKER_STOCK], why, sizeof(why));
+	else if (!rdpmc_ok(ic) && c[WORKER_RDPMC].skipped)
 		snprintf(why, sizeof(why), "no user-space read here: %s",
-			 c[C_RDPMC].skip_why);
+			 c[WORKER_RDPMC].skip_why);
 	else if (u && u->kind == RES_NA)
 		snprintf(why, sizeof(why), "no bare user-space loop: %s",
 			 u->msg);

@@ -49,8 +49,8 @@ goal_add(struct goal_out *g, double value, double limit, const char *fmt, ...)
 /* The read, reset and start goals on a set of @n events. */
 static void eval_set(const struct ovh *o, int n, struct goal_out *g)
 {
-	const struct col *ob = ours_best(o), *st = &o->col[W_STOCK];
-	const struct col *fl = &o->col[W_FLOOR];
+	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
+	const struct col *fl = &o->col[WORKER_FLOOR];
 	const struct rec *r;
 	double v, s, f;
 
@@ -79,7 +79,7 @@ static void eval_set(const struct ovh *o, int n, struct goal_out *g)
 /* Every call of the main table on a set of @n events against stock's. */
 static void eval_calls(const struct ovh *o, int n, struct goal_out *g)
 {
-	const struct col *ob = ours_best(o), *st = &o->col[W_STOCK];
+	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
 	double v, s;
 	int i;
 
@@ -95,7 +95,7 @@ static void eval_calls(const struct ovh *o, int n, struct goal_out *g)
 
 void eval_goals(const struct ovh *o, struct goal_out *g)
 {
-	const struct col *st = &o->col[W_STOCK];
+	const struct col *st = &o->col[WORKER_STOCK];
 	int k, n, acc_set = -1;
 	double v, s;
 
@@ -128,7 +128,7 @@ void print_goals(const struct ovh *o)
 	eval_goals(o, g);
 	printf("\ngoals (from this run's medians, ours = %s%s):\n",
 	       rdpmc_col_ok(o) ? "ours-rdpmc" : "ours-read",
-	       med_of(&o->col[W_STOCK], "read", o->sizes[0]) < 0 ?
+	       med_of(&o->col[WORKER_STOCK], "read", o->sizes[0]) < 0 ?
 		       "; no stock measurement, ours/stock not evaluated" :
 		       "");
 	for (i = 0; i < NGOALS; i++)
