@@ -4,6 +4,6 @@
 # Builds in the source tree; scripts/test.sh uses the same build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/configure-once.sh
+scripts/configure.sh
 make -j2
 make -s --no-print-directory demo

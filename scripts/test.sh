@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Build (as scripts/main.sh does; in CI with warnings as errors: see
-# scripts/configure-once.sh) and run every test with `make check`.
+# scripts/configure.sh) and run every test with `make check`.
 # The last line printed is the runner's "N passed, N failed, N skipped";
 # the exit status is non-zero if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/configure-once.sh
+scripts/configure.sh
 # A failed build still ends with a summary line, counting as one failure.
 if ! make -j2; then
 	echo "test.sh: the build failed"

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lope.h"
@@ -141,6 +142,57 @@ lope_mmap__read_enabled(const volatile struct perf_event_mmap_page *pc,
 			unsigned long *retries)
 {
 	return lope_mmap__read_body(pc, rd, out, retries, 1);
+}
+
+/* The page's capabilities word with only cap_user_rdpmc set. */
+static inline uint64_t lope_mmap__cap_rdpmc(void)
+{
+	struct perf_event_mmap_page p = { .capabilities = 0 };
+
+	p.cap_user_rdpmc = 1;
+	return p.capabilities;
+}
+
+/*
+ * The common case alone, in one pass of the seqlock: user access granted,
+ * the counter on the PMU, and enabled time equal to running time (never
+ * multiplexed), so no clock is read.  Returns true with @out filled as
+ * lope_mmap__read() would; false for anything else, a writer in the way
+ * included, and the caller reads with lope_mmap__read() or
+ * lope_mmap__read_enabled().
+ */
+static inline __attribute__((always_inline)) bool
+lope_mmap__read_plain(const volatile struct perf_event_mmap_page *pc,
+		      const struct lope_reader *rd, struct lope_counts *out)
+{
+	uint32_t seq = pc->lock, idx;
+	uint64_t ena, pmc, count;
+	unsigned int width;
+
+	lope_arch_rmb();
+	idx = pc->index;
+	width = pc->pmc_width;
+	ena = pc->time_enabled;
+	/* One branch a check, in an order the compiler keeps apart. */
+	if (__builtin_expect(seq & 1, 0))
+		return false;
+	if (__builtin_expect(ena != pc->time_running, 0))
+		return false;
+	if (__builtin_expect(idx == 0, 0))
+		return false;
+	if (__builtin_expect(width - 1 > 63, 0))
+		return false;
+	if (__builtin_expect(!(pc->capabilities & lope_mmap__cap_rdpmc()), 0))
+		return false;
+	pmc = rd->pmc(rd->arg, idx - 1);
+	count = (uint64_t)pc->offset + (uint64_t)lope_sign_extend(pmc, width);
+	lope_arch_rmb();
+	if (pc->lock != seq)
+		return false;
+	out->val = count;
+	out->ena = ena;
+	out->run = ena;
+	return true;
 }
 
 #endif /* LOPE_MMAP_READ_H */

@@ -75,7 +75,7 @@ int lope_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
  * perf mappings (the kernel maps them VM_DONTCOPY), so the cache must be
  * forgotten in the child or it would take the parent's events for its own.
  */
-static __thread pid_t cached_tid;
+__thread pid_t lope_cached_tid __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static int atfork_registered;
 
@@ -83,7 +83,7 @@ unsigned int lope_fork_gen;
 
 static void forget_tid(void)
 {
-	cached_tid = 0;
+	lope_cached_tid = 0;
 	lope_fork_gen++;
 }
 
@@ -100,13 +100,11 @@ int lope_fork_watch(void)
 	return 0;
 }
 
-pid_t lope_gettid(void)
+pid_t lope_gettid_slow(void)
 {
-	if (cached_tid != 0)
-		return cached_tid;
 	if (pthread_once(&atfork_once, register_atfork) != 0 ||
 	    !atfork_registered)
 		return (pid_t)syscall(SYS_gettid); /* uncached, still right */
-	cached_tid = (pid_t)syscall(SYS_gettid);
-	return cached_tid;
+	lope_cached_tid = (pid_t)syscall(SYS_gettid);
+	return lope_cached_tid;
 }

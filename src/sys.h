@@ -42,8 +42,21 @@ const struct lope_sys *lope_sys__set(const struct lope_sys *ops);
 int lope_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
 		   int group_fd);
 
-/* The calling thread's id, cached per thread and refreshed after fork. */
-pid_t lope_gettid(void);
+/*
+ * The calling thread's id, cached per thread and refreshed after fork.
+ * The cache is initial-exec TLS, a few instructions from the thread
+ * pointer (a dynamic model would call the TLS resolver on every read).
+ */
+extern __thread pid_t lope_cached_tid
+	__attribute__((tls_model("initial-exec")));
+pid_t lope_gettid_slow(void);
+
+static inline pid_t lope_gettid(void)
+{
+	pid_t tid = lope_cached_tid;
+
+	return __builtin_expect(tid != 0, 1) ? tid : lope_gettid_slow();
+}
 
 /*
  * Incremented in every forked child (pthread_atfork), so a group can tell

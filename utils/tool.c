@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE
-#include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -79,6 +79,52 @@ void scopy(char *dst, size_t len, const char *src)
 	dst[l] = 0;
 }
 
+/* @s without the blanks around it, in place. */
+static char *trim(char *s)
+{
+	size_t l;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	l = strlen(s);
+	while (l > 0 && isspace((unsigned char)s[l - 1]))
+		s[--l] = 0;
+	return s;
+}
+
+int split_events(char *list, char **names, int max)
+{
+	char *p = list, *comma;
+	int n = 0;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = 0;
+		p = trim(p);
+		if (!*p || n == max)
+			return -1;
+		names[n++] = p;
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}
+
+void events_arg(const char *list, int max)
+{
+	char buf[1024], **names = xcalloc((size_t)max, sizeof(*names));
+	int n = -1;
+
+	if (snprintf(buf, sizeof(buf), "%s", list) < (int)sizeof(buf))
+		n = split_events(buf, names, max);
+	free(names);
+	if (n < 1)
+		die(EX_USAGE,
+		    "-e '%s': give 1 to %d comma-separated event names", list,
+		    max);
+}
+
 int parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;
@@ -141,28 +187,6 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
 	return c;
 }
 
-int dir_has_libpapi(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d)) != NULL)
-		found = strncmp(de->d_name, "libpapi.so", 10) == 0;
-	closedir(d);
-	return found;
-}
-
-const char *libdir_arg(const char *opt, const char *dir)
-{
-	if (!dir_has_libpapi(dir))
-		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,
-		    dir);
-	return dir;
-}
-
 /* The id of tracepoint @name ("raw_syscalls/sys_enter"), or -1. */
 static long tracepoint_id(const char *name)
 {
@@ -213,6 +237,17 @@ int syscall_counter_open(int disabled, char *why, size_t len)
 			 "perf_event_open(raw_syscalls:sys_enter): %s",
 			 strerror(errno));
 	return fd;
+}
+
+void csv_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
 }
 
 /* The text after "KEY:" of cpuinfo line @line, if it is KEY's. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the utilities share: exit codes, messages, allocation that cannot
- * fail, string and option helpers, and finding a libpapi directory.
+ * fail, string, option and CSV helpers, the CPU's name, a system-call
+ * counter.
  */
 #ifndef LOPE_TOOL_H
 #define LOPE_TOOL_H
@@ -33,6 +34,14 @@ void *xrealloc(void *p, size_t n, size_t size);
 void oneline(char *dst, size_t len, const char *src);
 /* Copy @src into @dst of size @len, cut if needed. */
 void scopy(char *dst, size_t len, const char *src);
+/*
+ * Split the comma-separated @list in place into @names[0..max), each
+ * without the blanks around it: the count, or -1 if a name is empty or
+ * there are more than @max.
+ */
+int split_events(char *list, char **names, int max);
+/* Option -e's list @list as split_events() takes it, or exit 2. */
+void events_arg(const char *list, int max);
 /* @s as a number from @min to @max into *@out: 0, or -1 if it is not. */
 int parse_long(const char *s, long min, long max, long *out);
 /* Option @opt's argument @s as a count from 1 to @max, or exit 2. */
@@ -45,11 +54,13 @@ long count_arg(const char *opt, const char *s, long max);
  */
 int tool_getopt(int argc, char **argv, const char *shortopts,
 		const struct option *longopts, void (*usage)(FILE *f));
-/* Does @dir hold a libpapi.so* file? */
-int dir_has_libpapi(const char *dir);
-/* @dir, given with option @opt (--ours, --compare); exit 2 if it holds no
- * libpapi.so*. */
-const char *libdir_arg(const char *opt, const char *dir);
+
+/* @s on stdout as a CSV field: in double quotes, its own doubled. */
+void csv_str(const char *s);
+/* The perf_event_attr type and config of a kernel generic event, for
+ * tables: PERF_HW(INSTRUCTIONS), PERF_SW(TASK_CLOCK). */
+#define PERF_HW(cfg) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg
+#define PERF_SW(cfg) PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##cfg
 
 /* The CPU's model name, from /proc/cpuinfo ("unknown CPU" if none). */
 void cpu_model(char *buf, size_t len);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
@@ -17,16 +18,129 @@
 
 #define WORKER_MAX_ARGS 8
 
+#ifndef LOPE_OURS_LIBDIR
+#define LOPE_OURS_LIBDIR NULL
+#endif
+#ifndef LOPE_STOCK_LIBDIR
+#define LOPE_STOCK_LIBDIR NULL
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Which libpapi                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Does @dir hold a libpapi.so* file? */
+static int dir_has_libpapi(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL)
+		found = strncmp(de->d_name, "libpapi.so", 10) == 0;
+	closedir(d);
+	return found;
+}
+
+/* @dir, given with option @opt; exit 2 if it holds no libpapi.so*. */
+static const char *libdir_arg(const char *opt, const char *dir)
+{
+	if (!dir_has_libpapi(dir))
+		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,
+		    dir);
+	return dir;
+}
+
+/* Option @c (getopt's value) with argument @arg into @d: 1, or 0 if it is
+ * not one of LIBDIRS_OPTIONS. */
+static int libdirs_opt(struct libdirs *d, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_OURS:
+		d->ours = libdir_arg("--ours", arg);
+		d->ours_src = "--ours";
+		return 1;
+	case OPT_COMPARE:
+		d->stock = libdir_arg("--compare", arg);
+		d->stock_src = "--compare";
+		d->no_compare = 0;
+		return 1;
+	case OPT_NO_COMPARE:
+		d->no_compare = 1;
+		d->stock = NULL;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The first of: $@env (which must hold libpapi.so*), $@env2 and the
+ * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
+ */
+static const char *pick_dir(const char *env, const char *env2,
+			    const char *builtin, const char **src)
+{
+	const char *e = getenv(env);
+
+	if (e && *e) {
+		if (!dir_has_libpapi(e))
+			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
+			    env, e);
+		*src = env;
+		return e;
+	}
+	e = getenv(env2);
+	if (e && *e && dir_has_libpapi(e)) {
+		*src = env2;
+		return e;
+	}
+	if (builtin && *builtin && dir_has_libpapi(builtin)) {
+		*src = "built-in default";
+		return builtin;
+	}
+	return NULL;
+}
+
+int libdirs_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts, void (*usage)(FILE *f),
+		   struct libdirs *d)
+{
+	int c;
+
+	do
+		c = tool_getopt(argc, argv, shortopts, longopts, usage);
+	while (c != -1 && libdirs_opt(d, c, optarg));
+	return c;
+}
+
+void libdirs_default(struct libdirs *d)
+{
+	if (!d->ours)
+		d->ours = pick_dir("LOPE_OURS_LIBDIR", "PAPI_OURS_BUILDDIR",
+				   LOPE_OURS_LIBDIR, &d->ours_src);
+	if (!d->stock && !d->no_compare)
+		d->stock = pick_dir("LOPE_STOCK_LIBDIR", "PAPI_STOCK_BUILDDIR",
+				    LOPE_STOCK_LIBDIR, &d->stock_src);
+}
+
 /* ------------------------------------------------------------------ */
 /* Parent side                                                         */
 /* ------------------------------------------------------------------ */
 
-void worker_init(struct worker *w, enum worker_path path, const char *libdir)
+void worker_init(struct worker *w, enum worker_path path,
+		 const struct libdirs *d)
 {
-	static const char *const names[] = { "ours-rdpmc", "ours-read",
-					     "stock" };
+	static const char *const names[] = { "ours-rdpmc", "ours-read", "stock",
+					     "floor" };
+	const char *libdir = path == WORKER_STOCK ? d->stock :
+			     path == WORKER_FLOOR ? NULL :
+						    d->ours;
 
-	*w = (struct worker){ .name = names[path],
+	*w = (struct worker){ .path = path,
+			      .name = names[path],
 			      .libdir = libdir,
 			      .no_rdpmc = path == WORKER_READ,
 			      .active = path != WORKER_STOCK || libdir };
@@ -235,6 +349,74 @@ char **worker_start(char **argv, unsigned timeout)
 	alarm(timeout);
 	worker_pin(argv[3]);
 	return argv + 4;
+}
+
+void emit_list(const char *key, char **names, int n)
+{
+	char line[1024];
+	int i;
+
+	line[0] = 0;
+	for (i = 0; i < n; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "%s%s", i ? "," : "", names[i]);
+	emit("info %s %s", key, line);
+}
+
+void worker_set_delete(int *es)
+{
+	long long v[WORKER_MAX_EVENTS];
+	int state = 0;
+
+	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
+		PAPI_stop(*es, v);
+	PAPI_cleanup_eventset(*es);
+	PAPI_destroy_eventset(es);
+}
+
+int worker_set_new(int *es, char **names, int n, char *why, size_t len)
+{
+	int i, rc, code;
+
+	*es = PAPI_NULL;
+	rc = PAPI_create_eventset(es);
+	if (rc != PAPI_OK) {
+		snprintf(why, len, "PAPI_create_eventset: %s",
+			 PAPI_strerror(rc));
+		return rc;
+	}
+	for (i = 0; i < n && rc == PAPI_OK; i++) {
+		rc = PAPI_event_name_to_code(names[i], &code);
+		if (rc != PAPI_OK) {
+			snprintf(why, len, "%s: unknown event (%s)", names[i],
+				 PAPI_strerror(rc));
+			break;
+		}
+		rc = PAPI_add_event(*es, code);
+		if (rc != PAPI_OK)
+			snprintf(why, len, "%s: PAPI_add_event: %s", names[i],
+				 PAPI_strerror(rc));
+	}
+	if (rc != PAPI_OK)
+		worker_set_delete(es);
+	return rc;
+}
+
+int worker_set_try(char **names, int n, const char *who, char *why, size_t len)
+{
+	long long v[WORKER_MAX_EVENTS];
+	int es, rc = worker_set_new(&es, names, n, why, len);
+
+	if (rc != PAPI_OK)
+		return rc;
+	rc = PAPI_start(es);
+	if (rc != PAPI_OK)
+		snprintf(why, len, "%s%sPAPI_start: %s", who ? who : "",
+			 who ? ": " : "", PAPI_strerror(rc));
+	else
+		PAPI_stop(es, v);
+	worker_set_delete(&es);
+	return rc;
 }
 
 int worker_hello(int *cidx)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The worker protocol papi_overhead and papi_accuracy share.
+ * The worker protocol papi_overhead, papi_icount and papi_accuracy share,
+ * and which libpapi their workers load (struct libdirs).
  *
  * The parent measures nothing itself: it re-executes its own program
  * (/proc/self/exe) once per measured path, each worker with its own
@@ -20,11 +21,67 @@
 #ifndef LOPE_WORKER_H
 #define LOPE_WORKER_H
 
+#include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+
+/* Which libpapi the workers load, as --ours, --compare, --no-compare and
+ * the environment say. */
+struct libdirs {
+	const char *ours;      /* our libpapi's directory, NULL: the linker's */
+	const char *ours_src;  /* where it came from */
+	const char *stock;     /* the compared libpapi's, NULL: none */
+	const char *stock_src; /* where it came from */
+	int no_compare;        /* the last of --compare and --no-compare wins */
+};
+
+/* getopt_long() values of the libdirs options; a tool's own follow. */
+enum { OPT_OURS = 256, OPT_COMPARE, OPT_NO_COMPARE, OPT_TOOL };
+/* The libdirs options, for a tool's getopt_long() table. */
+#define LIBDIRS_OPTION(name, has_arg, val) \
+	{                                  \
+		name, has_arg, NULL, val   \
+	}
+#define LIBDIRS_OPTIONS                                                    \
+	LIBDIRS_OPTION("ours", required_argument, OPT_OURS),               \
+		LIBDIRS_OPTION("compare", required_argument, OPT_COMPARE), \
+		LIBDIRS_OPTION("no-compare", no_argument, OPT_NO_COMPARE)
+/* Their lines of a tool's usage. */
+#define LIBDIRS_USAGE                                                      \
+	"  --ours LIBDIR    directory of our libpapi.so\n"                 \
+	"  --compare LIBDIR directory of the libpapi.so to compare with\n" \
+	"  --no-compare     measure ours only\n"
+
+/*
+ * tool_getopt() for a tool whose @longopts include LIBDIRS_OPTIONS: those
+ * go into @d (a directory without libpapi.so*: exit 2), the next other
+ * option is returned, or -1 at the end.
+ */
+int libdirs_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts, void (*usage)(FILE *f),
+		   struct libdirs *d);
+/*
+ * The directories no option gave: each the first of $LOPE_OURS_LIBDIR
+ * ($LOPE_STOCK_LIBDIR; exit 2 if it holds no libpapi.so*),
+ * $PAPI_OURS_BUILDDIR ($PAPI_STOCK_BUILDDIR) and the build directory
+ * compiled in that holds libpapi.so*, NULL if none; no stock one after
+ * --no-compare.
+ */
+void libdirs_default(struct libdirs *d);
+
+/* The paths the tools measure: their reports' columns, in this order. */
+enum worker_path {
+	WORKER_RDPMC, /* "ours-rdpmc": our libpapi, user-space reads allowed */
+	WORKER_READ,  /* "ours-read": our libpapi, LOPE_NO_RDPMC=1 */
+	WORKER_STOCK, /* "stock": another libpapi, active if there is one */
+	WORKER_FLOOR, /* "floor": the raw perf_event floor, no PAPI */
+	WORKER_PATHS
+};
 
 /* A worker as the parent sees it: how to run it and what it said. */
 struct worker {
+	enum worker_path path;
 	const char *name;   /* its column in the report */
 	const char *libdir; /* prepended to LD_LIBRARY_PATH; NULL: inherit */
 	int no_rdpmc;       /* LOPE_NO_RDPMC=1 in the worker, else unset */
@@ -43,14 +100,9 @@ struct worker {
 	char fatal[256];
 };
 
-/* The PAPI paths both tools measure. */
-enum worker_path {
-	WORKER_RDPMC, /* "ours-rdpmc": our libpapi, user-space reads allowed */
-	WORKER_READ,  /* "ours-read": our libpapi, LOPE_NO_RDPMC=1 */
-	WORKER_STOCK, /* "stock": another libpapi, active if @libdir */
-};
-/* @w as the worker of @path on the libpapi in @libdir. */
-void worker_init(struct worker *w, enum worker_path path, const char *libdir);
+/* @w as the worker of @path, on the libpapi @d names for it. */
+void worker_init(struct worker *w, enum worker_path path,
+		 const struct libdirs *d);
 
 typedef void (*worker_line_fn)(void *arg, char *line);
 
@@ -94,5 +146,23 @@ char **worker_start(char **argv, unsigned timeout);
 int worker_hello(int *cidx);
 /* Worker: one line to the parent; a worker whose parent is gone exits. */
 void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Worker: "info @key A,B,C" for @names[0..n). */
+void emit_list(const char *key, char **names, int n);
+
+/* The most events of a worker's PAPI event set. */
+#define WORKER_MAX_EVENTS 16
+/*
+ * Worker: a PAPI event set of @names[0..n) (at most WORKER_MAX_EVENTS)
+ * into *@es: PAPI_OK, or a PAPI error with why in @why and no set.
+ */
+int worker_set_new(int *es, char **names, int n, char *why, size_t len);
+/* Worker: stop the set *@es if it runs, then clean it up and destroy it. */
+void worker_set_delete(int *es);
+/*
+ * Worker: can @names[0..n) be added and started together?  PAPI_OK, or a
+ * PAPI error with why in @why; a refused start is "@who: PAPI_start: ..."
+ * (@who NULL: "PAPI_start: ...").
+ */
+int worker_set_try(char **names, int n, const char *who, char *why, size_t len);
 
 #endif /* LOPE_WORKER_H */

@@ -15,22 +15,23 @@
 #include "pe_cpu.h"
 #include "pe_glue.h"
 
-void pe_cpu__libpfm4_release(char *buf, size_t len)
+void pe_cpu__libpfm4_name(char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	unsigned int major, minor;
 	const char *so;
 	Dl_info info;
 
-	buf[0] = '\0';
+	snprintf(buf, len, "libpfm4");
 	/* pfm_get_version() is the API's version, 4.0 in every release;
-	 * the library's file says which release: libpfm.so.4.13.0. */
+	 * the library's file says which release: libpfm.so.4.13.0 (a file
+	 * named by its soname alone, libpfm.so.4, does not). */
 	if (!dladdr((void *)pfm_initialize, &info) || !info.dli_fname ||
 	    !realpath(info.dli_fname, path))
 		return;
 	so = strstr(path, "libpfm.so.");
 	if (so && sscanf(so, "libpfm.so.%u.%u", &major, &minor) == 2)
-		snprintf(buf, len, "%u.%u", major, minor);
+		snprintf(buf, len, "libpfm4 %u.%u", major, minor);
 }
 
 /* A "CPU implementer" or "CPU part" line of /proc/cpuinfo (Arm). */
@@ -69,21 +70,12 @@ void pe_cpu__name(char *buf, size_t len)
 int pe_cpu__libpfm4_events(void)
 {
 	pfm_pmu_info_t pinfo;
-	int i, nr = 0;
+	int i, ret, nr = 0;
 
-	for (i = 0;; i++) {
-		pfm_err_t ret;
-
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		ret = pfm_get_pmu_info(i, &pinfo);
-		if (ret == PFM_ERR_INVAL)
-			break;
-		if (ret == PFM_SUCCESS && pinfo.is_present &&
-		    (pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
-		     pinfo.type == PFM_PMU_TYPE_CORE))
+	for (i = 0; (ret = pe_pfm_pmu(i, &pinfo)) >= 0; i++)
+		if (ret && (pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
+			    pinfo.type == PFM_PMU_TYPE_CORE))
 			nr += pinfo.nevents;
-	}
 	return nr;
 }
 

@@ -9,8 +9,9 @@
 
 #include <stddef.h>
 
-/* "4.13" from the libpfm4 this process loaded, or "" if unknown. */
-void pe_cpu__libpfm4_release(char *buf, size_t len);
+/* "libpfm4 4.13" from the libpfm4 this process loaded, "libpfm4" if its
+ * file does not say its release. */
+void pe_cpu__libpfm4_name(char *buf, size_t len);
 /* "CPU family 26 model 2" (x86), "CPU implementer 0x00 part 0x051" (Arm). */
 void pe_cpu__name(char *buf, size_t len);
 /* Events of libpfm4's present core and generic ("perf") PMUs. */

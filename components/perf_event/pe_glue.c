@@ -109,6 +109,35 @@ fail:
 	return pe_errno_to_papi(err);
 }
 
+/* Where option @code's own struct keeps its event set. */
+static EventSetInfo_t *option_esi(int code, _papi_int_option_t *option)
+{
+	switch (code) {
+	case PAPI_MULTIPLEX:
+		return option->multiplex.ESI;
+	case PAPI_ATTACH:
+	case PAPI_DETACH:
+		return option->attach.ESI;
+	case PAPI_CPU_ATTACH:
+		return option->cpu.ESI;
+	case PAPI_DOMAIN:
+		return option->domain.ESI;
+	case PAPI_GRANUL:
+		return option->granularity.ESI;
+	case PAPI_INHERIT:
+		return option->inherit.ESI;
+	default:
+		return NULL;
+	}
+}
+
+void *pe_option_set(int code, _papi_int_option_t *option)
+{
+	EventSetInfo_t *esi = option_esi(code, option);
+
+	return esi ? esi->ctl_state : NULL;
+}
+
 int pe_set_option(void *set, int *field, int value, int (*reopen)(void *set))
 {
 	int old = *field, ret;
@@ -172,6 +201,18 @@ int pe_refused(papi_vector_t *v, int err, int allowed)
 			  "perf_event_paranoid=%d, by a seccomp or security "
 			  "policy: run with CAP_PERFMON, or lift the policy",
 			  strerror(-err), level);
+}
+
+int pe_pfm_pmu(int i, pfm_pmu_info_t *pinfo)
+{
+	pfm_err_t ret;
+
+	memset(pinfo, 0, sizeof(*pinfo));
+	pinfo->size = sizeof(*pinfo);
+	ret = pfm_get_pmu_info(i, pinfo);
+	if (ret == PFM_ERR_INVAL)
+		return -1;
+	return ret == PFM_SUCCESS && pinfo->is_present;
 }
 
 int pe_init_thread(hwd_context_t *ctx)

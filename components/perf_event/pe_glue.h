@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the perf_event and perf_event_uncore components share: the errno
- * map, domains, PAPI's native-event lookup, a set's events, rebuilding its
- * lope group with new options, disabling with a reason.  PAPI-side glue,
- * so it lives beside the components, not in the engine.
+ * map, domains, PAPI's native-event lookup, a set's events, the set an
+ * option is for, rebuilding its lope group with new options, disabling
+ * with a reason, libpfm4's PMUs.  PAPI-side glue, so it lives beside the
+ * components, not in the engine.
  */
 #ifndef PE_GLUE_H
 #define PE_GLUE_H
@@ -79,6 +80,13 @@ int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 	       const struct pe_rebuild *r);
 
 /*
+ * The control state of the event set that PAPI's option @code is for: each
+ * option's struct keeps the set in a place of its own.  NULL for options
+ * that name no set.
+ */
+void *pe_option_set(int code, _papi_int_option_t *option);
+
+/*
  * Set *@field to @value and apply it with @reopen(@set), which rebuilds the
  * set's group (PAPI_OK at once when it has none); on failure *@field is as
  * it was and the set keeps its working group.
@@ -98,6 +106,12 @@ void pe_sw_attr(pe_attr_t *a, int exclude_kernel);
  * seccomp or security policy's).  Returns PAPI_EPERM.
  */
 int pe_refused(papi_vector_t *v, int err, int allowed);
+
+/*
+ * libpfm4's PMU @i (0, 1, ... in turn) into @pinfo: 1 if it is present
+ * here, 0 if it is not (or libpfm4 has no PMU @i), -1 past the last one.
+ */
+int pe_pfm_pmu(int i, pfm_pmu_info_t *pinfo);
 
 /* Both components' thread context: nothing per thread. */
 typedef struct {

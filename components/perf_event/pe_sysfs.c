@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pe_glue.h"
+#include "pe_libpfm4_events.h"
 #include "pe_sysfs.h"
 
 int pe_sysfs__open(struct pe_sysfs *s, enum lope_pmus_kind kind)
@@ -71,7 +72,8 @@ static int enum_at(const struct pe_sysfs *s, int idx, unsigned int *code)
 }
 
 /* Named events only: raw terms are not a list.  No umasks. */
-int pe_sysfs__enum(const struct pe_sysfs *s, unsigned int *code, int modifier)
+static int sysfs_enum(const struct pe_sysfs *s, unsigned int *code,
+		      int modifier)
 {
 	switch (modifier) {
 	case PAPI_ENUM_FIRST:
@@ -159,8 +161,8 @@ static int encode_raw(const struct pe_sysfs *s, const char *name, pe_attr_t *a)
 		s->pmus, pmu, terms, (struct perf_event_attr *)&a->attr));
 }
 
-int pe_sysfs__name_to_code(struct pe_sysfs *s, const char *name,
-			   unsigned int *code)
+static int sysfs_name_to_code(struct pe_sysfs *s, const char *name,
+			      unsigned int *code)
 {
 	char pmu[PAPI_MIN_STR_LEN];
 	const char *rest;
@@ -203,8 +205,8 @@ static int raw_name(struct pe_sysfs *s, unsigned int code, char *buf,
 	return ret;
 }
 
-int pe_sysfs__code_to_name(struct pe_sysfs *s, unsigned int code, char *name,
-			   int len)
+static int sysfs_code_to_name(struct pe_sysfs *s, unsigned int code, char *name,
+			      int len)
 {
 	const char *pmu, *event;
 	int n;
@@ -272,8 +274,8 @@ static int describe(struct pe_sysfs *s, unsigned int code, char *descr, int len,
 	return n < 0 || n >= len ? PAPI_EBUF : PAPI_OK;
 }
 
-int pe_sysfs__code_to_descr(struct pe_sysfs *s, unsigned int code, char *descr,
-			    int len)
+static int sysfs_code_to_descr(struct pe_sysfs *s, unsigned int code,
+			       char *descr, int len)
 {
 	struct lope_pmu_event ev;
 
@@ -282,14 +284,13 @@ int pe_sysfs__code_to_descr(struct pe_sysfs *s, unsigned int code, char *descr,
 	return describe(s, code, descr, len, &ev);
 }
 
-int pe_sysfs__code_to_info(struct pe_sysfs *s, unsigned int code,
-			   PAPI_event_info_t *info)
+static int sysfs_code_to_info(struct pe_sysfs *s, unsigned int code,
+			      PAPI_event_info_t *info)
 {
 	struct lope_pmu_event ev;
 	int ret;
 
-	ret = pe_sysfs__code_to_name(s, code, info->symbol,
-				     sizeof(info->symbol));
+	ret = sysfs_code_to_name(s, code, info->symbol, sizeof(info->symbol));
 	if (ret == PAPI_OK)
 		ret = describe(s, code, info->long_descr,
 			       sizeof(info->long_descr), &ev);
@@ -300,5 +301,65 @@ int pe_sysfs__code_to_info(struct pe_sysfs *s, unsigned int code,
 					  PAPI_DATATYPE_INT64;
 	info->value_type = ev.snapshot ? PAPI_VALUETYPE_ABSOLUTE :
 					 PAPI_VALUETYPE_RUNNING_SUM;
+	return PAPI_OK;
+}
+
+/* libpfm4's events first, then sysfs's. */
+int pe_names__enum(struct pe_names *n, unsigned int *code, int modifier)
+{
+	int ret;
+
+	if (pe_sysfs__is_code(*code) && modifier != PAPI_ENUM_FIRST)
+		return sysfs_enum(&n->sysfs, code, modifier);
+	ret = _pe_libpfm4_ntv_enum_events(code, modifier, n->cidx, &n->table);
+	if (ret == PAPI_OK ||
+	    (modifier != PAPI_ENUM_FIRST && modifier != PAPI_ENUM_EVENTS))
+		return ret;
+	return sysfs_enum(&n->sysfs, code, PAPI_ENUM_FIRST);
+}
+
+/* "pmu::event" or raw terms of a sysfs PMU, or libpfm4's name. */
+int pe_names__name_to_code(struct pe_names *n, const char *name,
+			   unsigned int *code)
+{
+	int ret = sysfs_name_to_code(&n->sysfs, name, code);
+
+	if (ret != PAPI_ENOEVNT)
+		return ret;
+	if (n->accept && !n->accept(name))
+		return PAPI_ENOEVNT;
+	return _pe_libpfm4_ntv_name_to_code(name, code, n->cidx, &n->table);
+}
+
+int pe_names__code_to_name(struct pe_names *n, unsigned int code, char *name,
+			   int len)
+{
+	if (pe_sysfs__is_code(code))
+		return sysfs_code_to_name(&n->sysfs, code, name, len);
+	return _pe_libpfm4_ntv_code_to_name(code, name, len, &n->table);
+}
+
+int pe_names__code_to_descr(struct pe_names *n, unsigned int code, char *descr,
+			    int len)
+{
+	if (pe_sysfs__is_code(code))
+		return sysfs_code_to_descr(&n->sysfs, code, descr, len);
+	return _pe_libpfm4_ntv_code_to_descr(code, descr, len, &n->table);
+}
+
+int pe_names__code_to_info(struct pe_names *n, unsigned int code,
+			   PAPI_event_info_t *info)
+{
+	if (pe_sysfs__is_code(code))
+		return sysfs_code_to_info(&n->sysfs, code, info);
+	return _pe_libpfm4_ntv_code_to_info(code, info, &n->table);
+}
+
+int pe_names__shutdown(struct pe_names *n, papi_vector_t *v)
+{
+	_pe_libpfm4_shutdown(v, &n->table);
+	_papi_libpfm4_shutdown(v);
+	memset(v->cmp_info.pmu_names, 0, sizeof(v->cmp_info.pmu_names));
+	pe_sysfs__close(&n->sysfs);
 	return PAPI_OK;
 }

@@ -6,7 +6,8 @@
  * PMU ("cpu::event=0xc0", "cpu::event=0x3c:umask=0x1"; commas as in sysfs
  * work too).  The engine's lope_pmus decodes them through the PMU's
  * format/ files.  The perf_event component lists the core PMUs libpfm4
- * does not know, perf_event_uncore every other PMU.
+ * does not know, perf_event_uncore every other PMU.  A component's PAPI
+ * ntv_* calls go through struct pe_names: libpfm4's events, then these.
  */
 #ifndef PE_SYSFS_H
 #define PE_SYSFS_H
@@ -50,22 +51,71 @@ int pe_sysfs__nr(const struct pe_sysfs *s);
  * "pmu::" names of the PMUs it lists. */
 void pe_sysfs__list_pmus(const struct pe_sysfs *s, papi_vector_t *v);
 
-/* PAPI's ntv_* calls for sysfs codes and names (PAPI error codes). */
-int pe_sysfs__enum(const struct pe_sysfs *s, unsigned int *code, int modifier);
-int pe_sysfs__name_to_code(struct pe_sysfs *s, const char *name,
-			   unsigned int *code);
-int pe_sysfs__code_to_name(struct pe_sysfs *s, unsigned int code, char *name,
-			   int len);
-int pe_sysfs__code_to_descr(struct pe_sysfs *s, unsigned int code, char *descr,
-			    int len);
-int pe_sysfs__code_to_info(struct pe_sysfs *s, unsigned int code,
-			   PAPI_event_info_t *info);
-
 /*
  * The event behind @code: @attr as lope_pmus__event() fills it, @ev with
  * its scale, unit, snapshot flag and cpu.  A PAPI error code.
  */
 int pe_sysfs__event(struct pe_sysfs *s, unsigned int code, pe_attr_t *attr,
 		    struct lope_pmu_event *ev);
+
+/*
+ * A component's native events, from two places in this order: libpfm4's,
+ * named and coded by PAPI's own libpfm4 layer (pe_libpfm4_events.c, so as
+ * in stock PAPI), then the listed PMUs' in sysfs.  Both components route
+ * PAPI's ntv_* calls through one of these.
+ */
+struct pe_names {
+	struct native_event_table_t table; /* PAPI's libpfm4 layer's */
+	struct pe_sysfs sysfs;
+	int cidx; /* the component's index, set at its init */
+	/* Asked first of a libpfm4 name being looked up: 0 makes it unknown
+	 * (PAPI_ENOEVNT).  NULL: every name libpfm4 knows. */
+	int (*accept)(const char *name);
+};
+
+/* PAPI's ntv_* calls (PAPI error codes). */
+int pe_names__enum(struct pe_names *n, unsigned int *code, int modifier);
+int pe_names__name_to_code(struct pe_names *n, const char *name,
+			   unsigned int *code);
+int pe_names__code_to_name(struct pe_names *n, unsigned int code, char *name,
+			   int len);
+int pe_names__code_to_descr(struct pe_names *n, unsigned int code, char *descr,
+			    int len);
+int pe_names__code_to_info(struct pe_names *n, unsigned int code,
+			   PAPI_event_info_t *info);
+
+/* Free both tables and forget @v's PMU names: the component's shutdown. */
+int pe_names__shutdown(struct pe_names *n, papi_vector_t *v);
+
+/*
+ * PAPI's ntv_* vector calls carry no component, so each component has its
+ * own: PREFIX_ntv_enum_events, _name_to_code, _code_to_name,
+ * _code_to_descr and _code_to_info, each on its one struct pe_names @n.
+ */
+#define PE_NAMES_NTV_CALLS(prefix, n)                                         \
+	static int prefix##_ntv_enum_events(unsigned int *code, int modifier) \
+	{                                                                     \
+		return pe_names__enum(&(n), code, modifier);                  \
+	}                                                                     \
+	static int prefix##_ntv_name_to_code(const char *name,                \
+					     unsigned int *code)              \
+	{                                                                     \
+		return pe_names__name_to_code(&(n), name, code);              \
+	}                                                                     \
+	static int prefix##_ntv_code_to_name(unsigned int code, char *name,   \
+					     int len)                         \
+	{                                                                     \
+		return pe_names__code_to_name(&(n), code, name, len);         \
+	}                                                                     \
+	static int prefix##_ntv_code_to_descr(unsigned int code, char *descr, \
+					      int len)                        \
+	{                                                                     \
+		return pe_names__code_to_descr(&(n), code, descr, len);       \
+	}                                                                     \
+	static int prefix##_ntv_code_to_info(unsigned int code,               \
+					     PAPI_event_info_t *info)         \
+	{                                                                     \
+		return pe_names__code_to_info(&(n), code, info);              \
+	}
 
 #endif /* PE_SYSFS_H */

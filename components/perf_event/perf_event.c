@@ -80,9 +80,8 @@ typedef struct {
 } pe_control_t;
 
 papi_vector_t _perf_event_vector;
-static struct native_event_table_t perf_native_event_table;
-/* Core PMUs' sysfs events, where libpfm4 does not know the CPU. */
-static struct pe_sysfs core_pmus;
+/* libpfm4's events; core PMUs' sysfs events where it does not know the CPU. */
+static struct pe_names names;
 static int our_cidx;
 static unsigned int engine_flags; /* LOPE_NO_RDPMC when forced or useless */
 
@@ -211,7 +210,7 @@ static int libpfm4_attr(pe_control_t *c, int i, const NativeInfo_t *ni,
 			pe_attr_t *a)
 {
 	struct native_event_t *ntv =
-		pe_find_native(&perf_native_event_table, ni->ni_papi_code);
+		pe_find_native(&names.table, ni->ni_papi_code);
 
 	if (!ntv)
 		return PAPI_ENOEVNT;
@@ -235,7 +234,7 @@ static int add_native(pe_control_t *c, int i, const NativeInfo_t *ni,
 
 	memset(&a, 0, sizeof(a));
 	if (pe_sysfs__is_code((unsigned int)ni->ni_event))
-		ret = pe_sysfs__event(&core_pmus, (unsigned int)ni->ni_event,
+		ret = pe_sysfs__event(&names.sysfs, (unsigned int)ni->ni_event,
 				      &a, &ev);
 	else
 		ret = libpfm4_attr(c, i, ni, &a);
@@ -429,31 +428,24 @@ static int pe_cpu_attach(pe_control_t *c, int cpu)
 
 static int pe_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
-	pe_control_t *c;
+	pe_control_t *c = pe_option_set(code, option);
 
 	(void)ctx;
 	switch (code) {
 	case PAPI_MULTIPLEX:
-		c = (pe_control_t *)option->multiplex.ESI->ctl_state;
 		return set_option(c, &c->multiplexed, 1);
 	case PAPI_ATTACH:
-		c = (pe_control_t *)option->attach.ESI->ctl_state;
 		return pe_attach(c, (pid_t)option->attach.tid);
 	case PAPI_DETACH:
-		c = (pe_control_t *)option->attach.ESI->ctl_state;
 		c->tid = 0;
 		return set_option(c, &c->attached, 0);
 	case PAPI_CPU_ATTACH:
-		c = (pe_control_t *)option->cpu.ESI->ctl_state;
 		return pe_cpu_attach(c, (int)option->cpu.cpu_num);
 	case PAPI_DOMAIN:
-		c = (pe_control_t *)option->domain.ESI->ctl_state;
 		return pe_set_domain(c, option->domain.domain);
 	case PAPI_GRANUL:
-		c = (pe_control_t *)option->granularity.ESI->ctl_state;
 		return pe_set_granularity(c, option->granularity.granularity);
 	case PAPI_INHERIT:
-		c = (pe_control_t *)option->inherit.ESI->ctl_state;
 		return set_option(c, &c->inherit, !!option->inherit.inherit);
 	case PAPI_DEF_ITIMER:
 	case PAPI_DEF_ITIMER_NS:
@@ -663,11 +655,16 @@ static struct {
 	int asked;
 } loading_presets;
 
-static int kernel_accepts(const char *name)
+/* names.accept: every name, but while PAPI loads presets only the events
+ * the kernel opens here. */
+static int accept_name(const char *name)
 {
 	pfm_perf_encode_arg_t arg;
 	pe_attr_t a;
 
+	if (!loading_presets.on)
+		return 1;
+	loading_presets.asked++;
 	memset(&arg, 0, sizeof(arg));
 	memset(&a, 0, sizeof(a));
 	arg.size = sizeof(arg);
@@ -680,59 +677,9 @@ static int kernel_accepts(const char *name)
 	return lope_probe((struct perf_event_attr *)&a, 0, -1) == 0;
 }
 
-/* libpfm4's events first, then the core PMUs' in sysfs. */
-static int pe_ntv_enum_events(unsigned int *code, int modifier)
-{
-	int ret;
-
-	if (pe_sysfs__is_code(*code) && modifier != PAPI_ENUM_FIRST)
-		return pe_sysfs__enum(&core_pmus, code, modifier);
-	ret = _pe_libpfm4_ntv_enum_events(code, modifier, our_cidx,
-					  &perf_native_event_table);
-	if (ret == PAPI_OK ||
-	    (modifier != PAPI_ENUM_FIRST && modifier != PAPI_ENUM_EVENTS))
-		return ret;
-	return pe_sysfs__enum(&core_pmus, code, PAPI_ENUM_FIRST);
-}
-
-static int pe_ntv_name_to_code(const char *name, unsigned int *code)
-{
-	int ret = pe_sysfs__name_to_code(&core_pmus, name, code);
-
-	if (ret != PAPI_ENOEVNT)
-		return ret;
-	if (loading_presets.on) {
-		loading_presets.asked++;
-		if (!kernel_accepts(name))
-			return PAPI_ENOEVNT;
-	}
-	return _pe_libpfm4_ntv_name_to_code(name, code, our_cidx,
-					    &perf_native_event_table);
-}
-
-static int pe_ntv_code_to_name(unsigned int code, char *name, int len)
-{
-	if (pe_sysfs__is_code(code))
-		return pe_sysfs__code_to_name(&core_pmus, code, name, len);
-	return _pe_libpfm4_ntv_code_to_name(code, name, len,
-					    &perf_native_event_table);
-}
-
-static int pe_ntv_code_to_descr(unsigned int code, char *descr, int len)
-{
-	if (pe_sysfs__is_code(code))
-		return pe_sysfs__code_to_descr(&core_pmus, code, descr, len);
-	return _pe_libpfm4_ntv_code_to_descr(code, descr, len,
-					     &perf_native_event_table);
-}
-
-static int pe_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
-{
-	if (pe_sysfs__is_code(code))
-		return pe_sysfs__code_to_info(&core_pmus, code, info);
-	return _pe_libpfm4_ntv_code_to_info(code, info,
-					    &perf_native_event_table);
-}
+/* pe_ntv_enum_events ... pe_ntv_code_to_info: libpfm4's events first, then
+ * the core PMUs' in sysfs. */
+PE_NAMES_NTV_CALLS(pe, names)
 
 /*
  * Ask the kernel what this process may count, as it decides (paranoid
@@ -823,27 +770,27 @@ static void load_generic_presets(int cidx)
 
 /* Why PAPI's libpfm4 layer has no default core PMU here, for @mode. */
 static void unknown_cpu_mode(char *mode, size_t len, int ret,
-			     const char *release)
+			     const char *libpfm4)
 {
 	const char *forced = getenv("LIBPFM_FORCE_PMU");
 	char cpu[PAPI_MIN_STR_LEN];
 
 	if (ret == PAPI_ECOUNT) {
 		snprintf(mode, len,
-			 "hybrid CPU, several core PMUs in libpfm4 %.8s: "
+			 "hybrid CPU, several core PMUs in %.16s: "
 			 "generic and sysfs events",
-			 release);
+			 libpfm4);
 	} else if (forced && *forced) {
 		snprintf(mode, len,
-			 "libpfm4 %.8s limited to %.16s by LIBPFM_FORCE_PMU: "
+			 "%.16s limited to %.16s by LIBPFM_FORCE_PMU: "
 			 "generic and sysfs events",
-			 release, forced);
+			 libpfm4, forced);
 	} else {
 		pe_cpu__name(cpu, sizeof(cpu));
 		snprintf(mode, len,
-			 "%.40s unknown to libpfm4 %.8s: generic and sysfs "
+			 "%.40s unknown to %.16s: generic and sysfs "
 			 "events",
-			 cpu, release);
+			 cpu, libpfm4);
 	}
 }
 
@@ -854,11 +801,11 @@ static void unknown_cpu_mode(char *mode, size_t len, int ret,
  */
 static int unknown_cpu(papi_vector_t *v)
 {
-	if (pe_sysfs__open(&core_pmus, LOPE_PMUS_CORE) != PAPI_OK)
+	if (pe_sysfs__open(&names.sysfs, LOPE_PMUS_CORE) != PAPI_OK)
 		return pe_disable(v, PAPI_ENOMEM, "out of memory");
-	pe_sysfs__list_pmus(&core_pmus, v);
+	pe_sysfs__list_pmus(&names.sysfs, v);
 	v->cmp_info.num_native_events =
-		pe_cpu__libpfm4_events() + pe_sysfs__nr(&core_pmus);
+		pe_cpu__libpfm4_events() + pe_sysfs__nr(&names.sysfs);
 	v->cmp_info.num_cntrs = pe_cpu__counters();
 	/* Software events need no counter, and PAPI's framework takes this
 	 * number as the limit of overflowing events. */
@@ -871,11 +818,13 @@ static int pe_init_component(int cidx)
 {
 	papi_vector_t *v = _papi_hwd[cidx];
 	char mode[PAPI_MAX_STR_LEN], why[PAPI_MAX_STR_LEN];
-	char release[PAPI_MIN_STR_LEN];
+	char libpfm4[PAPI_MIN_STR_LEN];
 	const char *pmu;
 	int ret, papi_presets;
 
 	our_cidx = cidx;
+	names.cidx = cidx;
+	names.accept = accept_name;
 	ret = check_permissions(v);
 	if (ret != PAPI_OK)
 		return ret;
@@ -885,28 +834,30 @@ static int pe_init_component(int cidx)
 	    _papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_AMD)
 		v->cmp_info.fast_real_timer = 1;
 	detect_rdpmc(v, why, sizeof(why));
-	pe_cpu__libpfm4_release(release, sizeof(release));
+	pe_cpu__libpfm4_name(libpfm4, sizeof(libpfm4));
 	if (_papi_libpfm4_init(v) != PAPI_OK)
 		return pe_disable(v, PAPI_ECMP, "Error initializing libpfm4");
 	/* PAPI's libpfm4 layer loads PAPI's own preset section, if any. */
 	loading_presets.on = 1;
-	ret = _pe_libpfm4_init(v, cidx, &perf_native_event_table,
+	ret = _pe_libpfm4_init(v, cidx, &names.table,
 			       PMU_TYPE_CORE | PMU_TYPE_OS);
 	loading_presets.on = 0;
 	papi_presets = v->cmp_info.num_preset_events;
-	pmu = perf_native_event_table.default_pmu.name;
+	pmu = names.table.default_pmu.name;
 	if (ret == PAPI_OK) {
 		/* The NMI watchdog holds one counter for itself. */
 		if (_linux_detect_nmi_watchdog() && v->cmp_info.num_cntrs > 0)
 			v->cmp_info.num_cntrs--;
-		snprintf(mode, sizeof(mode), "libpfm4 %.8s %.32s%s", release,
-			 pmu ? pmu : "?",
-			 papi_presets ? "" :
-			 !loading_presets.asked ?
-				 ", generic presets (none in PAPI's table)" :
-				 ", generic presets (none of PAPI's counts here)");
+		snprintf(
+			mode, sizeof(mode), "%.16s %.32s%s", libpfm4,
+			pmu ? pmu : "?",
+			papi_presets ?
+				"" :
+			!loading_presets.asked ?
+				", generic presets (none in PAPI's table)" :
+				", generic presets (none of PAPI's counts here)");
 	} else if (ret == PAPI_ECMP || ret == PAPI_ECOUNT) {
-		unknown_cpu_mode(mode, sizeof(mode), ret, release);
+		unknown_cpu_mode(mode, sizeof(mode), ret, libpfm4);
 		ret = unknown_cpu(v);
 		if (ret != PAPI_OK)
 			return ret;
@@ -924,12 +875,7 @@ static int pe_init_component(int cidx)
 
 static int pe_shutdown_component(void)
 {
-	_pe_libpfm4_shutdown(&_perf_event_vector, &perf_native_event_table);
-	_papi_libpfm4_shutdown(&_perf_event_vector);
-	memset(_perf_event_vector.cmp_info.pmu_names, 0,
-	       sizeof(_perf_event_vector.cmp_info.pmu_names));
-	pe_sysfs__close(&core_pmus);
-	return PAPI_OK;
+	return pe_names__shutdown(&names, &_perf_event_vector);
 }
 
 papi_vector_t _perf_event_vector = {

@@ -58,9 +58,7 @@ typedef struct {
 } peu_control_t;
 
 papi_vector_t _perf_event_uncore_vector;
-static struct native_event_table_t uncore_table;
-static struct pe_sysfs sysfs_events;
-static int our_cidx;
+static struct pe_names names;
 
 /* The cpu to count on: an event's own, the attached one, the PMU's, 0. */
 static int counting_cpu(const peu_control_t *c)
@@ -106,7 +104,7 @@ static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 			 pe_attr_t *a, int *pmu_cpu)
 {
 	struct native_event_t *ntv =
-		pe_find_native(&uncore_table, ni->ni_papi_code);
+		pe_find_native(&names.table, ni->ni_papi_code);
 
 	if (!ntv)
 		return PAPI_ENOEVNT;
@@ -117,8 +115,8 @@ static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 			return PAPI_ECNFLCT;
 		c->event_cpu = ntv->cpu;
 	}
-	if (!sysfs_events.pmus ||
-	    lope_pmus__cpu(sysfs_events.pmus, a->attr.type, pmu_cpu) != 0)
+	if (!names.sysfs.pmus ||
+	    lope_pmus__cpu(names.sysfs.pmus, a->attr.type, pmu_cpu) != 0)
 		*pmu_cpu = -1;
 	return PAPI_OK;
 }
@@ -127,7 +125,7 @@ static int sysfs_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 		       pe_attr_t *a, int *pmu_cpu)
 {
 	struct lope_pmu_event ev;
-	int ret = pe_sysfs__event(&sysfs_events, (unsigned int)ni->ni_event, a,
+	int ret = pe_sysfs__event(&names.sysfs, (unsigned int)ni->ni_event, a,
 				  &ev);
 
 	if (ret != PAPI_OK)
@@ -304,21 +302,18 @@ static int peu_set_domain(hwd_control_state_t *ctl, int domain)
 
 static int peu_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
-	peu_control_t *c;
+	peu_control_t *c = pe_option_set(code, option);
 
 	(void)ctx;
 	switch (code) {
 	case PAPI_MULTIPLEX:
-		c = (peu_control_t *)option->multiplex.ESI->ctl_state;
 		return pe_set_option(c, &c->multiplexed, 1, reopen_set);
 	case PAPI_CPU_ATTACH:
-		c = (peu_control_t *)option->cpu.ESI->ctl_state;
 		if ((int)option->cpu.cpu_num < 0)
 			return PAPI_EINVAL;
 		return pe_set_option(c, &c->cpu, (int)option->cpu.cpu_num,
 				     reopen_set);
 	case PAPI_DOMAIN:
-		c = (peu_control_t *)option->domain.ESI->ctl_state;
 		return peu_set_domain(c, option->domain.domain);
 	case PAPI_GRANUL:
 		/* Uncore counters count whole cpus (or packages). */
@@ -345,52 +340,9 @@ static int peu_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
-/* libpfm4's events first, then sysfs's. */
-static int peu_ntv_enum_events(unsigned int *code, int modifier)
-{
-	int ret;
-
-	if (pe_sysfs__is_code(*code) && modifier != PAPI_ENUM_FIRST)
-		return pe_sysfs__enum(&sysfs_events, code, modifier);
-	ret = _pe_libpfm4_ntv_enum_events(code, modifier, our_cidx,
-					  &uncore_table);
-	if (ret == PAPI_OK ||
-	    (modifier != PAPI_ENUM_FIRST && modifier != PAPI_ENUM_EVENTS))
-		return ret;
-	return pe_sysfs__enum(&sysfs_events, code, PAPI_ENUM_FIRST);
-}
-
-/* "pmu::event" or raw terms of a sysfs PMU, or libpfm4's name. */
-static int peu_ntv_name_to_code(const char *name, unsigned int *code)
-{
-	int ret = pe_sysfs__name_to_code(&sysfs_events, name, code);
-
-	if (ret != PAPI_ENOEVNT)
-		return ret;
-	return _pe_libpfm4_ntv_name_to_code(name, code, our_cidx,
-					    &uncore_table);
-}
-
-static int peu_ntv_code_to_name(unsigned int code, char *name, int len)
-{
-	if (pe_sysfs__is_code(code))
-		return pe_sysfs__code_to_name(&sysfs_events, code, name, len);
-	return _pe_libpfm4_ntv_code_to_name(code, name, len, &uncore_table);
-}
-
-static int peu_ntv_code_to_descr(unsigned int code, char *descr, int len)
-{
-	if (pe_sysfs__is_code(code))
-		return pe_sysfs__code_to_descr(&sysfs_events, code, descr, len);
-	return _pe_libpfm4_ntv_code_to_descr(code, descr, len, &uncore_table);
-}
-
-static int peu_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
-{
-	if (pe_sysfs__is_code(code))
-		return pe_sysfs__code_to_info(&sysfs_events, code, info);
-	return _pe_libpfm4_ntv_code_to_info(code, info, &uncore_table);
-}
+/* peu_ntv_enum_events ... peu_ntv_code_to_info: libpfm4's events first,
+ * then sysfs's. */
+PE_NAMES_NTV_CALLS(peu, names)
 
 /* The perf type libpfm4 gives @pinfo's events, or -1. */
 static int64_t libpfm4_type(const pfm_pmu_info_t *pinfo)
@@ -427,19 +379,11 @@ static int64_t libpfm4_type(const pfm_pmu_info_t *pinfo)
 static void hide_libpfm4_pmus(struct lope_pmus *pmus)
 {
 	pfm_pmu_info_t pinfo;
-	int i;
+	int64_t type;
+	int i, ret;
 
-	for (i = 0;; i++) {
-		int64_t type;
-		pfm_err_t ret;
-
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		ret = pfm_get_pmu_info(i, &pinfo);
-		if (ret == PFM_ERR_INVAL)
-			break;
-		if (ret != PFM_SUCCESS || !pinfo.is_present ||
-		    pinfo.type != PFM_PMU_TYPE_UNCORE)
+	for (i = 0; (ret = pe_pfm_pmu(i, &pinfo)) >= 0; i++) {
+		if (!ret || pinfo.type != PFM_PMU_TYPE_UNCORE)
 			continue;
 		type = libpfm4_type(&pinfo);
 		if (type >= 0)
@@ -449,12 +393,7 @@ static void hide_libpfm4_pmus(struct lope_pmus *pmus)
 
 static int peu_shutdown_component(void)
 {
-	_pe_libpfm4_shutdown(&_perf_event_uncore_vector, &uncore_table);
-	_papi_libpfm4_shutdown(&_perf_event_uncore_vector);
-	memset(_perf_event_uncore_vector.cmp_info.pmu_names, 0,
-	       sizeof(_perf_event_uncore_vector.cmp_info.pmu_names));
-	pe_sysfs__close(&sysfs_events);
-	return PAPI_OK;
+	return pe_names__shutdown(&names, &_perf_event_uncore_vector);
 }
 
 /*
@@ -483,26 +422,26 @@ static int peu_init_component(int cidx)
 	papi_vector_t *v = _papi_hwd[cidx];
 	int ret;
 
-	our_cidx = cidx;
+	names.cidx = cidx;
 	ret = check_system_wide(v);
 	if (ret != PAPI_OK)
 		return ret;
 	if (_papi_libpfm4_init(v) != PAPI_OK)
 		return pe_disable(v, PAPI_ECMP, "Error initializing libpfm4");
-	if (_peu_libpfm4_init(v, cidx, &uncore_table, PMU_TYPE_UNCORE) !=
+	if (_peu_libpfm4_init(v, cidx, &names.table, PMU_TYPE_UNCORE) !=
 	    PAPI_OK) {
 		peu_shutdown_component();
 		return pe_disable(v, PAPI_ECMP, "Error setting up libpfm4");
 	}
 	/* PAPI re-initialises a forked child without shutting down. */
-	if (pe_sysfs__open(&sysfs_events, LOPE_PMUS_SYSTEM) != PAPI_OK) {
+	if (pe_sysfs__open(&names.sysfs, LOPE_PMUS_SYSTEM) != PAPI_OK) {
 		peu_shutdown_component();
 		return pe_disable(v, PAPI_ENOMEM, "out of memory");
 	}
-	if (sysfs_events.pmus)
-		hide_libpfm4_pmus(sysfs_events.pmus);
-	pe_sysfs__list_pmus(&sysfs_events, v);
-	v->cmp_info.num_native_events += pe_sysfs__nr(&sysfs_events);
+	if (names.sysfs.pmus)
+		hide_libpfm4_pmus(names.sysfs.pmus);
+	pe_sysfs__list_pmus(&names.sysfs, v);
+	v->cmp_info.num_native_events += pe_sysfs__nr(&names.sysfs);
 	if (v->cmp_info.num_cntrs > PEU_MAX_EVENTS)
 		v->cmp_info.num_cntrs = PEU_MAX_EVENTS;
 	if (v->cmp_info.num_native_events == 0) {

@@ -308,22 +308,23 @@ check_accuracy() {
 	fi
 }
 
-check_icount() {
-	if [ "$4" = exit=0 ] && grep -q '^PAPI_read ' "$3"; then
-		pass "$1: $2: exact instruction table (also in $R/papi_icount.txt)"
-		cp "$3" "$R/papi_icount.txt"
+# table LABEL NAME OUT STATUS PATTERN WHAT FILE: the program printed a line
+# matching PATTERN and exited 0: WHAT passes and OUT is kept as $R/FILE.
+table() {
+	if [ "$4" = exit=0 ] && grep -q "$5" "$3"; then
+		pass "$1: $2: $6 (also in $R/$7)"
+		cp "$3" "$R/$7"
 	else
 		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
 	fi
 }
 
+check_icount() {
+	table "$@" '^PAPI_read ' "exact instruction table" papi_icount.txt
+}
+
 check_overhead() {
-	if [ "$4" = exit=0 ] && grep -q 'PAPI_read' "$3"; then
-		pass "$1: $2: per-call table (also in $R/papi_overhead.txt)"
-		cp "$3" "$R/papi_overhead.txt"
-	else
-		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
-	fi
+	table "$@" 'PAPI_read' "per-call table" papi_overhead.txt
 }
 
 # ---------------------------------------------------------------------------

@@ -51,7 +51,13 @@ struct res {
 	char msg[256];
 };
 
-enum { W_RDPMC, W_READ, W_STOCK, W_MAX };
+/* The worker paths papi_accuracy measures: all but the floor. */
+enum {
+	W_RDPMC = WORKER_RDPMC,
+	W_READ = WORKER_READ,
+	W_STOCK = WORKER_STOCK,
+	W_MAX
+};
 
 /* A path of the report: one worker and what it measured. */
 struct path {
@@ -68,9 +74,7 @@ struct opts {
 	const char *nlist; /* -N */
 	long ns[MAX_NS];
 	int nns;
-	const char *ours;  /* --ours; NULL: the dynamic linker's choice */
-	const char *stock; /* --compare; NULL: none */
-	int no_compare;    /* --no-compare, before or after --compare */
+	struct libdirs dirs;
 };
 
 /* The parent: the options, the paths and what they measured. */
@@ -385,18 +389,6 @@ static int sysfs_pmu(char *why, size_t len)
 	return 0;
 }
 
-/* A directory of libpapi from $@env, else @builtin; NULL if neither. */
-static const char *pick_dir(const char *env, const char *builtin)
-{
-	const char *e = getenv(env);
-
-	if (e && *e && dir_has_libpapi(e))
-		return e;
-	if (builtin && *builtin && dir_has_libpapi(builtin))
-		return builtin;
-	return NULL;
-}
-
 /* A worker: argv = PROG --_worker FD CPU REPS NLIST EVENT. */
 static int worker_main(char **argv)
 {
@@ -410,20 +402,11 @@ static int worker_main(char **argv)
 	return acc_worker(arg[2], reps, ns, nns);
 }
 
-#ifndef LOPE_OURS_LIBDIR
-#define LOPE_OURS_LIBDIR NULL
-#endif
-#ifndef LOPE_STOCK_LIBDIR
-#define LOPE_STOCK_LIBDIR NULL
-#endif
-
-enum { OPT_OURS = 256, OPT_COMPARE, OPT_NO_COMPARE, OPT_CHECK_LOOP };
+enum { OPT_CHECK_LOOP = OPT_TOOL };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
-	{ "ours", required_argument, NULL, OPT_OURS },
-	{ "compare", required_argument, NULL, OPT_COMPARE },
-	{ "no-compare", no_argument, NULL, OPT_NO_COMPARE },
+	LIBDIRS_OPTIONS,
 	{ "check-loop", no_argument, NULL, OPT_CHECK_LOOP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -448,15 +431,6 @@ static void parse_opt(int c, struct opts *o)
 			    optarg, MAX_NS, MAX_LOOP_N);
 		o->nlist = optarg;
 		break;
-	case OPT_OURS:
-		o->ours = libdir_arg("--ours", optarg);
-		break;
-	case OPT_COMPARE:
-		o->stock = libdir_arg("--compare", optarg);
-		break;
-	case OPT_NO_COMPARE:
-		o->no_compare = 1;
-		break;
 	}
 }
 
@@ -468,8 +442,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->reps = 300;
 	o->event = DEFAULT_EVENT;
 	o->nlist = "100,1000,10000,100000,1000000";
-	while ((c = tool_getopt(argc, argv, "+:n:N:e:h", long_opts, usage)) !=
-	       -1) {
+	while ((c = libdirs_getopt(argc, argv, "+:n:N:e:h", long_opts, usage,
+				   &o->dirs)) != -1) {
 		if (c == OPT_CHECK_LOOP)
 			return 1;
 		parse_opt(c, o);
@@ -484,15 +458,10 @@ static int acc_measure(struct acc *a)
 	struct path *p = a->p;
 	int i;
 
-	if (!a->o.ours)
-		a->o.ours = pick_dir("LOPE_OURS_LIBDIR", LOPE_OURS_LIBDIR);
-	if (!a->o.stock && !a->o.no_compare)
-		a->o.stock = pick_dir("LOPE_STOCK_LIBDIR", LOPE_STOCK_LIBDIR);
+	libdirs_default(&a->o.dirs);
 	a->cpu = sched_getcpu();
-	worker_init(&p[W_RDPMC].w, WORKER_RDPMC, a->o.ours);
-	worker_init(&p[W_READ].w, WORKER_READ, a->o.ours);
-	worker_init(&p[W_STOCK].w, WORKER_STOCK,
-		    a->o.no_compare ? NULL : a->o.stock);
+	for (i = 0; i < W_MAX; i++)
+		worker_init(&p[i].w, i, &a->o.dirs);
 	sysfs_pmu(a->pmu, sizeof(a->pmu));
 	path_run(a, &p[W_RDPMC]);
 	if (p[W_RDPMC].w.exit_code == EX_SKIP && p[W_RDPMC].nopmu[0]) {

@@ -9,17 +9,6 @@
 
 #include "icount.h"
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 /* @v with @fmt, or nothing if < 0; then a comma. */
 static void csv_num(const char *fmt, double v)
 {
@@ -93,8 +82,8 @@ void print_csv(const struct ic *ic)
 
 	printf("kind,path,target,call,events,n,instructions,max,mean,syscalls,"
 	       "detail\n");
-	for (k = 0; k < C_MAX; k++)
-		if (ic->col[k].w.active && (k != C_RDPMC || rdpmc_ok(ic)))
+	for (k = 0; k < WORKER_PATHS; k++)
+		if (ic->col[k].w.active && (k != WORKER_RDPMC || rdpmc_ok(ic)))
 			csv_col(&ic->col[k]);
 	eval_goals(ic, g);
 	for (i = 0; i < NGOALS; i++) {

@@ -6,19 +6,18 @@
  * say: what a read costs does not depend on them).  A set of k events is
  * the first k of a pool that the machine can count together.
  */
-#include <ctype.h>
 #include <linux/perf_event.h>
 #include <string.h>
 
 #include "icount.h"
 
-#define HW(name, cfg)                                                  \
-	{                                                              \
-		"perf::" name, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##cfg \
+#define HW(name, cfg)                       \
+	{                                   \
+		"perf::" name, PERF_HW(cfg) \
 	}
-#define SW(name, cfg)                                                  \
-	{                                                              \
-		"perf::" name, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##cfg \
+#define SW(name, cfg)                       \
+	{                                   \
+		"perf::" name, PERF_SW(cfg) \
 	}
 #define CACHE(name, c, res)                                             \
 	{                                                               \
@@ -88,36 +87,4 @@ const struct ev_def *ev_find(const char *name)
 		if (same_event(name, &sw_pool[i]))
 			return &sw_pool[i];
 	return NULL;
-}
-
-/* @s without the blanks around it, in place. */
-static char *trim(char *s)
-{
-	size_t l;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	l = strlen(s);
-	while (l > 0 && isspace((unsigned char)s[l - 1]))
-		s[--l] = 0;
-	return s;
-}
-
-int split_events(char *list, char **names, int max)
-{
-	char *p = list, *comma;
-	int n = 0;
-
-	for (;;) {
-		comma = strchr(p, ',');
-		if (comma)
-			*comma = 0;
-		p = trim(p);
-		if (!*p || n == max)
-			return -1;
-		names[n++] = p;
-		if (!comma)
-			return n;
-		p = comma + 1;
-	}
 }

@@ -54,6 +54,7 @@
 
 #define PROG "papi_icount"
 #define MAX_EVENTS 8
+_Static_assert(MAX_EVENTS <= WORKER_MAX_EVENTS, "worker_set_*() take our sets");
 #define MAX_N 100000
 #define DEFAULT_N 50
 #define WARMUP 20
@@ -76,8 +77,6 @@ extern const struct ev_def sw_pool[];
 extern const size_t sw_pool_len;
 /* The perf_event attributes of PAPI name @name, or NULL. */
 const struct ev_def *ev_find(const char *name);
-/* Split a comma-separated list in place; the count, or -1. */
-int split_events(char *list, char **names, int max);
 
 /* ------------------------------------------------------------------ */
 /* Worker: calls, cases, meters (cases.c, meter.c)                     */
@@ -231,14 +230,11 @@ struct res {
 	char msg[200];
 };
 
-enum { C_RDPMC, C_READ, C_STOCK, C_FLOOR, C_MAX };
-
 struct col {
 	struct worker w;  /* the native run */
 	struct worker vw; /* the run under valgrind */
-	int floor;
-	int disabled; /* stock's component is disabled here */
-	int skipped;  /* not measured (why in skip_why) */
+	int disabled;     /* stock's component is disabled here */
+	int skipped;      /* not measured (why in skip_why) */
 	char skip_why[256];
 	char ins_why[256]; /* the native run's instruction counter */
 	char sys_why[256]; /* its system-call counter */
@@ -254,11 +250,10 @@ struct opts {
 	long n;
 	int maxev;
 	int csv;
-	int no_compare;
 	const char *method; /* auto, callgrind, counter */
 	const char *events;
 	const char *keep; /* keep callgrind's dumps here */
-	const char *ours, *ours_src, *stock, *stock_src;
+	struct libdirs dirs;
 };
 
 struct ic {
@@ -268,7 +263,7 @@ struct ic {
 	const char *sys_name; /* what the paths' system calls are */
 	const char *valgrind_path;
 	char valgrind[256]; /* valgrind's version */
-	struct col col[C_MAX];
+	struct col col[WORKER_PATHS];
 	int cpu;
 	char events[1024];
 	int nev; /* sets of 1..nev events */

@@ -14,13 +14,6 @@
 
 const char *const tool_prog = PROG;
 
-#ifndef LOPE_OURS_LIBDIR
-#define LOPE_OURS_LIBDIR NULL
-#endif
-#ifndef LOPE_STOCK_LIBDIR
-#define LOPE_STOCK_LIBDIR NULL
-#endif
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -50,51 +43,18 @@ static void usage(FILE *f)
 		"1, 2, ... of them\n"
 		"  --csv            machine-readable output\n"
 		"  --keep DIR       keep callgrind's dumps in DIR/COLUMN/ (for "
-		"callgrind_annotate)\n"
-		"  --ours LIBDIR    directory of our libpapi.so\n"
-		"  --compare LIBDIR directory of the libpapi.so to compare with\n"
-		"  --no-compare     measure ours only\n",
+		"callgrind_annotate)\n" LIBDIRS_USAGE,
 		DEFAULT_N, WARMUP, MAX_EVENTS);
 }
 
-/*
- * The first of: $@env (which must hold libpapi.so*), $@env2 and the
- * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
- */
-static const char *pick_dir(const char *env, const char *env2,
-			    const char *builtin, const char **src)
-{
-	const char *e = getenv(env);
-
-	if (e && *e) {
-		if (!dir_has_libpapi(e))
-			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
-			    env, e);
-		*src = env;
-		return e;
-	}
-	e = getenv(env2);
-	if (e && *e && dir_has_libpapi(e)) {
-		*src = env2;
-		return e;
-	}
-	if (builtin && *builtin && dir_has_libpapi(builtin)) {
-		*src = "built-in default";
-		return builtin;
-	}
-	return NULL;
-}
-
-enum { OPT_CSV = 256, OPT_KEEP, OPT_OURS, OPT_COMPARE, OPT_NO_COMPARE };
+enum { OPT_CSV = OPT_TOOL, OPT_KEEP };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "method", required_argument, NULL, 'm' },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "keep", required_argument, NULL, OPT_KEEP },
-	{ "ours", required_argument, NULL, OPT_OURS },
-	{ "compare", required_argument, NULL, OPT_COMPARE },
-	{ "no-compare", no_argument, NULL, OPT_NO_COMPARE },
+	LIBDIRS_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -124,33 +84,7 @@ static void parse_opt(int c, struct opts *o)
 	case OPT_KEEP:
 		o->keep = optarg;
 		break;
-	case OPT_OURS:
-		o->ours = libdir_arg("--ours", optarg);
-		break;
-	case OPT_COMPARE:
-		o->stock = libdir_arg("--compare", optarg);
-		o->stock_src = "--compare";
-		o->no_compare = 0;
-		break;
-	case OPT_NO_COMPARE:
-		o->no_compare = 1;
-		o->stock = NULL;
-		break;
 	}
-}
-
-/* -e's list: 1 to MAX_EVENTS names. */
-static void check_events(const struct opts *o)
-{
-	char buf[1024], *names[MAX_EVENTS];
-	int n = -1;
-
-	if (snprintf(buf, sizeof(buf), "%s", o->events) < (int)sizeof(buf))
-		n = split_events(buf, names, MAX_EVENTS);
-	if (n < 1)
-		die(EX_USAGE,
-		    "-e '%s': give 1 to %d comma-separated event names",
-		    o->events, MAX_EVENTS);
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -160,20 +94,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->n = DEFAULT_N;
 	o->maxev = MAX_EVENTS;
 	o->method = "auto";
-	o->ours_src = "--ours";
-	while ((c = tool_getopt(argc, argv, "+:m:n:k:e:h", long_opts, usage)) !=
-	       -1)
+	while ((c = libdirs_getopt(argc, argv, "+:m:n:k:e:h", long_opts, usage,
+				   &o->dirs)) != -1)
 		parse_opt(c, o);
 	if (o->events)
-		check_events(o);
+		events_arg(o->events, MAX_EVENTS);
 	if (o->keep && access(o->keep, W_OK))
 		die(EX_USAGE, "--keep %s: not a writable directory", o->keep);
-	if (!o->ours)
-		o->ours = pick_dir("LOPE_OURS_LIBDIR", "PAPI_OURS_BUILDDIR",
-				   LOPE_OURS_LIBDIR, &o->ours_src);
-	if (!o->stock && !o->no_compare)
-		o->stock = pick_dir("LOPE_STOCK_LIBDIR", "PAPI_STOCK_BUILDDIR",
-				    LOPE_STOCK_LIBDIR, &o->stock_src);
+	libdirs_default(&o->dirs);
 }
 
 /* A worker: argv = PROG --_papi|--_floor FD CPU METHOD N MAXEV EVENTS. */

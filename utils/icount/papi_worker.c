@@ -7,7 +7,6 @@
  * started, else software events.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "papi.h"
 
@@ -21,63 +20,6 @@ const struct api papi_api = {
 	.reset = PAPI_reset,
 };
 
-static void drop_set(int *es)
-{
-	long long v[MAX_EVENTS];
-	int state = 0;
-
-	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
-		PAPI_stop(*es, v);
-	PAPI_cleanup_eventset(*es);
-	PAPI_destroy_eventset(es);
-}
-
-/* An event set of @names[0..n); 0, or a PAPI error with why. */
-static int make_set(int *es, char **names, int n, char *why, size_t len)
-{
-	int i, rc, code;
-
-	*es = PAPI_NULL;
-	rc = PAPI_create_eventset(es);
-	if (rc != PAPI_OK) {
-		snprintf(why, len, "PAPI_create_eventset: %s",
-			 PAPI_strerror(rc));
-		return rc;
-	}
-	for (i = 0; i < n && rc == PAPI_OK; i++) {
-		rc = PAPI_event_name_to_code(names[i], &code);
-		if (rc != PAPI_OK) {
-			snprintf(why, len, "%s: unknown event (%s)", names[i],
-				 PAPI_strerror(rc));
-			break;
-		}
-		rc = PAPI_add_event(*es, code);
-		if (rc != PAPI_OK)
-			snprintf(why, len, "%s: PAPI_add_event: %s", names[i],
-				 PAPI_strerror(rc));
-	}
-	if (rc != PAPI_OK)
-		drop_set(es);
-	return rc;
-}
-
-/* Can @names[0..n) be added and started together?  0, or why. */
-static int try_events(char **names, int n, char *why, size_t len)
-{
-	long long v[MAX_EVENTS];
-	int es, rc = make_set(&es, names, n, why, len);
-
-	if (rc != PAPI_OK)
-		return rc;
-	rc = PAPI_start(es);
-	if (rc != PAPI_OK)
-		snprintf(why, len, "PAPI_start: %s", PAPI_strerror(rc));
-	else
-		PAPI_stop(es, v);
-	drop_set(&es);
-	return rc;
-}
-
 /* Fill @out with the members of @pool that still start, up to @limit. */
 static int grow(char **out, const struct ev_def *pool, size_t npool, int limit)
 {
@@ -87,7 +29,8 @@ static int grow(char **out, const struct ev_def *pool, size_t npool, int limit)
 
 	for (i = 0; i < npool && n < limit; i++) {
 		out[n] = (char *)pool[i].name;
-		if (try_events(out, n + 1, why, sizeof(why)) == PAPI_OK)
+		if (worker_set_try(out, n + 1, NULL, why, sizeof(why)) ==
+		    PAPI_OK)
 			n++;
 	}
 	return n;
@@ -120,18 +63,6 @@ static int choose(char **out, int cidx, const struct meter *m, int maxev)
 	return n;
 }
 
-static void emit_events(char **names, int n)
-{
-	char line[1024];
-	int i;
-
-	line[0] = 0;
-	for (i = 0; i < n; i++)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 "%s%s", i ? "," : "", names[i]);
-	emit("info events %s", line);
-}
-
 /* Every case on a set of @names[0..k), through PAPI then its framework. */
 static void measure_set(char **names, int k, struct meter *m, long n)
 {
@@ -140,7 +71,7 @@ static void measure_set(char **names, int k, struct meter *m, long n)
 	char why[256];
 	int rc;
 
-	if (make_set(&t.set, names, k, why, sizeof(why)) != PAPI_OK) {
+	if (worker_set_new(&t.set, names, k, why, sizeof(why)) != PAPI_OK) {
 		cases_err("papi", k, why);
 		cases_err("fw", k, why);
 		return;
@@ -151,7 +82,7 @@ static void measure_set(char **names, int k, struct meter *m, long n)
 		framework_cases(t.set, v, m, n, k);
 	else
 		cases_err("fw", k, PAPI_strerror(rc));
-	drop_set(&t.set);
+	worker_set_delete(&t.set);
 }
 
 /* The events given, if they start together; else choose them. */
@@ -163,7 +94,7 @@ static int events(const struct wargs *a, char **names, int cidx,
 
 	for (i = 0; i < a->nev; i++)
 		names[i] = a->names[i];
-	if (a->nev && try_events(names, a->nev, why, sizeof(why))) {
+	if (a->nev && worker_set_try(names, a->nev, NULL, why, sizeof(why))) {
 		emit("usage -e: %s", why);
 		return -1;
 	}
@@ -192,7 +123,7 @@ int papi_worker(const struct wargs *a)
 		emit("fatal no event of either pool can be added and started");
 		return EX_FAIL;
 	}
-	emit_events(names, nev);
+	emit_list("events", names, nev);
 	run_null(m, a->n);
 	for (k = 1; k <= nev; k++)
 		measure_set(names, k, m, a->n);

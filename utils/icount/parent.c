@@ -147,8 +147,8 @@ static void col_run(struct ic *ic, struct col *c, struct worker *w,
 
 	snprintf(nbuf, sizeof(nbuf), "%ld", ic->o.n);
 	snprintf(kbuf, sizeof(kbuf), "%d", maxev);
-	worker_run(w, c->floor ? "--_floor" : "--_papi", ic->cpu, args,
-		   run_line, &x);
+	worker_run(w, w->path == WORKER_FLOOR ? "--_floor" : "--_papi", ic->cpu,
+		   args, run_line, &x);
 }
 
 /* ------------------------------------------------------------------ */
@@ -227,21 +227,10 @@ static void col_valgrind(struct ic *ic, struct col *c)
 /* The columns                                                         */
 /* ------------------------------------------------------------------ */
 
-static void cols_init(struct ic *ic)
-{
-	struct col *c = ic->col;
-
-	worker_init(&c[C_RDPMC].w, WORKER_RDPMC, ic->o.ours);
-	worker_init(&c[C_READ].w, WORKER_READ, ic->o.ours);
-	worker_init(&c[C_STOCK].w, WORKER_STOCK, ic->o.stock);
-	c[C_FLOOR].w = (struct worker){ .name = "floor", .active = 1 };
-	c[C_FLOOR].floor = 1;
-}
-
 /* Ours first: it chooses the events for everybody. */
 static void run_first(struct ic *ic)
 {
-	struct col *c = &ic->col[C_RDPMC];
+	struct col *c = &ic->col[WORKER_RDPMC];
 	char *names[MAX_EVENTS], buf[1024];
 
 	col_run(ic, c, &c->w, ic->o.events ? ic->o.events : "", ic->o.maxev);
@@ -288,18 +277,19 @@ int ic_measure(struct ic *ic)
 
 	ic->cpu = sched_getcpu();
 	signal(SIGPIPE, SIG_IGN);
-	cols_init(ic);
+	for (k = 0; k < WORKER_PATHS; k++)
+		worker_init(&ic->col[k].w, k, &ic->o.dirs);
 	run_first(ic);
-	for (k = C_READ; k < C_MAX; k++)
+	for (k = WORKER_READ; k < WORKER_PATHS; k++)
 		if (ic->col[k].w.active)
 			col_run(ic, &ic->col[k], &ic->col[k].w, ic->events,
 				ic->nev);
-	for (k = 0; k < C_MAX; k++) {
+	for (k = 0; k < WORKER_PATHS; k++) {
 		c = &ic->col[k];
 		/* stock PAPI disables its component on a CPU its libpfm4
 		 * does not know: nothing to compare, no failure of ours */
 		c->disabled = c->w.disabled[0] != 0;
-		if (k == C_RDPMC)
+		if (k == WORKER_RDPMC)
 			rdpmc_check(ic, c);
 		if (!strcmp(ic->method, "callgrind") && wants_valgrind(c))
 			col_valgrind(ic, c);
@@ -314,7 +304,7 @@ void ic_free(struct ic *ic)
 {
 	int k;
 
-	for (k = 0; k < C_MAX; k++)
+	for (k = 0; k < WORKER_PATHS; k++)
 		free(ic->col[k].res);
 }
 
@@ -413,7 +403,7 @@ int col_failed(const struct col *c, char *why, size_t len)
 /* Is the ours-rdpmc column measured (the component reads in user space)? */
 int rdpmc_ok(const struct ic *ic)
 {
-	const struct col *c = &ic->col[C_RDPMC];
+	const struct col *c = &ic->col[WORKER_RDPMC];
 	char why[512];
 
 	return c->w.active && c->w.fcr && !c->skipped &&
@@ -423,5 +413,5 @@ int rdpmc_ok(const struct ic *ic)
 /* The "ours" of the ratios: user-space reads where they work. */
 const struct col *ours_best(const struct ic *ic)
 {
-	return &ic->col[rdpmc_ok(ic) ? C_RDPMC : C_READ];
+	return &ic->col[rdpmc_ok(ic) ? WORKER_RDPMC : WORKER_READ];
 }

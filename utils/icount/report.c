@@ -125,40 +125,42 @@ static void print_header(const struct ic *ic)
 	       model, un.sysname, un.release, sysconf(_SC_NPROCESSORS_ONLN),
 	       ic->cpu);
 	printf("events    : %s\n            (%s)\n", ic->events,
-	       c[C_RDPMC].choice[0] ? c[C_RDPMC].choice : "given with -e");
-	print_col("ours", &c[C_RDPMC]);
+	       c[WORKER_RDPMC].choice[0] ? c[WORKER_RDPMC].choice :
+					   "given with -e");
+	print_col("ours", &c[WORKER_RDPMC]);
 	if (!rdpmc_ok(ic))
 		printf("%-10s  ours-rdpmc: n/a (%s)\n", "",
-		       c[C_RDPMC].skipped ? c[C_RDPMC].skip_why :
-					    "no user-space reads measured");
-	print_col("ours-read", &c[C_READ]);
-	if (c[C_STOCK].w.active)
-		print_col("stock", &c[C_STOCK]);
+		       c[WORKER_RDPMC].skipped ?
+			       c[WORKER_RDPMC].skip_why :
+			       "no user-space reads measured");
+	print_col("ours-read", &c[WORKER_READ]);
+	if (c[WORKER_STOCK].w.active)
+		print_col("stock", &c[WORKER_STOCK]);
 	else
 		printf("%-10s: not measured (%s)\n", "stock",
-		       ic->o.no_compare ? "--no-compare" :
-					  "no stock build found");
+		       ic->o.dirs.no_compare ? "--no-compare" :
+					       "no stock build found");
 	printf("counted   : instructions: %s\n"
 	       "            system calls: %s\n",
-	       c[C_READ].ins_why[0] ? c[C_READ].ins_why : "?",
-	       c[C_READ].sys_why[0] ? c[C_READ].sys_why : "?");
+	       c[WORKER_READ].ins_why[0] ? c[WORKER_READ].ins_why : "?",
+	       c[WORKER_READ].sys_why[0] ? c[WORKER_READ].sys_why : "?");
 }
 
 /* One row of the main table: @d on @nev events. */
 static void print_row(const struct ic *ic, const struct call_def *d, int nev)
 {
 	const struct col *c = ic->col, *ob = ours_best(ic);
-	const struct col *st = &c[C_STOCK], *fl = &c[C_FLOOR];
+	const struct col *st = &c[WORKER_STOCK], *fl = &c[WORKER_FLOOR];
 	double o = per_call(ob, "papi", d->call, nev, Q_INS);
 	double s = per_call(st, "papi", d->call, nev, Q_INS);
 	double f = per_call(fl, "raw", d->floor, nev, Q_INS);
 	char b[10][32];
 
 	if (rdpmc_ok(ic))
-		cell(b[0], 32, &c[C_RDPMC], "papi", d->call, nev);
+		cell(b[0], 32, &c[WORKER_RDPMC], "papi", d->call, nev);
 	else
 		snprintf(b[0], 32, "n/a");
-	cell(b[1], 32, &c[C_READ], "papi", d->call, nev);
+	cell(b[1], 32, &c[WORKER_READ], "papi", d->call, nev);
 	cell(b[2], 32, st, "papi", d->call, nev);
 	cell(b[3], 32, fl, "raw", d->floor, nev);
 	cell(b[4], 32, ob, "fw", d->call, nev);
@@ -256,10 +258,10 @@ static void print_varies(const struct ic *ic)
 	const struct col *c;
 	int k, i, seen = 0;
 
-	for (k = 0; k < C_MAX; k++) {
+	for (k = 0; k < WORKER_PATHS; k++) {
 		c = &ic->col[k];
 		if (c->skipped || c->disabled ||
-		    (k == C_RDPMC && !rdpmc_ok(ic)))
+		    (k == WORKER_RDPMC && !rdpmc_ok(ic)))
 			continue;
 		for (i = 0; i < c->nres; i++) {
 			r = &c->res[i];
@@ -275,7 +277,7 @@ static void print_varies(const struct ic *ic)
 
 static void print_floor(const struct ic *ic)
 {
-	const struct col *fl = &ic->col[C_FLOOR];
+	const struct col *fl = &ic->col[WORKER_FLOOR];
 	const struct res *r = find_res(fl, "user", "read", 1);
 	char b[32];
 	size_t i;

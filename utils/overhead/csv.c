@@ -12,17 +12,6 @@
 	"kind,path,call,id,events,n,median,p10,p25,p75,p90,min,max,timer," \
 	"syscalls,faults,detail"
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 /* One CSV line of record @r of column @c. */
 static void csv_rec(const struct col *c, const struct rec *r)
 {
@@ -60,7 +49,7 @@ void print_csv(const struct ovh *o)
 	int k, i;
 
 	printf(CSV_HEADER "\n");
-	for (k = 0; k < W_MAX; k++)
+	for (k = 0; k < WORKER_PATHS; k++)
 		for (c = col_shown(o, k), i = 0; c && i < c->nrec; i++)
 			csv_rec(c, &c->recs[i]);
 	eval_goals(o, g);

@@ -4,7 +4,6 @@
  * the parent (no --_papi/--_floor) or a worker it re-executed.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +12,6 @@
 #include "overhead.h"
 
 const char *const tool_prog = PROG;
-
-#ifndef LOPE_OURS_LIBDIR
-#define LOPE_OURS_LIBDIR NULL
-#endif
-#ifndef LOPE_STOCK_LIBDIR
-#define LOPE_STOCK_LIBDIR NULL
-#endif
 
 static void usage(FILE *f)
 {
@@ -49,43 +41,8 @@ static void usage(FILE *f)
 		"                   counters available (software: %d)\n"
 		"  -v               also print p10/p90/min/max\n"
 		"  --csv            machine-readable output\n"
-		"  --plot FILE.png  also draw boxplots with gnuplot\n"
-		"  --ours LIBDIR    directory of our libpapi.so\n"
-		"  --compare LIBDIR directory of the libpapi.so to compare with\n"
-		"  --no-compare     measure ours only\n",
+		"  --plot FILE.png  also draw boxplots with gnuplot\n" LIBDIRS_USAGE,
 		WARMUP, SW_SCALE_MAX);
-}
-
-/* @s without the blanks around it, in place. */
-static char *trim(char *s)
-{
-	size_t l;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	l = strlen(s);
-	while (l > 0 && isspace((unsigned char)s[l - 1]))
-		s[--l] = 0;
-	return s;
-}
-
-int split_events(char *list, char **names, int max)
-{
-	char *p = list, *comma;
-	int n = 0;
-
-	for (;;) {
-		comma = strchr(p, ',');
-		if (comma)
-			*comma = 0;
-		p = trim(p);
-		if (!*p || n == max)
-			return -1;
-		names[n++] = p;
-		if (!comma)
-			return n;
-		p = comma + 1;
-	}
 }
 
 int set_sizes(int nev, int *sizes)
@@ -98,43 +55,13 @@ int set_sizes(int nev, int *sizes)
 	return 1;
 }
 
-/*
- * The first of: $@env (which must hold libpapi.so*), $@env2 and the
- * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
- */
-static const char *pick_dir(const char *env, const char *env2,
-			    const char *builtin, const char **src)
-{
-	const char *e = getenv(env);
-
-	if (e && *e) {
-		if (!dir_has_libpapi(e))
-			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
-			    env, e);
-		*src = env;
-		return e;
-	}
-	e = getenv(env2);
-	if (e && *e && dir_has_libpapi(e)) {
-		*src = env2;
-		return e;
-	}
-	if (builtin && *builtin && dir_has_libpapi(builtin)) {
-		*src = "built-in default";
-		return builtin;
-	}
-	return NULL;
-}
-
-enum { OPT_CSV = 256, OPT_PLOT, OPT_OURS, OPT_COMPARE, OPT_NO_COMPARE };
+enum { OPT_CSV = OPT_TOOL, OPT_PLOT };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
-	{ "ours", required_argument, NULL, OPT_OURS },
-	{ "compare", required_argument, NULL, OPT_COMPARE },
-	{ "no-compare", no_argument, NULL, OPT_NO_COMPARE },
+	LIBDIRS_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -160,31 +87,7 @@ static void parse_opt(int c, struct opts *o)
 	case OPT_PLOT:
 		o->plot = optarg;
 		break;
-	case OPT_OURS:
-		o->ours = libdir_arg("--ours", optarg);
-		break;
-	case OPT_COMPARE:
-		o->stock = libdir_arg("--compare", optarg);
-		o->stock_src = "--compare";
-		o->no_compare = 0;
-		break;
-	case OPT_NO_COMPARE:
-		o->no_compare = 1;
-		o->stock = NULL;
-		break;
 	}
-}
-
-/* -e's list: 1 to MAX_EVENTS names. */
-static void check_events(const char *list)
-{
-	char buf[1024], *names[MAX_EVENTS];
-
-	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf) ||
-	    split_events(buf, names, MAX_EVENTS) < 1)
-		die(EX_USAGE,
-		    "-e '%s': give 1 to %d comma-separated event names", list,
-		    MAX_EVENTS);
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -193,20 +96,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	o->n = 1000;
 	o->rounds = 5;
-	o->ours_src = "--ours";
-	while ((c = tool_getopt(argc, argv, "+:n:r:e:vh", long_opts, usage)) !=
-	       -1)
+	while ((c = libdirs_getopt(argc, argv, "+:n:r:e:vh", long_opts, usage,
+				   &o->dirs)) != -1)
 		parse_opt(c, o);
 	if (o->plot)
 		plot_check(o->plot);
 	if (o->events)
-		check_events(o->events);
-	if (!o->ours)
-		o->ours = pick_dir("LOPE_OURS_LIBDIR", "PAPI_OURS_BUILDDIR",
-				   LOPE_OURS_LIBDIR, &o->ours_src);
-	if (!o->stock && !o->no_compare)
-		o->stock = pick_dir("LOPE_STOCK_LIBDIR", "PAPI_STOCK_BUILDDIR",
-				    LOPE_STOCK_LIBDIR, &o->stock_src);
+		events_arg(o->events, MAX_EVENTS);
+	libdirs_default(&o->dirs);
 }
 
 /* A worker: argv = PROG --_papi|--_floor FD CPU N EVENTS SCALE. */

@@ -48,6 +48,7 @@
 
 #define PROG "papi_overhead"
 #define MAX_EVENTS 16
+_Static_assert(MAX_EVENTS <= WORKER_MAX_EVENTS, "worker_set_*() take our sets");
 #define MAX_SETS 2
 #define MAX_STEPS 8
 #define MAX_N 1000000
@@ -68,8 +69,6 @@ struct stats {
 	double flt; /* minor page faults per call, < 0 if not counted */
 };
 
-/* Split a comma-separated list in place; returns the count or -1. */
-int split_events(char *list, char **names, int max);
 /* The event-set sizes measured: the first event alone, then all of them. */
 int set_sizes(int nev, int *sizes);
 
@@ -103,12 +102,9 @@ struct rec {
 	char msg[256];
 };
 
-enum { W_OURS, W_OURS_READ, W_STOCK, W_FLOOR, W_MAX };
-
 /* A column of the report: one worker, run once per round. */
 struct col {
 	struct worker w;
-	int floor; /* the raw perf_event floor worker */
 	/* what the worker said */
 	char syscalls[160];
 	char usage[512];
@@ -131,19 +127,15 @@ struct opts {
 	long rounds; /* -r */
 	int verbose; /* -v */
 	int csv;
-	int no_compare;        /* the last of --compare and --no-compare wins */
-	const char *events;    /* -e; NULL: the first worker chooses */
-	const char *plot;      /* --plot FILE */
-	const char *ours;      /* our libpapi's directory, NULL: the linker's */
-	const char *ours_src;  /* where it came from */
-	const char *stock;     /* the compared libpapi's, NULL: none */
-	const char *stock_src; /* where it came from */
+	const char *events; /* -e; NULL: the first worker chooses */
+	const char *plot;   /* --plot FILE */
+	struct libdirs dirs;
 };
 
 /* The parent: the options, the columns and what they measured. */
 struct ovh {
 	struct opts o;
-	struct col col[W_MAX];
+	struct col col[WORKER_PATHS];
 	int cpu;            /* the CPU the workers are pinned to */
 	const char *events; /* measured: -e or the first worker's choice */
 	const char *scale;  /* the scaling events */
@@ -174,11 +166,11 @@ const char *id_label(const char *id, const char **kind);
 void print_report(const struct ovh *o);
 
 /* goals.c */
-#define NGOALS 4
+#define NGOALS 5
 struct goal_out {
 	int evaluated; /* 0: could not be evaluated */
 	int met;
-	char text[512];
+	char text[1024];
 };
 extern const char *const goal_ids[NGOALS];
 void eval_goals(const struct ovh *o, struct goal_out *g);

@@ -83,50 +83,6 @@ static int st_read_reset(struct ctx *c)
 	return st_read(c) || st_reset(c);
 }
 
-/* Build an event set of @names; 0, or a PAPI error with @why filled. */
-static int make_set(int *es, char **names, int n, char *why, size_t len)
-{
-	int i, rc, code;
-
-	*es = PAPI_NULL;
-	rc = PAPI_create_eventset(es);
-	if (rc != PAPI_OK) {
-		snprintf(why, len, "PAPI_create_eventset: %s",
-			 PAPI_strerror(rc));
-		return rc;
-	}
-	for (i = 0; i < n; i++) {
-		rc = PAPI_event_name_to_code(names[i], &code);
-		if (rc != PAPI_OK) {
-			snprintf(why, len, "%s: unknown event (%s)", names[i],
-				 PAPI_strerror(rc));
-			break;
-		}
-		rc = PAPI_add_event(*es, code);
-		if (rc != PAPI_OK) {
-			snprintf(why, len, "%s: PAPI_add_event: %s", names[i],
-				 PAPI_strerror(rc));
-			break;
-		}
-	}
-	if (rc == PAPI_OK)
-		return PAPI_OK;
-	PAPI_cleanup_eventset(*es);
-	PAPI_destroy_eventset(es);
-	return rc;
-}
-
-static void drop_set(int *es)
-{
-	long long v[MAX_EVENTS];
-	int state = 0;
-
-	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
-		PAPI_stop(*es, v);
-	PAPI_cleanup_eventset(*es);
-	PAPI_destroy_eventset(es);
-}
-
 /* prep: stop the set if it runs, then start it (untimed). */
 static int prep_restart(struct ctx *c)
 {
@@ -144,9 +100,9 @@ static int prep_new_set(struct ctx *c)
 {
 	struct papi_ctx *p = (struct papi_ctx *)c;
 
-	drop_set(&p->es);
-	return make_set(&p->es, p->names, p->nev, c->err, sizeof(c->err)) !=
-	       PAPI_OK;
+	worker_set_delete(&p->es);
+	return worker_set_new(&p->es, p->names, p->nev, c->err,
+			      sizeof(c->err)) != PAPI_OK;
 }
 
 /* The measured PAPI cases: {name, function} steps sharing bench_run(). */
@@ -201,36 +157,12 @@ static const struct bcase repeat_case = {
 	.prep = prep_restart,
 };
 
-/* Can @names be added and started?  0 if yes, else why. */
+/* Can @names be added and started?  0 if yes, else why (naming the event,
+ * or the set, whose start failed). */
 static int try_events(char **names, int n, char *why, size_t len)
 {
-	long long v[MAX_EVENTS];
-	int es, rc;
-
-	rc = make_set(&es, names, n, why, len);
-	if (rc != PAPI_OK)
-		return rc;
-	rc = PAPI_start(es);
-	if (rc != PAPI_OK)
-		snprintf(why, len, "%s: PAPI_start: %s",
-			 n == 1 ? names[0] : "the set", PAPI_strerror(rc));
-	else
-		PAPI_stop(es, v);
-	drop_set(&es);
-	return rc;
-}
-
-/* Emit "info @key A,B,C" for @names[0..n). */
-static void emit_list(const char *key, char **names, int n)
-{
-	char line[1024];
-	int i;
-
-	line[0] = 0;
-	for (i = 0; i < n; i++)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 "%s%s", i ? "," : "", names[i]);
-	emit("info %s %s", key, line);
+	return worker_set_try(names, n, n == 1 ? names[0] : "the set", why,
+			      len);
 }
 
 /* The default events: presets if they can be added and started here. */
@@ -332,7 +264,7 @@ static void run_cases(const struct bench *b, const struct papi_case *cases,
 	memset(&p, 0, sizeof(p));
 	p.nev = n;
 	p.names = names;
-	rc = make_set(&p.es, names, n, why, sizeof(why));
+	rc = worker_set_new(&p.es, names, n, why, sizeof(why));
 	for (c = 0; c < ncases && rc != PAPI_OK; c++)
 		bench_case_err(&cases[c].bc, n, why);
 	for (c = 0; c < ncases && rc == PAPI_OK; c++) {
@@ -353,7 +285,7 @@ static void run_cases(const struct bench *b, const struct papi_case *cases,
 		bench_run(b, &cases[c].bc, &p.c, n);
 	}
 	if (rc == PAPI_OK)
-		drop_set(&p.es);
+		worker_set_delete(&p.es);
 }
 
 /* Run one @bc that builds or restarts its set itself, on @names[0..n). */
@@ -365,12 +297,12 @@ static void run_first(const struct bench *b, const struct bcase *bc,
 	memset(&p, 0, sizeof(p));
 	p.nev = n;
 	p.names = names;
-	if (make_set(&p.es, names, n, p.c.err, sizeof(p.c.err))) {
+	if (worker_set_new(&p.es, names, n, p.c.err, sizeof(p.c.err))) {
 		bench_case_err(bc, n, p.c.err);
 		return;
 	}
 	bench_run(b, bc, &p.c, n);
-	drop_set(&p.es);
+	worker_set_delete(&p.es);
 }
 
 int papi_worker(long n, char **names, int nev, char **scale, int nscale)

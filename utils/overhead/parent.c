@@ -189,25 +189,14 @@ static void col_run(const struct ovh *o, struct col *c, const char *events,
 			       NULL };
 
 	snprintf(nbuf, sizeof(nbuf), "%ld", o->o.n);
-	worker_run(&c->w, c->floor ? "--_floor" : "--_papi", o->cpu, args,
-		   col_line, c);
-}
-
-static void cols_init(struct ovh *o)
-{
-	struct col *c = o->col;
-
-	worker_init(&c[W_OURS].w, WORKER_RDPMC, o->o.ours);
-	worker_init(&c[W_OURS_READ].w, WORKER_READ, o->o.ours);
-	worker_init(&c[W_STOCK].w, WORKER_STOCK, o->o.stock);
-	c[W_FLOOR].w = (struct worker){ .name = "floor", .active = 1 };
-	c[W_FLOOR].floor = 1;
+	worker_run(&c->w, c->w.path == WORKER_FLOOR ? "--_floor" : "--_papi",
+		   o->cpu, args, col_line, c);
 }
 
 /* Ours first: it chooses the events for everybody. */
 static void run_first(struct ovh *o)
 {
-	struct col *ours = &o->col[W_OURS];
+	struct col *ours = &o->col[WORKER_RDPMC];
 
 	col_run(o, ours, o->o.events, NULL);
 	if (ours->usage[0])
@@ -244,12 +233,14 @@ int ovh_measure(struct ovh *o)
 
 	o->cpu = sched_getcpu();
 	signal(SIGPIPE, SIG_IGN);
-	cols_init(o);
+	for (j = 0; j < WORKER_PATHS; j++)
+		worker_init(&o->col[j].w, j, &o->o.dirs);
 	run_first(o);
 	for (r = 0; r < o->o.rounds; r++)
-		for (j = 0; j < W_MAX; j++) {
-			c = &o->col[(j + r) % W_MAX];
-			if (!c->w.active || (r == 0 && c == &o->col[W_OURS]))
+		for (j = 0; j < WORKER_PATHS; j++) {
+			c = &o->col[(j + r) % WORKER_PATHS];
+			if (!c->w.active ||
+			    (r == 0 && c == &o->col[WORKER_RDPMC]))
 				continue;
 			if (r > 0 && (c->w.fatal[0] || c->usage[0] ||
 				      c->w.signo || c->w.exit_code))
@@ -259,8 +250,9 @@ int ovh_measure(struct ovh *o)
 		}
 	/* Stock PAPI disables its component on a CPU its libpfm4 does not
 	 * know: nothing to compare with, and no failure of ours. */
-	o->col[W_STOCK].disabled = o->col[W_STOCK].w.disabled[0] != '\0';
-	for (j = 0; j < W_MAX; j++) {
+	o->col[WORKER_STOCK].disabled = o->col[WORKER_STOCK].w.disabled[0] !=
+					'\0';
+	for (j = 0; j < WORKER_PATHS; j++) {
 		c = &o->col[j];
 		if (c->usage[0] && !c->w.fatal[0])
 			scopy(c->w.fatal, sizeof(c->w.fatal), c->usage);
@@ -279,7 +271,7 @@ void ovh_free(struct ovh *o)
 {
 	int i;
 
-	for (i = 0; i < W_MAX; i++) {
+	for (i = 0; i < WORKER_PATHS; i++) {
 		free(o->col[i].recs);
 		free(o->col[i].raw);
 	}
@@ -334,7 +326,7 @@ int col_failed(const struct col *c, char *why, size_t len)
 /* Is the ours-rdpmc column shown (the component reads in user space)? */
 int rdpmc_col_ok(const struct ovh *o)
 {
-	const struct col *c = &o->col[W_OURS];
+	const struct col *c = &o->col[WORKER_RDPMC];
 	char why[512];
 
 	return c->w.active && c->w.fcr && !col_failed(c, why, sizeof(why));
@@ -343,17 +335,17 @@ int rdpmc_col_ok(const struct ovh *o)
 /* The "ours" the ratios and goals use: rdpmc where possible, else read(). */
 const struct col *ours_best(const struct ovh *o)
 {
-	return &o->col[rdpmc_col_ok(o) ? W_OURS : W_OURS_READ];
+	return &o->col[rdpmc_col_ok(o) ? WORKER_RDPMC : WORKER_READ];
 }
 
-/* Column @k (W_OURS ...) if it has results to show, else NULL. */
+/* Column @k (WORKER_RDPMC ...) if it has results to show, else NULL. */
 const struct col *col_shown(const struct ovh *o, int k)
 {
 	const struct col *c = &o->col[k];
 
 	if (!c->w.active || !c->w.ran)
 		return NULL;
-	if (k == W_OURS && !rdpmc_col_ok(o))
+	if (k == WORKER_RDPMC && !rdpmc_col_ok(o))
 		return NULL;
 	return c;
 }

@@ -127,12 +127,13 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 }
 
 /* The columns as series: ours-rdpmc, ours-read, stock, floor. */
-static const int plot_cols[PS_MAX] = { W_OURS, W_OURS_READ, W_STOCK, W_FLOOR };
+static const int plot_cols[PS_MAX] = { WORKER_RDPMC, WORKER_READ, WORKER_STOCK,
+				       WORKER_FLOOR };
 
 static const struct rec *plot_rec(const struct ovh *o, int k, const char *id,
 				  int nev)
 {
-	if (k == W_OURS && !rdpmc_col_ok(o))
+	if (k == WORKER_RDPMC && !rdpmc_col_ok(o))
 		return NULL;
 	return find_rec(&o->col[k], id, nev);
 }
@@ -163,13 +164,14 @@ static void plot_calls(FILE *g, const struct ovh *o, int *id)
 		for (j = 0; j < PS_MAX; j++) {
 			wi = plot_cols[j];
 			snprintf(p.glab[j], sizeof(p.glab[j]), "%s",
-				 wi == W_FLOOR ? floor_label(call->floor) :
-						 o->col[wi].w.name);
+				 wi == WORKER_FLOOR ? floor_label(call->floor) :
+						      o->col[wi].w.name);
 			for (k = 0; k < o->nsizes; k++)
-				p.r[j][k] = plot_rec(
-					o, wi,
-					wi == W_FLOOR ? call->floor : call->id,
-					o->sizes[k]);
+				p.r[j][k] = plot_rec(o, wi,
+						     wi == WORKER_FLOOR ?
+							     call->floor :
+							     call->id,
+						     o->sizes[k]);
 		}
 		plot_panel(g, &p, (*id)++);
 	}
@@ -191,7 +193,8 @@ static const struct rec *group_rec(const struct ovh *o, const struct groups *gr,
 
 	if (gr->ids)
 		return plot_rec(o, wi, gr->ids[gi], o->nev);
-	return plot_rec(o, wi, wi == W_FLOOR ? "s_f_read" : "s_read", gi + 1);
+	return plot_rec(o, wi, wi == WORKER_FLOOR ? "s_f_read" : "s_read",
+			gi + 1);
 }
 
 static void plot_groups(FILE *g, const struct ovh *o, const struct groups *gr,

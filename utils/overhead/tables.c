@@ -167,26 +167,27 @@ static void print_libs(const struct ovh *o)
 	const struct col *c = o->col;
 	char why[512];
 
-	print_col_header("ours", &c[W_OURS]);
-	printf("%-10s  (%s%s)\n", "", o->o.ours ? "directory from " : "",
-	       o->o.ours ? o->o.ours_src :
-			   "no --ours, LOPE_OURS_LIBDIR, PAPI_OURS_BUILDDIR or "
-			   "built-in build found: the dynamic linker's choice");
+	print_col_header("ours", &c[WORKER_RDPMC]);
+	printf("%-10s  (%s%s)\n", "", o->o.dirs.ours ? "directory from " : "",
+	       o->o.dirs.ours ?
+		       o->o.dirs.ours_src :
+		       "no --ours, LOPE_OURS_LIBDIR, PAPI_OURS_BUILDDIR or "
+		       "built-in build found: the dynamic linker's choice");
 	if (!rdpmc_col_ok(o))
 		printf("%-10s  ours-rdpmc: n/a (%s)\n", "",
-		       col_failed(&c[W_OURS], why, sizeof(why)) ?
+		       col_failed(&c[WORKER_RDPMC], why, sizeof(why)) ?
 			       "worker failed" :
 			       "the component reports fast_counter_read=0");
-	print_col_header("ours-read", &c[W_OURS_READ]);
-	if (c[W_OURS_READ].w.lib[0] &&
-	    strcmp(c[W_OURS_READ].w.lib, c[W_OURS].w.lib))
+	print_col_header("ours-read", &c[WORKER_READ]);
+	if (c[WORKER_READ].w.lib[0] &&
+	    strcmp(c[WORKER_READ].w.lib, c[WORKER_RDPMC].w.lib))
 		printf("%-10s  WARNING: not the same library as ours\n", "");
-	if (c[W_STOCK].w.active) {
-		print_col_header("stock", &c[W_STOCK]);
-		printf("%-10s  (directory from %s)\n", "", o->o.stock_src);
+	if (c[WORKER_STOCK].w.active) {
+		print_col_header("stock", &c[WORKER_STOCK]);
+		printf("%-10s  (directory from %s)\n", "", o->o.dirs.stock_src);
 	} else {
 		printf("%-10s: not measured (%s)\n", "stock",
-		       o->o.no_compare ?
+		       o->o.dirs.no_compare ?
 			       "--no-compare" :
 			       "no --compare, LOPE_STOCK_LIBDIR, "
 			       "PAPI_STOCK_BUILDDIR or built-in stock "
@@ -210,23 +211,23 @@ static void print_header(const struct ovh *o)
 	       "machine", o->model, un.sysname, un.release,
 	       sysconf(_SC_NPROCESSORS_ONLN), o->cpu);
 	printf("%-10s: %s\n", "events", o->events);
-	if (c[W_OURS].choice[0])
-		printf("%-10s  (%s)\n", "", c[W_OURS].choice);
+	if (c[WORKER_RDPMC].choice[0])
+		printf("%-10s  (%s)\n", "", c[WORKER_RDPMC].choice);
 	print_libs(o);
-	if (c[W_FLOOR].standin[0])
+	if (c[WORKER_FLOOR].standin[0])
 		printf("%-10s: stand-ins for the raw floor: %s\n", "floor",
-		       c[W_FLOOR].standin);
+		       c[WORKER_FLOOR].standin);
 	printf("%-10s:", "timer");
-	for (i = 0; i < W_MAX; i++)
+	for (i = 0; i < WORKER_PATHS; i++)
 		if (c[i].w.active && c[i].timer > 0)
 			printf("%s %s %.0f", n++ ? "," : "", c[i].w.name,
 			       c[i].timer);
 	printf(" " TIMER_UNIT " (" TIMER_NAME " pair, subtracted)\n");
 	printf("%-10s: %s\n", "syscalls",
-	       !strcmp(c[W_OURS_READ].syscalls, "ok") ?
+	       !strcmp(c[WORKER_READ].syscalls, "ok") ?
 		       "counted exactly with the raw_syscalls:sys_enter "
 		       "tracepoint" :
-	       c[W_OURS_READ].syscalls[0] ? c[W_OURS_READ].syscalls :
+	       c[WORKER_READ].syscalls[0] ? c[WORKER_READ].syscalls :
 					    "not counted");
 }
 
@@ -239,17 +240,18 @@ static void print_call(const struct ovh *o, const struct call_def *k, int n)
 	size_t l;
 
 	if (rdpmc_col_ok(o))
-		cell(a, sizeof(a), &c[W_OURS], k->id, n);
+		cell(a, sizeof(a), &c[WORKER_RDPMC], k->id, n);
 	else
 		snprintf(a, sizeof(a), "n/a");
-	cell(b, sizeof(b), &c[W_OURS_READ], k->id, n);
-	cell(s, sizeof(s), &c[W_STOCK], k->id, n);
-	cell(f, sizeof(f), &c[W_FLOOR], k->floor, n);
+	cell(b, sizeof(b), &c[WORKER_READ], k->id, n);
+	cell(s, sizeof(s), &c[WORKER_STOCK], k->id, n);
+	cell(f, sizeof(f), &c[WORKER_FLOOR], k->floor, n);
 	ratio(r1, sizeof(r1), v,
-	      c[W_STOCK].w.active ? med_of(&c[W_STOCK], k->id, n) : -1);
-	ratio(r2, sizeof(r2), v, med_of(&c[W_FLOOR], k->floor, n));
+	      c[WORKER_STOCK].w.active ? med_of(&c[WORKER_STOCK], k->id, n) :
+					 -1);
+	ratio(r2, sizeof(r2), v, med_of(&c[WORKER_FLOOR], k->floor, n));
 	per_call(sy, sizeof(sy), ob, k->id, n, 1);
-	per_call(sy2, sizeof(sy2), &c[W_STOCK], k->id, n, 1);
+	per_call(sy2, sizeof(sy2), &c[WORKER_STOCK], k->id, n, 1);
 	if (strcmp(sy, "-") || strcmp(sy2, "-")) {
 		l = strlen(sy);
 		snprintf(sy + l, sizeof(sy) - l, " / %s", sy2);
@@ -262,7 +264,7 @@ static void print_call(const struct ovh *o, const struct call_def *k, int n)
 
 static void print_table(const struct ovh *o)
 {
-	const struct col *fl = &o->col[W_FLOOR];
+	const struct col *fl = &o->col[WORKER_FLOOR];
 	const struct rec *r;
 	unsigned f;
 	int c, k;
@@ -322,7 +324,7 @@ static void print_dist(const struct ovh *o)
 	       "%6s\n",
 	       "path", "kind", "call", "ev", "n", "median", "p10", "p25", "p75",
 	       "p90", "min", "max", "sysc", "faults");
-	for (k = 0; k < W_MAX; k++)
+	for (k = 0; k < WORKER_PATHS; k++)
 		for (c = col_shown(o, k), i = 0; c && i < c->nrec; i++)
 			print_dist_rec(c, &c->recs[i]);
 }
@@ -333,10 +335,10 @@ static int papi_cols(const struct ovh *o, const struct col **cols)
 	int n = 0;
 
 	if (rdpmc_col_ok(o))
-		cols[n++] = &o->col[W_OURS];
-	cols[n++] = &o->col[W_OURS_READ];
-	if (o->col[W_STOCK].w.active)
-		cols[n++] = &o->col[W_STOCK];
+		cols[n++] = &o->col[WORKER_RDPMC];
+	cols[n++] = &o->col[WORKER_READ];
+	if (o->col[WORKER_STOCK].w.active)
+		cols[n++] = &o->col[WORKER_STOCK];
 	return n;
 }
 
@@ -352,13 +354,13 @@ static void print_scale_head(const struct ovh *o, const char *const *ids,
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < ncol; j++) {
 			snprintf(h, sizeof(h), "%s:%s", ids[i] + 2,
-				 cols[j] == &c[W_OURS]      ? "rdpmc" :
-				 cols[j] == &c[W_OURS_READ] ? "read()" :
-							      "stock");
+				 cols[j] == &c[WORKER_RDPMC] ? "rdpmc" :
+				 cols[j] == &c[WORKER_READ]  ? "read()" :
+							       "stock");
 			printf(" %12s", h);
 		}
 	printf(" %12s %12s", "floor:read", "floor:reset");
-	if (c[W_STOCK].w.active)
+	if (c[WORKER_STOCK].w.active)
 		printf(" %12s", "read:o/s");
 	printf("\n");
 }
@@ -374,9 +376,9 @@ static void print_scale(const struct ovh *o)
 
 	printf("\nscaling with the number of events (median " TIMER_UNIT
 	       " per call; a set of the first k of: %s)\n",
-	       c[W_OURS].scale[0] ? c[W_OURS].scale : "?");
-	if (c[W_OURS].scale_why[0])
-		printf("  (%s)\n", c[W_OURS].scale_why);
+	       c[WORKER_RDPMC].scale[0] ? c[WORKER_RDPMC].scale : "?");
+	if (c[WORKER_RDPMC].scale_why[0])
+		printf("  (%s)\n", c[WORKER_RDPMC].scale_why);
 	print_scale_head(o, ids, cols, ncol);
 	for (k = 1; k <= o->nscale; k++) {
 		printf("%3d", k);
@@ -386,12 +388,12 @@ static void print_scale(const struct ovh *o)
 				printf(" %12s", v);
 			}
 		for (i = 0; i < 2; i++) {
-			cell(v, sizeof(v), &c[W_FLOOR], fids[i], k);
+			cell(v, sizeof(v), &c[WORKER_FLOOR], fids[i], k);
 			printf(" %12s", v);
 		}
-		if (c[W_STOCK].w.active) {
+		if (c[WORKER_STOCK].w.active) {
 			ratio(v, sizeof(v), med_of(ours_best(o), "s_read", k),
-			      med_of(&c[W_STOCK], "s_read", k));
+			      med_of(&c[WORKER_STOCK], "s_read", k));
 			printf(" %12s", v);
 		}
 		printf("\n");
@@ -487,7 +489,7 @@ static void print_errors(const struct ovh *o)
 	char why[512];
 	int i, j;
 
-	for (i = 0; i < W_MAX; i++) {
+	for (i = 0; i < WORKER_PATHS; i++) {
 		c = &o->col[i];
 		if (!c->w.active)
 			continue;

@@ -22,7 +22,8 @@
 		__asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
 		break
 
-static inline uint64_t lope_arch_rdpmc(uint32_t counter)
+static inline __attribute__((always_inline)) uint64_t
+lope_arch_rdpmc(uint32_t counter)
 {
 	uint64_t v = 0;
 

@@ -11,7 +11,8 @@
 /* x86 loads are not reordered with other loads: a compiler barrier will do. */
 #define lope_arch_rmb() __asm__ __volatile__("" ::: "memory")
 
-static inline uint64_t lope_arch_rdpmc(uint32_t counter)
+static inline __attribute__((always_inline)) uint64_t
+lope_arch_rdpmc(uint32_t counter)
 {
 	uint32_t lo, hi;
 
