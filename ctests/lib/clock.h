@@ -16,7 +16,10 @@ long long thread_ns(void);  /* this thread's CPU time */
 long long process_ns(void); /* this process's CPU time */
 long long wall_ns(void);    /* CLOCK_MONOTONIC */
 
-/* Spin on this thread's CPU for @ns nanoseconds of its own CPU time. */
+/*
+ * Spin on this thread's CPU for @ns nanoseconds of its own CPU time (a
+ * microsecond or two more at most), nearly all of it in user mode.
+ */
 void busy_ns(long long ns);
 
 /* busy_ns(@ns), and the CPU time this thread really used doing it. */

@@ -114,9 +114,10 @@ static int overflow_set(int *set, const char *const *names, int n, int ovf,
 /* Run @set for @ns of this thread's CPU time; the CPU time it took. */
 /*
  * The share of the last busy run's CPU time spent in user mode: a
- * user-domain sample whose period ends in the kernel (busy_ns() asks the
- * kernel for the thread's clock) is dropped, so that share of the periods
- * is what the kernel can deliver; it moves with the machine and its load.
+ * user-domain sample whose period ends in the kernel (PAPI's calls, the
+ * delivery of the signal, busy_ns()'s few reads of the thread's clock) is
+ * dropped, so that share of the periods is what the kernel can deliver;
+ * it moves with the machine and its load.
  */
 static double user_share = 1.0;
 
