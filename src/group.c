@@ -38,6 +38,7 @@ static const struct lope_reader hw_reader = {
 };
 
 static uint64_t measure_read_cost(struct lope_group *g);
+static int settle(struct lope_group *g);
 
 int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
 		    unsigned int flags)
@@ -187,6 +188,20 @@ static bool forked(const struct lope_group *g)
 	return g->fork_gen != lope_fork_gen;
 }
 
+/*
+ * What lope_group__read() can do at once, decided when something it
+ * depends on changes rather than tested on every call.
+ */
+static void heat(struct lope_group *g)
+{
+	if (!g->ready || g->written)
+		g->hot = LOPE_HOT_NONE;
+	else if (g->user_read)
+		g->hot = LOPE_HOT_USER;
+	else
+		g->hot = g->fast ? LOPE_HOT_FAST : LOPE_HOT_NONE;
+}
+
 /* Events on the calling thread alone can be read in user space. */
 static bool self_monitoring(const struct lope_group *g)
 {
@@ -298,6 +313,7 @@ int lope_group__open(struct lope_group *g)
 	memset(g->bval, 0, (size_t)g->nr * sizeof(*g->bval));
 	memset(g->bena, 0, (size_t)g->nr * sizeof(*g->bena));
 	memset(g->brun, 0, (size_t)g->nr * sizeof(*g->brun));
+	g->bgap0 = 0;
 	memset(g->wr, 0, (size_t)g->nr * sizeof(*g->wr));
 	g->written = false;
 	g->grouped = group_read(g);
@@ -305,7 +321,7 @@ int lope_group__open(struct lope_group *g)
 	g->fast_buf = g->grouped ? g->buf : (uint64_t *)g->cur;
 	g->fast_len = g->grouped ? (size_t)(3 + g->nr) * sizeof(uint64_t) :
 				   sizeof(*g->cur);
-	g->fast_val = g->grouped ? 3 : 0;
+	g->fast_vals = g->fast_buf + (g->grouped ? 3 : 0);
 	g->fast_snap = g->grouped ? LOPE_SNAP_BUF : LOPE_SNAP_CUR;
 	/* One kernel group: its leader, event 0; else every event leads. */
 	g->nr_leaders = one_kernel_group(g) ? 1 : g->nr;
@@ -313,6 +329,8 @@ int lope_group__open(struct lope_group *g)
 	g->snap = LOPE_SNAP_NONE;
 	g->stamp_reads = false;
 	g->opened = true;
+	g->ready = true;
+	heat(g);
 	g->read_cost = measure_read_cost(g);
 	g->last = LOPE_PATH_NONE;
 	return 0;
@@ -345,6 +363,9 @@ void lope_group__close(struct lope_group *g)
 	g->user_read = false;
 	g->running = false;
 	g->opened = false;
+	g->ready = false;
+	g->hot = LOPE_HOT_NONE;
+	g->snap = LOPE_SNAP_NONE;
 }
 
 /* A read(2) that did not return @len bytes: retry on EINTR, else fail. */
@@ -446,11 +467,12 @@ read_user_plain(struct lope_group *g, int64_t *restrict values)
 	struct lope_counts *restrict c = g->cur;
 	const uint64_t *restrict bval = g->bval;
 
-	for (; e < end; e++, c++, bval++, values++) {
+	do { /* an open group has an event */
 		if (!lope_mmap__read_plain(e->page, &hw_reader, c))
 			return false;
 		*values = (int64_t)(c->val - *bval);
-	}
+		e++, c++, bval++, values++;
+	} while (e < end);
 	return true;
 }
 
@@ -534,6 +556,15 @@ static int check_open(const struct lope_group *g)
 	return g->opened ? 0 : -EBADF;
 }
 
+/* check_open(), and the bases in place: before a new sample or their use. */
+static inline __attribute__((always_inline)) int
+check_ready(struct lope_group *g)
+{
+	if (__builtin_expect(!g, 0))
+		return -EINVAL;
+	return __builtin_expect(g->ready, 1) ? 0 : settle(g);
+}
+
 /* The latest sample's raw counts of event @i. */
 static struct lope_counts snap_counts(const struct lope_group *g, int i)
 {
@@ -557,7 +588,7 @@ static void copy_snap(const struct lope_group *g, struct lope_counts *c)
 
 int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 {
-	int err = check_open(g);
+	int err = check_ready(g);
 
 	if (!err && !c)
 		err = -EINVAL;
@@ -638,7 +669,7 @@ values_of(const struct lope_group *g, int64_t *restrict values)
 	if (__builtin_expect(g->written, 0))
 		goto slow;
 	if (g->snap == LOPE_SNAP_BUF) {
-		if (__builtin_expect(b[1] - g->bena[0] != b[2] - g->brun[0], 0))
+		if (__builtin_expect(b[1] - b[2] != g->bgap0, 0))
 			goto slow;
 		for (i = 0; i < nr; i++)
 			values[i] = (int64_t)(b[3 + i] - bval[i]);
@@ -704,7 +735,7 @@ static __attribute__((noinline)) int read_user_general(struct lope_group *g,
 static __attribute__((noinline)) int read_user_values(struct lope_group *g,
 						      int64_t *values)
 {
-	if (__builtin_expect(!g->written && lope_gettid() == g->owner, 1) &&
+	if (__builtin_expect(lope_gettid() == g->owner, 1) &&
 	    __builtin_expect(read_user_plain(g, values), 1)) {
 		took_user_sample(g);
 		return 0;
@@ -759,40 +790,63 @@ static inline __attribute__((always_inline)) int read_fast(struct lope_group *g,
 
 /*
  * The values of read_fast()'s sample when the kernel did not multiplex the
- * events and nothing was written: a few instructions an event.
+ * events (g->hot: nothing was written): a few instructions an event.  Both
+ * of its layouts have the enabled time at [1] and the running time at [2].
  */
 static inline __attribute__((always_inline)) void
 values_fast(const struct lope_group *g, int64_t *restrict values)
 {
 	const uint64_t *restrict b = g->fast_buf;
-	const uint64_t *restrict v = b + g->fast_val;
+	const uint64_t *restrict v = g->fast_vals;
 	const uint64_t *restrict bval = g->bval;
-	int i, nr = g->nr;
+	int i = 0, nr = g->nr;
 
-	if (__builtin_expect(
-		    g->written || b[1] - g->bena[0] != b[2] - g->brun[0], 0)) {
+	if (__builtin_expect(b[1] - b[2] != g->bgap0, 0)) {
 		values_slow(g, values);
 		return;
 	}
-	for (i = 0; i < nr; i++)
+	do /* an open group has an event */
 		values[i] = (int64_t)(v[i] - bval[i]);
+	while (++i < nr);
 }
 
+/* lope_group__read() where g->hot says nothing: any state, any path. */
+static __attribute__((noinline)) int read_cold(struct lope_group *g,
+					       int64_t *values)
+{
+	int err = check_ready(g);
+
+	if (err)
+		return err;
+	return g->user_read ? read_user_general(g, values) :
+			      read_any(g, values);
+}
+
+/* The read(2) path's common case: one read(2) and the values. */
+static __attribute__((noinline)) int read_fast_values(struct lope_group *g,
+						      int64_t *values)
+{
+	int err = read_fast(g, true);
+
+	if (__builtin_expect(err, 0))
+		return err;
+	values_fast(g, values);
+	return 0;
+}
+
+/*
+ * Only tests and tail calls, so that no path pays for another's stack
+ * frame (the user-space read's least of all).
+ */
 int lope_group__read(struct lope_group *g, int64_t *values)
 {
-	if (__builtin_expect(!g || !values || !g->opened, 0))
-		return g && values ? -EBADF : -EINVAL;
-	if (g->user_read)
+	if (__builtin_expect(!g || !values, 0))
+		return -EINVAL;
+	if (__builtin_expect(g->hot == LOPE_HOT_FAST, 1))
+		return read_fast_values(g, values);
+	if (g->hot == LOPE_HOT_USER)
 		return read_user_values(g, values);
-	if (g->fast) {
-		int err = read_fast(g, true);
-
-		if (__builtin_expect(err, 0))
-			return err;
-		values_fast(g, values);
-		return 0;
-	}
-	return read_any(g, values);
+	return read_cold(g, values);
 }
 
 /* @wr (NULL: none) added to the values from now on. */
@@ -806,6 +860,7 @@ static __attribute__((noinline)) void write_offsets(struct lope_group *g,
 		g->wr[i] = wr ? wr[i] : 0;
 		g->written |= g->wr[i] != 0;
 	}
+	heat(g);
 }
 
 /* Take the latest sample as every event's base, with @wr on top. */
@@ -822,15 +877,32 @@ set_bases(struct lope_group *g, const int64_t *wr)
 			g->bena[i] = b[1];
 			g->brun[i] = b[2];
 		}
+		g->bgap0 = b[1] - b[2];
 	} else {
 		for (i = 0; i < nr; i++) {
 			g->bval[i] = cur[i].val;
 			g->bena[i] = cur[i].ena;
 			g->brun[i] = cur[i].run;
 		}
+		g->bgap0 = cur[0].ena - cur[0].run;
 	}
 	if (__builtin_expect(wr || g->written, 0))
 		write_offsets(g, wr);
+}
+
+/*
+ * Ready @g: -EBADF if it is not open; else the sample a disable left as
+ * the bases is copied to them, once, when something first needs them or
+ * samples again.  The disable that left it costs no copy.
+ */
+static __attribute__((noinline)) int settle(struct lope_group *g)
+{
+	if (!g->opened)
+		return -EBADF;
+	set_bases(g, NULL);
+	g->ready = true;
+	heat(g);
+	return 0;
 }
 
 static int rebase(struct lope_group *g, const int64_t *wr)
@@ -850,10 +922,10 @@ static int rebase(struct lope_group *g, const int64_t *wr)
  */
 int lope_group__reset(struct lope_group *g)
 {
-	int err;
+	int err = check_ready(g);
 
-	if (__builtin_expect(!g || !g->opened, 0))
-		return g ? -EBADF : -EINVAL;
+	if (__builtin_expect(err, 0))
+		return err;
 	g->stamp_reads = true;
 	if (!fresh(g)) {
 		err = g->fast ? read_fast(g, false) : sample(g);
@@ -868,7 +940,7 @@ int lope_group__reset(struct lope_group *g)
 
 int lope_group__write(struct lope_group *g, const int64_t *values)
 {
-	int err = check_open(g);
+	int err = check_ready(g);
 
 	if (!err && !values)
 		err = -EINVAL;
@@ -881,6 +953,18 @@ static __attribute__((noinline)) int ioctl_error(void)
 	return errno ? -errno : -EIO;
 }
 
+/* ioctl_leaders() of a set of several kernel groups, out of its way. */
+static __attribute__((noinline)) int ioctl_each_leader(struct lope_group *g,
+						       unsigned long request)
+{
+	int i;
+
+	for (i = 0; i < g->nr_leaders; i++)
+		if (lope_sys->ioctl(g->ev[i].fd, request, 0) < 0)
+			return ioctl_error();
+	return 0;
+}
+
 /*
  * Members are opened enabled and count whenever their leader is scheduled,
  * so enabling or disabling the leader alone switches the whole group: no
@@ -891,18 +975,13 @@ static __attribute__((noinline)) int ioctl_error(void)
 static inline __attribute__((always_inline)) int
 ioctl_leaders(struct lope_group *g, unsigned long request)
 {
-	int i;
-
 	if (forked(g))
 		return 0; /* the parent's counters are not the child's to switch */
 	if (__builtin_expect(g->nr_leaders == 1, 1))
 		return lope_sys->ioctl(g->ev[0].fd, request, 0) < 0 ?
 			       ioctl_error() :
 			       0;
-	for (i = 0; i < g->nr_leaders; i++)
-		if (lope_sys->ioctl(g->ev[i].fd, request, 0) < 0)
-			return ioctl_error();
-	return 0;
+	return ioctl_each_leader(g, request);
 }
 
 /*
@@ -919,10 +998,10 @@ static void set_running(struct lope_group *g, bool running)
 
 int lope_group__enable(struct lope_group *g)
 {
-	int err;
+	int err = check_ready(g);
 
-	if (__builtin_expect(!g || !g->opened, 0))
-		return g ? -EBADF : -EINVAL;
+	if (__builtin_expect(err, 0))
+		return err;
 	set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
 	err = g->nr_overflow && !forked(g) ? lope_overflow__arm(g) : 0;
@@ -953,18 +1032,18 @@ stop_leaders(struct lope_group *g)
 
 int lope_group__disable(struct lope_group *g, int64_t *values)
 {
-	int err;
+	int err = check_ready(g);
 
-	if (!g || !g->opened)
-		return g ? -EBADF : -EINVAL;
-	err = stop_leaders(g);
+	if (!err)
+		err = stop_leaders(g);
 	if (!err)
 		err = sample(g);
 	if (err)
 		return err;
 	if (values)
 		values_of(g, values);
-	set_bases(g, NULL);
+	g->ready = false; /* this sample is the bases: settle() */
+	g->hot = LOPE_HOT_NONE;
 	return 0;
 }
 
@@ -972,12 +1051,14 @@ int lope_group__disable_after_read(struct lope_group *g)
 {
 	int err;
 
-	if (__builtin_expect(!g || !g->opened || g->snap == LOPE_SNAP_NONE, 0))
+	/* No sample since the enable (always so when closed): read one. */
+	if (__builtin_expect(!g || g->snap == LOPE_SNAP_NONE, 0))
 		return lope_group__disable(g, NULL);
 	err = stop_leaders(g);
 	if (__builtin_expect(err, 0))
 		return err;
-	set_bases(g, NULL);
+	g->ready = false; /* the read's sample is the bases: settle() */
+	g->hot = LOPE_HOT_NONE;
 	return 0;
 }
 

@@ -36,6 +36,13 @@ enum lope_snap {
 	LOPE_SNAP_CUR,  /* g->cur: one lope_counts per event */
 };
 
+/* What lope_group__read() may do without another test (heat()). */
+enum lope_hot {
+	LOPE_HOT_NONE, /* not ready, offsets written, or neither path below */
+	LOPE_HOT_FAST, /* read_fast() and its values */
+	LOPE_HOT_USER, /* the user-space read's common case */
+};
+
 struct lope_group {
 	pid_t pid;
 	int cpu;
@@ -44,22 +51,33 @@ struct lope_group {
 	struct lope_event *ev;
 	/* The hot path's data: per-event arrays, and what open decided. */
 	uint64_t *bval, *bena, *brun; /* raw counts at reset/start: bases */
-	int64_t *wr;                  /* added after scaling (write) */
-	bool written;                 /* some wr[] is not 0 */
+	/* bena[0] - brun[0]: a read(2) of event 0's kernel group whose
+	 * enabled less running time still equals it was not multiplexed. */
+	uint64_t bgap0;
+	int64_t *wr;    /* added after scaling (write) */
+	bool written;   /* some wr[] is not 0 */
 	bool grouped;   /* read(2) is one PERF_FORMAT_GROUP read */
 	int nr_leaders; /* events 0 .. nr_leaders - 1 lead kernel groups */
 	/*
 	 * The read(2) path's common case (read_fast()): no user-space reads
 	 * and one read(2), of fast_len bytes into fast_buf: nr, ena, run,
-	 * values (PERF_FORMAT_GROUP: g->buf, fast_val 3) or value, ena, run
-	 * (one event: g->cur, fast_val 0).
+	 * values (PERF_FORMAT_GROUP: g->buf, fast_vals at [3]) or value,
+	 * ena, run (one event: g->cur, fast_vals at [0]).
 	 */
 	bool fast;
 	uint64_t *fast_buf;
 	size_t fast_len;
-	int fast_val;
+	const uint64_t *fast_vals;
 	enum lope_snap fast_snap;
 	bool opened;
+	/*
+	 * Open, and bval/bena/brun hold the bases: what every call that
+	 * samples or uses them tests first.  A disable clears it instead of
+	 * copying its sample: the bases are then that sample, which settle()
+	 * copies when next they are needed.
+	 */
+	bool ready;
+	enum lope_hot hot;
 	bool user_read;        /* every event mapped, maybe rdpmc-readable */
 	enum lope_snap snap;   /* the latest sample since the last enable */
 	bool stamp_reads;      /* reset seen: time samples for reuse */

@@ -498,6 +498,114 @@ static int reap(pid_t pid)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* Every one of @n values is @want[i] (NULL: 0); else says which is not. */
+static int all_equal(const int64_t *v, const int64_t *want, int n, char *why,
+		     size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int64_t w = want ? want[i] : 0;
+
+		if (v[i] != w) {
+			snprintf(why, len, "%s = %" PRId64 ", not %" PRId64,
+				 sw_name[i], v[i], w);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * The stop after a read (PAPI_stop): the read's sample becomes the bases,
+ * copied only when a later call needs them.  Every call after such a stop
+ * must see what it would if they had been copied at once: the values
+ * count from that read.
+ */
+static void stop_after_read(const struct config *c)
+{
+	struct lope_group *g;
+	struct lope_counts stop[NEV], raw[NEV];
+	char name[200], why[400] = "";
+	int64_t v0[NEV], v1[NEV], v2[NEV], w[NEV], t0, t1;
+	int i, rc, n = c->nev;
+
+	rc = make_group(&g, 0, c->flags, n);
+	if (!lope_check(rc == 0, CASE("stop_after_read: open"), "rc %d (%s)",
+			rc, strerror(-rc)))
+		return;
+	rc = lope_group__disable_after_read(g);
+	lope_check(rc == 0, CASE("stop_after_read: no read since the open"),
+		   "rc %d", rc);
+
+	/* What the counters add between the read and the disable (the
+	 * stop's own system call) is not in the read: it is counted from
+	 * the read's sample, the bases, and goes to the next interval. */
+	rc = lope_group__enable(g);
+	busy(10);
+	rc |= lope_group__read(g, v0);
+	rc |= lope_group__disable_after_read(g);
+	rc |= lope_group__disable_after_read(g); /* the same sample: a no-op */
+	rc |= lope_group__last_counts(g, stop);
+	rc |= lope_group__read(g, v1);
+	busy(10);
+	rc |= lope_group__read(g, v2);
+	lope_check(rc == 0 && v0[EV_TASK_CLOCK] >= 9 * MS &&
+			   all_equal(v2, v1, n, why, sizeof(why)) &&
+			   v1[EV_TASK_CLOCK] >= 0 && v1[EV_TASK_CLOCK] < MS,
+		   CASE("stop_after_read: stopped, the values do not move"),
+		   "rc %d, task-clock %" PRId64 " before the stop, %" PRId64
+		   " after; %s",
+		   rc, v0[EV_TASK_CLOCK], v1[EV_TASK_CLOCK], why);
+	rc = lope_group__read_raw(g, raw);
+	for (i = 0; i < n && rc == 0; i++)
+		if ((int64_t)(raw[i].val - stop[i].val) != v1[i])
+			rc = -ERANGE;
+	lope_check(rc == 0,
+		   CASE("stop_after_read: the values count from the read"),
+		   "rc %d: %s is not its count less the read's", rc,
+		   i ? sw_name[i - 1] : "-");
+	t0 = thread_ns();
+	rc = lope_group__enable(g);
+	busy(10);
+	rc |= lope_group__read(g, v1);
+	t1 = thread_ns();
+	lope_check(rc == 0 && v1[EV_TASK_CLOCK] >= 9 * MS &&
+			   v1[EV_TASK_CLOCK] <= t1 - t0 + SLACK_NS,
+		   CASE("stop_after_read: the next enable counts from 0"),
+		   "rc %d, task-clock %" PRId64 " over %" PRId64 " ns", rc,
+		   v1[EV_TASK_CLOCK], t1 - t0);
+
+	for (i = 0; i < n; i++)
+		w[i] = 1000 + i;
+	rc = lope_group__read(g, v0);
+	rc |= lope_group__disable_after_read(g);
+	rc |= lope_group__write(g, w);
+	rc |= lope_group__read(g, v1);
+	lope_check(rc == 0 && all_equal(v1, w, n, why, sizeof(why)),
+		   CASE("stop_after_read: a write once stopped is read back"),
+		   "rc %d; %s", rc, why);
+	rc = lope_group__reset(g);
+	rc |= lope_group__read(g, v1);
+	lope_check(rc == 0 && all_equal(v1, NULL, n, why, sizeof(why)),
+		   CASE("stop_after_read: a reset once stopped gives 0"),
+		   "rc %d; %s", rc, why);
+	rc = lope_group__disable(g, v1);
+	lope_check(rc == 0 && all_equal(v1, NULL, n, why, sizeof(why)),
+		   CASE("stop_after_read: a disable once stopped gives 0"),
+		   "rc %d; %s", rc, why);
+
+	lope_group__close(g);
+	lope_check(lope_group__disable_after_read(g) == -EBADF &&
+			   lope_group__read(g, v1) == -EBADF &&
+			   lope_group__reset(g) == -EBADF &&
+			   lope_group__write(g, w) == -EBADF &&
+			   lope_group__enable(g) == -EBADF,
+		   CASE("stop_after_read: a closed group is -EBADF"),
+		   "a call was accepted");
+	lope_group__delete(g);
+}
+
 static void test_inherit(void)
 {
 	static const struct {
@@ -1068,8 +1176,10 @@ int main(void)
 	test_probe();
 	test_last_counts();
 	test_minflt();
-	for (i = 0; i < ARRAY_SIZE(configs); i++)
+	for (i = 0; i < ARRAY_SIZE(configs); i++) {
 		lifecycle(&configs[i]);
+		stop_after_read(&configs[i]);
+	}
 	test_inherit();
 	test_mappable();
 	test_fork_read();

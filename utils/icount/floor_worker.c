@@ -4,7 +4,10 @@
  * one group (user domain, like PAPI's default), and the bare calls a PAPI
  * call cannot undercut, through the same cases as PAPI's (target "raw"):
  * start = ioctl(ENABLE), stop = ioctl(DISABLE), reset = ioctl(RESET),
- * all with PERF_IOC_FLAG_GROUP, read = one read(2) with PERF_FORMAT_GROUP.
+ * all with PERF_IOC_FLAG_GROUP, read = one read(2) with PERF_FORMAT_GROUP
+ * and the enabled and running times, as our engine asks for them.  Target
+ * "untimed": the same read(2) without the times, as stock PAPI asks for it
+ * unless it multiplexes, so the kernel's cost of the times shows.
  * Where the counters can be read in user space, target "user": a bare
  * seqlock-and-counter-read loop over the events' pages (lope_mmap__read
  * with the engine's per-arch reader, no scaling).
@@ -12,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,6 +34,7 @@ static struct raw {
 	volatile struct perf_event_mmap_page *page[MAX_EVENTS];
 	uint64_t buf[3 + MAX_EVENTS];
 	size_t len;
+	bool untimed; /* no PERF_FORMAT_TOTAL_TIME_* */
 } raw;
 
 static int raw_start(int set)
@@ -107,8 +112,10 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	a.size = sizeof(a);
 	a.type = ev->type;
 	a.config = ev->config;
-	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.read_format = PERF_FORMAT_GROUP;
+	if (!raw.untimed)
+		a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
+				 PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a.disabled = i == 0;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
@@ -130,9 +137,10 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	return 0;
 }
 
-/* Open @ev[0..n) as one group; 0, or -1 with why. */
-static int raw_open(const struct ev_def *const *ev, int n, char *why,
-		    size_t len)
+/* Open @ev[0..n) as one group, read with the times unless @untimed; 0, or
+ * -1 with why. */
+static int raw_open(const struct ev_def *const *ev, int n, bool untimed,
+		    char *why, size_t len)
 {
 	int i;
 
@@ -140,7 +148,8 @@ static int raw_open(const struct ev_def *const *ev, int n, char *why,
 	for (i = 0; i < MAX_EVENTS; i++)
 		raw.fd[i] = -1;
 	raw.nev = n;
-	raw.len = (3 + (size_t)n) * sizeof(uint64_t);
+	raw.untimed = untimed;
+	raw.len = ((untimed ? 1 : 3) + (size_t)n) * sizeof(uint64_t);
 	for (i = 0; i < n; i++)
 		if (raw_open_one(i, ev[i])) {
 			snprintf(why, len, "perf_event_open(%s): %s",
@@ -182,11 +191,12 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 	static const char *const raw_calls[] = { "start", "stop", "read",
 						 "reset", NULL };
 	static const char *const user_calls[] = { "read", NULL };
+	static const char *const untimed_calls[] = { "read", NULL };
 	long long v[MAX_EVENTS];
 	struct target t = { .name = "raw", .api = &raw_api, .v = v };
 	char why[300];
 
-	if (raw_open(ev, k, why, sizeof(why))) {
+	if (raw_open(ev, k, false, why, sizeof(why))) {
 		cases_err("raw", k, why);
 		emit("na user read %d %s", k, why);
 		return;
@@ -205,6 +215,15 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 		     hw_why);
 	}
 	raw_close();
+	t.name = "untimed";
+	t.api = &raw_api;
+	t.running = 0;
+	if (raw_open(ev, k, true, why, sizeof(why)) == 0) {
+		run_cases(&t, m, n, k, untimed_calls);
+		raw_close();
+	} else {
+		cases_err("untimed", k, why);
+	}
 }
 
 /* Why this machine cannot read hardware counters, if it cannot. */
@@ -216,7 +235,7 @@ static void hw_probe(char *why, size_t len)
 	const struct ev_def *ev = &ins;
 
 	why[0] = 0;
-	if (raw_open(&ev, 1, why, len) == 0) {
+	if (raw_open(&ev, 1, false, why, len) == 0) {
 		why[0] = 0;
 		raw_close();
 	} else if (errno == ENOENT || errno == EOPNOTSUPP) {

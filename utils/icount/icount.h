@@ -94,7 +94,7 @@ struct api {
 
 /* What a case runs on. */
 struct target {
-	const char *name; /* "papi", "fw", "null", "raw", "user" */
+	const char *name; /* "papi", "fw", "null", "raw", "untimed", "user" */
 	const struct api *api;
 	int set;
 	long long *v;

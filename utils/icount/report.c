@@ -32,6 +32,7 @@ static const struct {
 	{ "raw", "stop", "ioctl(DISABLE)" },
 	{ "raw", "read", "read(group)" },
 	{ "raw", "reset", "ioctl(RESET)" },
+	{ "untimed", "read", "read(no times)" },
 	{ "user", "read", "user loop" },
 };
 
