@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # Sourced by the shell tests: core_pmu prints the core PMU's name in
 # /sys/bus/event_source/devices and succeeds, or fails without one.  The
-# same rule as ctests/core_pmu.h (see there): cpu, cpu_core, or the first
+# same rule as ctests/lib/core_pmu.h (see there): cpu, cpu_core, or the first
 # PMU with a cpus file (Arm's armv8_pmuv3 ..., hybrid x86's cpu_atom).
 core_pmu() {
 	local d=/sys/bus/event_source/devices n

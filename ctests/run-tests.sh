@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # run-tests.sh [PROG...] : run test programs (or executable scripts) that
-# follow the report protocol of ctests/tap.h and sum up their results;
+# follow the report protocol of ctests/lib/report.h and sum up their results;
 # without PROG, every test of ctests/tests.list, in its order.  Run from
 # the top build directory, as `make check` does:
 #

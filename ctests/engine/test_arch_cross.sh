@@ -5,7 +5,7 @@
 # sources (src/sources.mk) and the engine unit tests, which include the
 # arch header, for aarch64 with -Wall -Wextra -Werror, if the cross
 # compiler is installed.
-# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+# Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cc=${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}
@@ -46,6 +46,6 @@ if [ "$n" -eq 0 ]; then
 fi
 for t in $(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" |
 	grep '^ctests/engine/' | grep -v '\.sh$'); do
-	compile "cross-compile $arch: $t.c" "$top/$t.c" -I"$top/ctests"
+	compile "cross-compile $arch: $t.c" "$top/$t.c" -I"$top/ctests/lib"
 done
 exit "$fail"

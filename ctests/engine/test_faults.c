@@ -16,7 +16,7 @@
 
 #include "lope.h"
 #include "sys.h"
-#include "tap.h"
+#include "report.h"
 
 /* Which call fails, on which occurrence (1-based), with which errno. */
 enum call { C_OPEN, C_IOCTL, C_READ, C_MMAP };

@@ -5,7 +5,7 @@
 # the engine, the components, the tests and the utilities, checked with
 # `clang-format --dry-run --Werror`.  Fix with
 #	clang-format -i FILE
-# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+# Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cf=${CLANG_FORMAT:-clang-format}

@@ -31,7 +31,8 @@
 
 #include "core_pmu.h"
 #include "lope.h"
-#include "tap.h"
+#include "proc.h"
+#include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -125,36 +126,6 @@ static void busy(int ms)
 	burn_ms(ms);
 	touch_pages();
 	sleep_a_bit();
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
-static int count_maps(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strchr(line, '\n'))
-			n++;
-	fclose(f);
-	return n;
 }
 
 /* Create a group of @n events from @attrs and open it. */
@@ -314,7 +285,7 @@ static void lifecycle(const struct config *c)
 	char name[200], why[400], vs[300];
 	int64_t v0[NEV], v1[NEV], v2[NEV], w[NEV], lo[NEV], hi[NEV];
 	int64_t t0, t1;
-	int fds_before = count_fds(), fds_open;
+	int fds_before = fd_count(), fds_open;
 	int i, j, rc, n = c->nev, ok;
 	enum lope_path path;
 
@@ -322,7 +293,7 @@ static void lifecycle(const struct config *c)
 	if (!lope_check(rc == 0, CASE("new/add/open"), "rc %d (%s)", rc,
 			strerror(-rc)))
 		return;
-	fds_open = count_fds();
+	fds_open = fd_count();
 	lope_check(lope_group__nr(g) == n && fds_open == fds_before + n,
 		   CASE("%d events, %d descriptors", n, n),
 		   "nr %d, %d new descriptors", lope_group__nr(g),
@@ -481,10 +452,10 @@ static void lifecycle(const struct config *c)
 
 	/* close keeps the attributes; reopen works */
 	lope_group__close(g);
-	lope_check(lope_group__nr(g) == n && count_fds() == fds_before,
+	lope_check(lope_group__nr(g) == n && fd_count() == fds_before,
 		   CASE("close: descriptors gone, attributes kept"),
 		   "nr %d, %d descriptors (before open %d)", lope_group__nr(g),
-		   count_fds(), fds_before);
+		   fd_count(), fds_before);
 	rc = lope_group__open(g);
 	if (rc == 0)
 		rc = lope_group__enable(g);
@@ -492,13 +463,13 @@ static void lifecycle(const struct config *c)
 	if (rc == 0)
 		rc = lope_group__read(g, v2);
 	lope_check(rc == 0 && v2[EV_TASK_CLOCK] >= 9 * MS &&
-			   count_fds() == fds_before + n,
+			   fd_count() == fds_before + n,
 		   CASE("reopen after close counts again"),
 		   "rc %d, task-clock %" PRId64 ", %d descriptors", rc,
-		   rc ? 0 : v2[EV_TASK_CLOCK], count_fds());
+		   rc ? 0 : v2[EV_TASK_CLOCK], fd_count());
 	lope_group__delete(g);
-	lope_check(count_fds() == fds_before, CASE("delete closes everything"),
-		   "%d descriptors, %d before", count_fds(), fds_before);
+	lope_check(fd_count() == fds_before, CASE("delete closes everything"),
+		   "%d descriptors, %d before", fd_count(), fds_before);
 }
 
 /* ------------------------------------------------------------------ */
@@ -871,11 +842,11 @@ static void test_leaks(void)
 	unsigned int r;
 
 	cycle_once(); /* warm up malloc and friends */
-	fds0 = count_fds();
-	maps0 = count_maps();
+	fds0 = fd_count();
+	maps0 = maps_count(NULL);
 	cycle_once();
-	fds1 = count_fds();
-	maps1 = count_maps();
+	fds1 = fd_count();
+	maps1 = maps_count(NULL);
 	lope_check(fds0 == fds1 && maps0 == maps1,
 		   have_tsc ? "resources: new/open/enable/read/disable/close/"
 			      "open/delete (msr/tsc + 4 software) leaves no "
@@ -906,11 +877,11 @@ static void test_leaks(void)
 		a[f->bad_at].type = 0xdead;
 		for (i = 0; i < n; i++)
 			lope_group__add(g, &a[i]);
-		fds0 = count_fds();
-		maps0 = count_maps();
+		fds0 = fd_count();
+		maps0 = maps_count(NULL);
 		rc = lope_group__open(g);
-		fds_after = count_fds();
-		maps_after = count_maps();
+		fds_after = fd_count();
+		maps_after = maps_count(NULL);
 		if (rc >= 0)
 			lope_fail(name, "open of type 0xdead succeeded (rc %d)",
 				  rc);
@@ -924,7 +895,7 @@ static void test_leaks(void)
 		lope_group__delete(g);
 	}
 	lope_info("resources: %d descriptors, %d maps lines at the end",
-		  count_fds(), count_maps());
+		  fd_count(), maps_count(NULL));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1088,7 +1059,7 @@ static void test_rdpmc_usable(void)
 static void test_probe(void)
 {
 	struct perf_event_attr a;
-	int fds = count_fds(), n, hw;
+	int fds = fd_count(), n, hw;
 
 	sw_attr(&a, EV_TASK_CLOCK);
 	lope_check(lope_probe(&a, 0, -1) == 0, "probe: task-clock accepted",
@@ -1121,8 +1092,8 @@ static void test_probe(void)
 	lope_check(lope_probe_counters(&a, -1) == -EINVAL &&
 			   lope_probe_counters(NULL, 4) == -EINVAL,
 		   "probe_counters: bad arguments are -EINVAL", "accepted");
-	lope_check(count_fds() == fds, "probe: no descriptor left",
-		   "%d before, %d after", fds, count_fds());
+	lope_check(fd_count() == fds, "probe: no descriptor left",
+		   "%d before, %d after", fds, fd_count());
 }
 
 /* lope_group__last_counts: the read's own sample, no new one. */

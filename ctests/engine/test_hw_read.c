@@ -34,7 +34,7 @@
 
 #include "lope.h"
 #include "sys.h"
-#include "tap.h"
+#include "report.h"
 
 #define NEV 2
 #define NREADS 1000

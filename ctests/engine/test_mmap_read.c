@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "mmap_read.h"
-#include "tap.h"
+#include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -14,7 +14,7 @@
 
 #include "lope.h"
 #include "sys.h"
-#include "tap.h"
+#include "report.h"
 
 static unsigned long nr_reads;
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "lope.h"
-#include "tap.h"
+#include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U64MAX UINT64_MAX

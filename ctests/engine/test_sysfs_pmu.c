@@ -15,7 +15,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -28,7 +27,8 @@
 #include <unistd.h>
 
 #include "lope.h"
-#include "tap.h"
+#include "report.h"
+#include "tree.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -191,62 +191,21 @@ static const struct event_row {
 	{ __LINE__, "unc", "longunit", -EOVERFLOW, 0, 0, 0, 0, 0, NULL, 0, 0 },
 };
 
-static int write_file(const char *rel, const char *text)
-{
-	char path[PATH_MAX * 2], *slash;
-	int fd;
-	ssize_t n;
-	size_t len = strlen(text);
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	/* Create the parents, one level at a time. */
-	for (slash = path + strlen(root) + 1; (slash = strchr(slash, '/'));
-	     slash++) {
-		*slash = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		*slash = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	if (close(fd) != 0 || n != (ssize_t)len)
-		return -EIO;
-	return 0;
-}
-
 static int make_tree(void)
 {
 	size_t i;
-	int err;
 
-	snprintf(root, sizeof(root), "%s/lope-sysfs.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(root))
+	if (tree_make(root, sizeof(root), "sysfs"))
 		return -errno;
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		err = write_file(files[i].path, files[i].text);
-		if (err)
-			return err;
-	}
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		if (tree_put(root, files[i].path, files[i].text))
+			return errno ? -errno : -EIO;
 	return 0;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static void remove_tree(void)
 {
-	if (!strstr(root, "/lope-sysfs."))
-		return;
-	if (nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+	if (tree_remove(root) != 0)
 		lope_info("could not remove %s: %s", root, strerror(errno));
 }
 
@@ -350,7 +309,7 @@ static void test_split(void)
 	int err;
 
 	/* The split PMU's cpumask is malformed; give it a good one. */
-	if (write_file("split/cpumask", "3-5\n") ||
+	if (tree_put(root, "split/cpumask", "3-5\n") ||
 	    lope_pmus__new(&p, root, LOPE_PMUS_SYSTEM) != 0) {
 		lope_fail("split_ranges_low_bits_first", "setup failed");
 		return;
@@ -361,7 +320,7 @@ static void test_split(void)
 		   "split_ranges_low_bits_first", "err %d, config %#" PRIx64,
 		   err, (uint64_t)attr.config);
 	lope_pmus__delete(p);
-	(void)write_file("split/cpumask", "x\n");
+	(void)tree_put(root, "split/cpumask", "x\n");
 }
 
 static void test_hide_and_cpu(struct lope_pmus *p)

@@ -13,7 +13,7 @@
 #
 # Longer run, e.g. ten minutes per target on every core:
 #	LOPE_FUZZ_TIME=600 LOPE_FUZZ_JOBS=$(nproc) ctests/fuzz/test_fuzz.sh
-# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+# Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${top_srcdir:-$(cd "$here/../.." && pwd)}

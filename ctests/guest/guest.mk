@@ -8,6 +8,8 @@
 #   $(O)/papi/ours/      PAPI from $(PAPI_SRC) with our components
 #                        (scripts/papi-overlay.sh, as for the host build)
 #   $(O)/papi/stock/     the same PAPI, untouched
+#   $(O)/testlib/        the test library (ctests/lib/sources.mk), as
+#                        ctests/local.mk builds it on the host
 #   $(O)/bin/            our engine tests (static), PAPI-level tests and
 #                        utilities (linked against our libpapi.so, as on
 #                        the host), the static /init
@@ -85,6 +87,8 @@ $(error no C test of $(TEST_LIST) has the attribute guest)
 endif
 ENGINE_TESTS := $(notdir $(filter ctests/engine/%,$(GUEST_TESTS)))
 PAPI_TESTS := $(notdir $(filter ctests/papi/%,$(GUEST_TESTS)))
+INTERPOSE_TESTS := $(notdir $(shell sh $(srcdir)/scripts/lists.sh tests \
+	$(TEST_LIST) interpose))
 UTILS := papi_overhead papi_accuracy papi_stat papi_icount
 BIN := $(O)/bin
 PROGRAMS := $(addprefix $(BIN)/,$(ENGINE_TESTS) $(PAPI_TESTS) $(UTILS) \
@@ -141,25 +145,41 @@ $(O)/papi/stock.built: $(O)/papi/stock.configured
 # ---------------------------------------------------------------------------
 # Our programs.
 
-OURS_INC := -I$(O)/papi/ours/src -I$(srcdir)/ctests
+OURS_INC := -I$(O)/papi/ours/src -I$(srcdir)/ctests/lib
 OURS_SO := $(O)/papi/ours/src/libpapi.so
+
+# The test library: its PAPI helpers need our papi.h.
+include $(srcdir)/ctests/lib/sources.mk
+TESTLIB_HDRS := $(addprefix $(srcdir)/ctests/lib/,$(LOPE_TESTLIB_HDRS))
+TESTLIB := $(O)/testlib/liblopetest.a
+TESTLIB_OBJS := $(addprefix $(O)/testlib/,$(LOPE_TESTLIB_SRCS:.c=.o))
+INTERPOSE_OBJ := $(O)/testlib/$(LOPE_TESTLIB_INTERPOSE:.c=.o)
+$(O)/testlib/%.o: $(srcdir)/ctests/lib/%.c $(TESTLIB_HDRS) \
+		$(O)/papi/ours.built
+	@mkdir -p $(@D)
+	@echo "  XCC      guest/testlib/$*.o"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) -c $< -o $@
+$(TESTLIB): $(TESTLIB_OBJS)
+	@rm -f $@ && $(CROSS)ar crs $@ $^
 
 # The engine's tests: static, with the engine as libpapi has it.
 $(addprefix $(BIN)/,$(ENGINE_TESTS)): $(BIN)/%: $(srcdir)/ctests/engine/%.c \
-		$(O)/papi/ours.built $(srcdir)/ctests/tap.h
+		$(O)/papi/ours.built $(TESTLIB) $(TESTLIB_HDRS)
 	@mkdir -p $(BIN)
 	@echo "  XCC      guest/$*"
 	@$(CC) $(CFLAGS) $(WARN) -static -I$(srcdir)/src \
-		-I$(srcdir)/src/arch/aarch64 -I$(srcdir)/ctests $< \
-		$(LOPE_ENGINE_LIB) -o $@ -lpthread -lm
+		-I$(srcdir)/src/arch/aarch64 -I$(srcdir)/ctests/lib $< \
+		$(TESTLIB) $(LOPE_ENGINE_LIB) -o $@ -lpthread -lm
 
+# The PAPI-level tests; those with the attribute interpose add its object.
+$(addprefix $(BIN)/,$(filter $(INTERPOSE_TESTS),$(PAPI_TESTS))): \
+	$(INTERPOSE_OBJ)
 $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
-		$(wildcard $(srcdir)/ctests/*.h $(srcdir)/ctests/papi/*.h) \
-		$(O)/papi/ours.built
+		$(TESTLIB) $(TESTLIB_HDRS) $(O)/papi/ours.built
 	@mkdir -p $(BIN)
 	@echo "  XCC      guest/$*"
-	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $< $(OURS_SO) -o $@ \
-		$(XLDFLAGS) -lpthread -ldl -lm
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $< $(filter %.o,$^) $(TESTLIB) \
+		$(OURS_SO) -o $@ $(XLDFLAGS) -lpthread -ldl -lm
 
 # The utilities, from their folders as utils/local.mk builds them.
 OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \

@@ -3,7 +3,7 @@
  * test_attach: third-party counting with PAPI_attach / PAPI_detach /
  * PAPI_set_opt(PAPI_ATTACH) on real software events.
  *
- * A worker child (papi_util.h) is held on a pipe until the counters exist,
+ * A worker child (ctests/lib/worker.h) is held on a pipe until the counters exist,
  * then told to spin or touch pages while this process sleeps in read(2).
  * An attached perf::TASK-CLOCK must grow by the worker's CPU time and not
  * by ours; detached, the same set counts us again.  A target stopped under
@@ -11,9 +11,10 @@
  * PTRACE_CONT.  Bad targets (a pid
  * that does not exist, a process we may not trace) give a PAPI error and
  * leak no descriptor.  An attached set is never read in user space: every
- * PAPI_read of it makes read(2) calls (counted by an interposed read()).
+ * PAPI_read of it makes read(2) calls (counted by the interposer,
+ * ctests/lib/interpose.h).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -23,21 +24,8 @@
 #include <stdarg.h>
 #include <sys/ptrace.h>
 
+#include "interpose.h"
 #include "papi_util.h"
-
-/*
- * read(2) as libpapi.so sees it: this executable's definition interposes
- * on libc's and counts the calls made while counting is on.
- */
-static volatile int count_reads;
-static volatile unsigned long read_calls;
-
-ssize_t read(int fd, void *buf, size_t count)
-{
-	if (count_reads)
-		read_calls++;
-	return syscall(SYS_read, fd, buf, count);
-}
 
 static const char *const tc_pf[] = { "perf::TASK-CLOCK", "perf::PAGE-FAULTS" };
 
@@ -59,10 +47,8 @@ static int attached_set(int *set, pid_t pid, const char *const *names, int n)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->attach == 1, "cmpinfo_attach", "attach=%d", ci->attach);
 	lope_info("attach_must_ptrace=%d (PAPI's core never ptraces: the "
 		  "flag tells tools the target should be stopped under "
@@ -134,11 +120,9 @@ static void test_attach_detach(void)
 	}
 
 	/* An attached set is read with read(2), never in user space. */
-	read_calls = 0;
-	count_reads = 1;
+	nr = lope_calls(LOPE_CALL_READ);
 	rc = PAPI_read(set, v);
-	count_reads = 0;
-	nr = read_calls;
+	nr = lope_calls(LOPE_CALL_READ) - nr;
 	lope_check(rc == PAPI_OK && nr >= 1, "attached_read_uses_read_syscall",
 		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
 		   nr);
@@ -183,9 +167,7 @@ static void test_attach_detach(void)
 	/* Detached: the set counts the caller, not the target. */
 	rc = PAPI_start(set);
 	if (rc == PAPI_OK && worker_send(&w, 'b', 80 * MS) == 0) {
-		t0 = thread_ns();
-		busy_ns(40 * MS);
-		own = thread_ns() - t0;
+		own = spin_ns(40 * MS);
 		rc = PAPI_read(set, v);
 		child = worker_wait(&w);
 	}
@@ -301,14 +283,11 @@ static void *spinner_main(void *arg)
 {
 	struct spinner *s = arg;
 	char c;
-	long long t0;
 
 	s->tid = (pid_t)syscall(SYS_gettid);
 	(void)pipe_put(s->done[1], 'r');
 	if (pipe_get(s->go[0], &c) == 0) {
-		t0 = thread_ns();
-		busy_ns(60 * MS);
-		s->spun = thread_ns() - t0;
+		s->spun = spin_ns(60 * MS);
 		(void)pipe_put(s->done[1], 'd');
 	}
 	return NULL;
@@ -318,7 +297,7 @@ static void test_own_thread(void)
 {
 	struct spinner s;
 	pthread_t th;
-	long long v = 0, t0, own = 0;
+	long long v = 0, own = 0;
 	int set = PAPI_NULL, rc = PAPI_OK;
 	char c;
 
@@ -337,9 +316,7 @@ static void test_own_thread(void)
 		   papi_err(rc), (int)s.tid);
 	/* We spin 30 ms while it spins 60 ms: the set sees its 60. */
 	(void)pipe_put(s.go[1], 'g');
-	t0 = thread_ns();
-	busy_ns(30 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(30 * MS);
 	(void)pipe_get(s.done[0], &c);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
@@ -412,7 +389,7 @@ static void test_bad_target(void)
 	static const char *const tc[] = { "perf::TASK-CLOCK" };
 	PAPI_option_t opt;
 	pid_t gone = dead_pid();
-	long long v = 0, t0, own;
+	long long v = 0, own;
 	int set = PAPI_NULL, rc, fds;
 
 	rc = make_named_set(&set, tc, 1);
@@ -436,9 +413,7 @@ static void test_bad_target(void)
 	lope_check(rc == 0, "failed_attach_leaves_set_unattached",
 		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, opt.attach.tid);
 	rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
 	lope_check(rc == PAPI_OK && near(v, own, 0.10, 3 * MS),
@@ -501,12 +476,13 @@ static void test_hw(void)
 	struct worker w;
 	long long v1 = 0, v2 = 0;
 	int set = PAPI_NULL, rc;
-	unsigned long nr;
+	unsigned long nr = 0;
 
-	if (!hw_pmu()) {
+	if (!lope_core_pmu()) {
 		lope_skip("hw_attached_counts_target_instructions",
-			  NO_PMU_REASON);
-		lope_skip("hw_attached_read_uses_read_syscall", NO_PMU_REASON);
+			  LOPE_NO_CORE_PMU_REASON);
+		lope_skip("hw_attached_read_uses_read_syscall",
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	if (worker_spawn(&w, -1) < 0) {
@@ -522,12 +498,10 @@ static void test_hw(void)
 	}
 	if (rc == PAPI_OK) {
 		busy_ns(50 * MS);
-		read_calls = 0;
-		count_reads = 1;
+		nr = lope_calls(LOPE_CALL_READ);
 		rc = PAPI_read(set, &v2);
-		count_reads = 0;
+		nr = lope_calls(LOPE_CALL_READ) - nr;
 	}
-	nr = read_calls;
 	/* 50 ms of spinning is well over 10^6 instructions; ours add ~0. */
 	lope_check(rc == PAPI_OK && v1 > 1000000 && v2 - v1 < v1 / 20,
 		   "hw_attached_counts_target_instructions",
@@ -543,22 +517,11 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo,     test_attach_detach, test_target_exit,
+		test_two_targets, test_own_thread,    test_ptrace_target,
+		test_bad_target,  test_eperm,         test_hw,
+	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	papi_init_or_exit();
-	fds = fd_count();
-	test_cmpinfo();
-	test_attach_detach();
-	test_target_exit();
-	test_two_targets();
-	test_own_thread();
-	test_ptrace_target();
-	test_bad_target();
-	test_eperm();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
-	PAPI_shutdown();
-	return lope_done();
+	return papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 }

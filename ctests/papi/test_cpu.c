@@ -14,25 +14,15 @@
  * process (a child that dropped to uid 65534) gets PAPI_EPERM when
  * perf_event_paranoid forbids cpu-wide counting.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <sched.h>
 
+#include "interpose.h"
 #include "papi_util.h"
-
-static volatile int count_reads;
-static volatile unsigned long read_calls;
-
-/* read(2) as libpapi.so sees it, counted while count_reads is set. */
-ssize_t read(int fd, void *buf, size_t count)
-{
-	if (count_reads)
-		read_calls++;
-	return syscall(SYS_read, fd, buf, count);
-}
 
 enum { TC, CC, CS, PF, NEV };
 static const char *const names[NEV] = {
@@ -57,47 +47,17 @@ static int pin_self(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-static int set_cpu_attach(int set, unsigned int cpu)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.cpu.eventset = set;
-	opt.cpu.cpu_num = cpu;
-	return PAPI_set_opt(PAPI_CPU_ATTACH, &opt);
-}
-
-static int set_granul(int set, int grn)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.granularity.eventset = set;
-	opt.granularity.granularity = grn;
-	return PAPI_set_opt(PAPI_GRANUL, &opt);
-}
-
 /*
  * The software context-switch event fires in the scheduler, in kernel
  * mode: with exclude_kernel (PAPI_DOM_USER, the default) the kernel never
- * counts it.  Cpu-wide sets here count every domain.
+ * counts it.  Cpu-wide sets here count every domain: a set of names[]
+ * counting every domain.
  */
-static int set_dom_all(int set)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.domain.eventset = set;
-	opt.domain.domain = PAPI_DOM_ALL;
-	return PAPI_set_opt(PAPI_DOMAIN, &opt);
-}
-
-/* A set of names[] counting every domain. */
 static int make_cpu_set(int *set)
 {
 	int rc = make_named_set(set, names, NEV);
 
-	return rc == PAPI_OK ? set_dom_all(*set) : rc;
+	return rc == PAPI_OK ? set_domain(*set, PAPI_DOM_ALL) : rc;
 }
 
 /* What a worker on cpu 0 did while the set ran. */
@@ -175,10 +135,8 @@ static void check_cpu_wide(const char *pfx, int rc, const long long *v,
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->cpu == 1, "cmpinfo_cpu", "cpu=%d", ci->cpu);
 	lope_check(ci->available_granularities & PAPI_GRN_SYS,
 		   "cmpinfo_granularity_sys", "available_granularities=%#x",
@@ -193,6 +151,7 @@ static void test_cpu_attach(void)
 	long long v[NEV] = { 0 };
 	struct work wk;
 	int set = PAPI_NULL, rc, fds = fd_count();
+	unsigned long nreads;
 
 	rc = make_cpu_set(&set);
 	if (rc == PAPI_OK)
@@ -217,15 +176,14 @@ static void test_cpu_attach(void)
 
 	/* cpu-wide events are read with read(2), one per kernel group. */
 	rc = PAPI_start(set);
-	read_calls = 0;
-	count_reads = 1;
+	nreads = lope_calls(LOPE_CALL_READ);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
-	count_reads = 0;
-	lope_check(rc == PAPI_OK && read_calls >= 1,
+	nreads = lope_calls(LOPE_CALL_READ) - nreads;
+	lope_check(rc == PAPI_OK && nreads >= 1,
 		   "cpu_attach_read_uses_read_syscall",
 		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
-		   read_calls);
+		   nreads);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 
@@ -249,7 +207,7 @@ static void test_cpu_attach_before_add(void)
 	if (rc == PAPI_OK)
 		rc = PAPI_assign_eventset_component(set, 0);
 	if (rc == PAPI_OK)
-		rc = set_dom_all(set);
+		rc = set_domain(set, PAPI_DOM_ALL);
 	if (rc == PAPI_OK)
 		rc = set_cpu_attach(set, 0);
 	for (i = 0; rc == PAPI_OK && i < NEV; i++)
@@ -267,7 +225,7 @@ static void test_cpu_attach_before_add(void)
 /* Per-set PAPI_GRN_SYS: the cpu we are on when it is set. */
 static void test_granul_sys(void)
 {
-	long long v[NEV] = { 0 }, t0, own;
+	long long v[NEV] = { 0 }, own;
 	struct work wk;
 	int set = PAPI_NULL, rc;
 
@@ -278,7 +236,7 @@ static void test_granul_sys(void)
 	}
 	rc = make_cpu_set(&set);
 	if (rc == PAPI_OK)
-		rc = set_granul(set, PAPI_GRN_SYS);
+		rc = set_granularity(set, PAPI_GRN_SYS);
 	lope_check(rc == PAPI_OK, "granul_sys_set", "rc=%s", papi_err(rc));
 	/* Leave cpu 0 to the worker; the set stays on cpu 0. */
 	if (ncpus > 1)
@@ -289,12 +247,10 @@ static void test_granul_sys(void)
 	}
 
 	/* Back to per-thread: our own time only. */
-	rc = set_granul(set, PAPI_GRN_THR);
+	rc = set_granularity(set, PAPI_GRN_THR);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && near(v[TC], own, 0.10, 3 * MS),
@@ -305,7 +261,7 @@ static void test_granul_sys(void)
 
 	rc = make_named_set(&set, names, NEV);
 	if (rc == PAPI_OK)
-		rc = set_granul(set, PAPI_GRN_PROC);
+		rc = set_granularity(set, PAPI_GRN_PROC);
 	lope_check(rc < PAPI_OK, "granul_proc_refused",
 		   "rc=%s (available_granularities has no PAPI_GRN_PROC)",
 		   papi_err(rc));
@@ -352,7 +308,7 @@ static void test_default_granularity(void)
 static void test_bad_cpu(void)
 {
 	static const unsigned int bad[] = { 100000, 4096, (unsigned int)-1 };
-	long long v[NEV] = { 0 }, t0, own;
+	long long v[NEV] = { 0 }, own;
 	char n[64];
 	int set = PAPI_NULL, rc, fds, i;
 
@@ -371,9 +327,7 @@ static void test_bad_cpu(void)
 		lope_info("PAPI_CPU_ATTACH cpu %u: %s", bad[i], papi_err(rc));
 	}
 	rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && near(v[TC], own, 0.10, 3 * MS),
@@ -381,19 +335,6 @@ static void test_bad_cpu(void)
 		   "rc=%s task-clock %lld ns, we spun %lld ns", papi_err(rc),
 		   v[TC], own);
 	drop_set(&set);
-}
-
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = -100;
-
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = -100;
-		fclose(f);
-	}
-	return level;
 }
 
 /*
@@ -404,7 +345,7 @@ static int read_paranoid(void)
  */
 static void test_eperm(void)
 {
-	int level = read_paranoid(), st;
+	int level = read_int("/proc/sys/kernel/perf_event_paranoid"), st;
 	pid_t pid;
 
 	if (level < 1) {
@@ -433,7 +374,7 @@ static void test_eperm(void)
 		rc = make_named_set(&set, names, 1);
 		if (rc != PAPI_OK)
 			_exit(66);
-		if (set_granul(set, PAPI_GRN_SYS) != PAPI_EPERM)
+		if (set_granularity(set, PAPI_GRN_SYS) != PAPI_EPERM)
 			bits |= 2;
 		_exit(bits);
 	}
@@ -466,8 +407,9 @@ static void test_hw(void)
 	long long v = 0;
 	int set = PAPI_NULL, rc;
 
-	if (!hw_pmu()) {
-		lope_skip("hw_cpu_attach_counts_other_process", NO_PMU_REASON);
+	if (!lope_core_pmu()) {
+		lope_skip("hw_cpu_attach_counts_other_process",
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	if (worker_spawn(&w, 0) < 0) {
@@ -494,28 +436,25 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo,
+		test_cpu_attach,
+		test_cpu_attach_before_add,
+		test_granul_sys,
+		test_default_granularity,
+		test_bad_cpu,
+		test_eperm,
+		test_hw,
+	};
+	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	sched_getaffinity(0, sizeof(orig_affinity), &orig_affinity);
-	papi_init_or_exit();
 	lope_info("%d cpus online; the worker runs on cpu 0, we on cpu %d",
 		  ncpus, ncpus > 1 ? 1 : 0);
 	if (ncpus > 1 && pin_self(1) < 0)
 		lope_info("cannot pin to cpu 1: %s", strerror(errno));
-	fds = fd_count();
-	test_cmpinfo();
-	test_cpu_attach();
-	test_cpu_attach_before_add();
-	test_granul_sys();
-	test_default_granularity();
-	test_bad_cpu();
-	test_eperm();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
+	rc = papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 	sched_setaffinity(0, sizeof(orig_affinity), &orig_affinity);
-	PAPI_shutdown();
-	return lope_done();
+	return rc;
 }

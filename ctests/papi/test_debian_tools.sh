@@ -23,7 +23,7 @@
 # PAPI version than this build's source (they need another soname, e.g.
 # libpapi.so.7.0 against a PAPI 7.2 tree) -> those cases SKIP.
 #
-# Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
+# Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
 nfail=0

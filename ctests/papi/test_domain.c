@@ -18,7 +18,7 @@
  * codes PAPI documents.  An unprivileged process (re-executed as uid
  * 65534) under perf_event_paranoid 2 has no kernel domain.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -36,27 +36,6 @@ static const char *const names[NEV] = {
 #define NSLEEPS 50
 
 static int available; /* the component's available_domains */
-
-static int set_domain(int set, int dom)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.domain.eventset = set;
-	opt.domain.domain = dom;
-	return PAPI_set_opt(PAPI_DOMAIN, &opt);
-}
-
-static int get_domain(int set)
-{
-	PAPI_option_t opt;
-	int rc;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.domain.eventset = set;
-	rc = PAPI_get_opt(PAPI_DOMAIN, &opt);
-	return rc == PAPI_OK ? opt.domain.domain : rc;
-}
 
 /* Fault @n fresh pages in kernel mode: read(2) of /dev/zero into them. */
 static int kernel_faults(size_t n)
@@ -115,10 +94,8 @@ static struct deltas measure(int set)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	available = ci->available_domains;
 	lope_info("available_domains=%#x default_domain=%#x", available,
 		  ci->default_domain);
@@ -441,8 +418,9 @@ static void test_hw(void)
 	int doms[3] = { PAPI_DOM_USER, PAPI_DOM_KERNEL, PAPI_DOM_ALL };
 	int i, set, rc = PAPI_OK;
 
-	if (!hw_pmu()) {
-		lope_skip("hw_domains_split_instructions", NO_PMU_REASON);
+	if (!lope_core_pmu()) {
+		lope_skip("hw_domains_split_instructions",
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	for (i = 0; rc == PAPI_OK && i < 3; i++) {

@@ -12,7 +12,7 @@
  * the two apart); a failed exec leaves the counters at 0; a set on the
  * caller itself ignores the variable.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,7 +29,7 @@
 
 #include <papi.h>
 
-#include "tap.h"
+#include "report.h"
 
 #define ENV "LOPE_ENABLE_ON_EXEC"
 #define PRE_MS 200

@@ -4,14 +4,13 @@
  *
  * The engine's own fault test (ctests/engine/test_faults.c) swaps its
  * system-call table; this one goes through libpapi.so as a tool would.
- * libpapi's calls into libc go through its PLT, so the definitions of
- * syscall(), read(), ioctl(), mmap() and fcntl() below interpose on
- * libc's for libpapi too.  They forward to libc (dlsym(RTLD_NEXT)) except
- * when a row has armed them: then the nth call of the armed kind made by
- * this thread on a perf_event descriptor (for syscall(): number
- * SYS_perf_event_open only; every other system call passes) fails with
- * the row's errno, @times calls in a row.  The switch is armed around the
- * one PAPI call under test and nowhere else.
+ * The test library's interposer (ctests/lib/interpose.h) sees
+ * libpapi's syscall(), read(), ioctl(), mmap() and fcntl(); its fault
+ * hook here fails them when a row has armed it: then the nth call of the armed kind made by this thread on a
+ * perf_event descriptor (for syscall(): number SYS_perf_event_open only;
+ * every other system call passes) fails with the row's errno, @times
+ * calls in a row.  The switch is armed around the one PAPI call under
+ * test and nowhere else.
  *
  * Every row is {line, name, call, ioctl request or fcntl command (0: any),
  * nth, times, errno, PAPI operation, expected PAPI result}.  A row passes
@@ -38,13 +37,11 @@
  * (The overflow signal's handler is not checked: PAPI 7 never uninstalls
  * it, its _papi_hwi_stop_signal calls sigaction(sig, NULL, NULL).)
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
-#undef _FORTIFY_SOURCE /* read() is defined here */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dlfcn.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -52,56 +49,22 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 
+#include "interpose.h"
 #include "papi_util.h"
 
 /* ---------------------------------------------------------- injection */
 
-enum call { C_OPEN, C_READ, C_IOCTL, C_MMAP, C_FCNTL, NCALLS };
-static const char *const call_name[NCALLS] = { "perf_event_open", "read",
-					       "ioctl", "mmap", "fcntl" };
-
 static struct {
 	volatile pid_t tid; /* armed for this thread; 0: disarmed */
-	enum call call;
+	enum lope_call call;
 	unsigned long what; /* only this ioctl request / fcntl command */
 	int nth, times, err;
 	volatile int seen;   /* matching calls since armed */
 	volatile int failed; /* of which failed */
 } inj;
 
-static void *libc_fn(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-/* Is @fd a perf_event descriptor?  No stdio: also used in the handler. */
-static int is_perf_fd(int fd)
-{
-	char path[40] = "/proc/self/fd/", link[64], d[12];
-	int n = 0, len = 14;
-	ssize_t r;
-
-	if (fd < 0)
-		return 0;
-	do
-		d[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) != 0);
-	while (n)
-		path[len++] = d[--n];
-	path[len] = 0;
-	r = readlink(path, link, sizeof(link) - 1);
-	if (r <= 0)
-		return 0;
-	link[r] = 0;
-	return strstr(link, "perf_event") != NULL;
-}
-
-/* Does this call fail?  If so errno is the row's. */
-static int fault(enum call c, int fd, unsigned long what)
+/* The fault hook: the row's errno for the calls it fails, else 0. */
+static int fault(enum lope_call c, int fd, unsigned long what)
 {
 	int saved = errno, n;
 
@@ -109,7 +72,7 @@ static int fault(enum call c, int fd, unsigned long what)
 		return 0;
 	if (inj.what && what != inj.what)
 		return 0;
-	if (c != C_OPEN && !is_perf_fd(fd)) {
+	if (c != LOPE_CALL_PERF_OPEN && !is_perf_fd(fd)) {
 		errno = saved;
 		return 0;
 	}
@@ -118,81 +81,7 @@ static int fault(enum call c, int fd, unsigned long what)
 	if (n < inj.nth || n >= inj.nth + inj.times)
 		return 0;
 	inj.failed++;
-	errno = inj.err;
-	return 1;
-}
-
-long syscall(long nr, ...)
-{
-	static long (*real)(long, ...);
-	va_list ap;
-	long a[6];
-	int i;
-
-	va_start(ap, nr);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_perf_event_open && fault(C_OPEN, -1, 0))
-		return -1;
-	if (!real)
-		real = (long (*)(long, ...))libc_fn("syscall");
-	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-
-int ioctl(int fd, unsigned long req, ...)
-{
-	static int (*real)(int, unsigned long, ...);
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (fault(C_IOCTL, fd, req))
-		return -1;
-	if (!real)
-		real = (int (*)(int, unsigned long, ...))libc_fn("ioctl");
-	return real(fd, req, arg);
-}
-
-ssize_t read(int fd, void *buf, size_t len)
-{
-	static ssize_t (*real)(int, void *, size_t);
-
-	if (fault(C_READ, fd, 0))
-		return -1;
-	if (!real)
-		real = (ssize_t(*)(int, void *, size_t))libc_fn("read");
-	return real(fd, buf, len);
-}
-
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	static void *(*real)(void *, size_t, int, int, int, off_t);
-
-	if (fault(C_MMAP, fd, 0))
-		return MAP_FAILED;
-	if (!real)
-		real = (void *(*)(void *, size_t, int, int, int, off_t))libc_fn(
-			"mmap");
-	return real(addr, len, prot, flags, fd, off);
-}
-
-int fcntl(int fd, int cmd, ...)
-{
-	static int (*real)(int, int, ...);
-	va_list ap;
-	unsigned long arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	if (fault(C_FCNTL, fd, (unsigned long)cmd))
-		return -1;
-	if (!real)
-		real = (int (*)(int, int, ...))libc_fn("fcntl");
-	return real(fd, cmd, arg);
+	return inj.err;
 }
 
 /* --------------------------------------------------------------- rows */
@@ -222,7 +111,7 @@ enum op {
 struct row {
 	int line;
 	const char *name;
-	enum call call;
+	enum lope_call call;
 	unsigned long what; /* ioctl request or fcntl command; 0: any */
 	int nth, times, err;
 	enum op op;
@@ -234,172 +123,176 @@ static const struct row rows[] = {
 	 * of a set being built (the component reopens the whole group on
 	 * every add; PAPI 7 re-establishes the old events on failure). */
 	{ __LINE__, "perf_event_open EMFILE adding the 1st event: PAPI_ECOUNT",
-	  C_OPEN, 0, 1, 1, EMFILE, OP_ADD1, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EMFILE, OP_ADD1, PAPI_ECOUNT },
 	{ __LINE__,
 	  "perf_event_open EMFILE on the 2nd event's open: PAPI_ECOUNT, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
 	{ __LINE__,
 	  "perf_event_open EMFILE on the 3rd event's open: PAPI_ECOUNT, set keeps 2",
-	  C_OPEN, 0, 3, 1, EMFILE, OP_ADD3, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EMFILE, OP_ADD3, PAPI_ECOUNT },
 	{ __LINE__, "perf_event_open EACCES adding the 1st event: PAPI_EPERM",
-	  C_OPEN, 0, 1, 1, EACCES, OP_ADD1, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EACCES, OP_ADD1, PAPI_EPERM },
 	{ __LINE__,
 	  "perf_event_open EACCES on the 2nd event's open: PAPI_EPERM, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, EACCES, OP_ADD2, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EACCES, OP_ADD2, PAPI_EPERM },
 	{ __LINE__,
 	  "perf_event_open EACCES on the 3rd event's open: PAPI_EPERM, set keeps 2",
-	  C_OPEN, 0, 3, 1, EACCES, OP_ADD3, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EACCES, OP_ADD3, PAPI_EPERM },
 	{ __LINE__, "perf_event_open EPERM adding the 1st event: PAPI_EPERM",
-	  C_OPEN, 0, 1, 1, EPERM, OP_ADD1, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EPERM, OP_ADD1, PAPI_EPERM },
 	{ __LINE__,
 	  "perf_event_open EPERM on the 2nd event's open: PAPI_EPERM, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, EPERM, OP_ADD2, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EPERM, OP_ADD2, PAPI_EPERM },
 	{ __LINE__,
 	  "perf_event_open EPERM on the 3rd event's open: PAPI_EPERM, set keeps 2",
-	  C_OPEN, 0, 3, 1, EPERM, OP_ADD3, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EPERM, OP_ADD3, PAPI_EPERM },
 	{ __LINE__, "perf_event_open ENOENT adding the 1st event: PAPI_ENOEVNT",
-	  C_OPEN, 0, 1, 1, ENOENT, OP_ADD1, PAPI_ENOEVNT },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENOENT, OP_ADD1, PAPI_ENOEVNT },
 	{ __LINE__,
 	  "perf_event_open ENOENT on the 2nd event's open: PAPI_ENOEVNT, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, ENOENT, OP_ADD2, PAPI_ENOEVNT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, ENOENT, OP_ADD2, PAPI_ENOEVNT },
 	{ __LINE__,
 	  "perf_event_open ENOENT on the 3rd event's open: PAPI_ENOEVNT, set keeps 2",
-	  C_OPEN, 0, 3, 1, ENOENT, OP_ADD3, PAPI_ENOEVNT },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, ENOENT, OP_ADD3, PAPI_ENOEVNT },
 	{ __LINE__,
 	  "perf_event_open EOPNOTSUPP adding the 1st event: PAPI_ENOSUPP",
-	  C_OPEN, 0, 1, 1, EOPNOTSUPP, OP_ADD1, PAPI_ENOSUPP },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EOPNOTSUPP, OP_ADD1, PAPI_ENOSUPP },
 	{ __LINE__,
 	  "perf_event_open EOPNOTSUPP on the 2nd event's open: PAPI_ENOSUPP, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, EOPNOTSUPP, OP_ADD2, PAPI_ENOSUPP },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EOPNOTSUPP, OP_ADD2, PAPI_ENOSUPP },
 	{ __LINE__,
 	  "perf_event_open EOPNOTSUPP on the 3rd event's open: PAPI_ENOSUPP, set keeps 2",
-	  C_OPEN, 0, 3, 1, EOPNOTSUPP, OP_ADD3, PAPI_ENOSUPP },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EOPNOTSUPP, OP_ADD3, PAPI_ENOSUPP },
 	{ __LINE__, "perf_event_open ENODEV adding the 1st event: PAPI_ENOSUPP",
-	  C_OPEN, 0, 1, 1, ENODEV, OP_ADD1, PAPI_ENOSUPP },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENODEV, OP_ADD1, PAPI_ENOSUPP },
 	{ __LINE__,
 	  "perf_event_open ENODEV on the 2nd event's open: PAPI_ENOSUPP, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, ENODEV, OP_ADD2, PAPI_ENOSUPP },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, ENODEV, OP_ADD2, PAPI_ENOSUPP },
 	{ __LINE__,
 	  "perf_event_open ENODEV on the 3rd event's open: PAPI_ENOSUPP, set keeps 2",
-	  C_OPEN, 0, 3, 1, ENODEV, OP_ADD3, PAPI_ENOSUPP },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, ENODEV, OP_ADD3, PAPI_ENOSUPP },
 	{ __LINE__, "perf_event_open EBUSY adding the 1st event: PAPI_ECNFLCT",
-	  C_OPEN, 0, 1, 1, EBUSY, OP_ADD1, PAPI_ECNFLCT },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EBUSY, OP_ADD1, PAPI_ECNFLCT },
 	{ __LINE__,
 	  "perf_event_open EBUSY on the 2nd event's open: PAPI_ECNFLCT, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, EBUSY, OP_ADD2, PAPI_ECNFLCT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EBUSY, OP_ADD2, PAPI_ECNFLCT },
 	{ __LINE__,
 	  "perf_event_open EBUSY on the 3rd event's open: PAPI_ECNFLCT, set keeps 2",
-	  C_OPEN, 0, 3, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
 	{ __LINE__, "perf_event_open EINVAL adding the 1st event: PAPI_EINVAL",
-	  C_OPEN, 0, 1, 1, EINVAL, OP_ADD1, PAPI_EINVAL },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EINVAL, OP_ADD1, PAPI_EINVAL },
 	{ __LINE__,
 	  "perf_event_open EINVAL on the 2nd event's open: PAPI_EINVAL, set keeps the 1st",
-	  C_OPEN, 0, 2, 1, EINVAL, OP_ADD2, PAPI_EINVAL },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EINVAL, OP_ADD2, PAPI_EINVAL },
 	{ __LINE__,
 	  "perf_event_open EINVAL on the 3rd event's open: PAPI_EINVAL, set keeps 2",
-	  C_OPEN, 0, 3, 1, EINVAL, OP_ADD3, PAPI_EINVAL },
+	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EINVAL, OP_ADD3, PAPI_EINVAL },
 	{ __LINE__, "perf_event_open ENFILE adding the 1st event: PAPI_ECOUNT",
-	  C_OPEN, 0, 1, 1, ENFILE, OP_ADD1, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENFILE, OP_ADD1, PAPI_ECOUNT },
 	{ __LINE__, "perf_event_open ENOMEM adding the 2nd event: PAPI_ENOMEM",
-	  C_OPEN, 0, 2, 1, ENOMEM, OP_ADD2, PAPI_ENOMEM },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, ENOMEM, OP_ADD2, PAPI_ENOMEM },
 	{ __LINE__,
 	  "perf_event_open E2BIG (any other errno) adding the 2nd: PAPI_ESYS",
-	  C_OPEN, 0, 2, 1, E2BIG, OP_ADD2, PAPI_ESYS },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, E2BIG, OP_ADD2, PAPI_ESYS },
 	{ __LINE__,
 	  "perf_event_open EMFILE on the leader's reopen adding the 2nd",
-	  C_OPEN, 0, 1, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
 	{ __LINE__,
 	  "perf_event_open EACCES on the leader's reopen adding the 3rd",
-	  C_OPEN, 0, 1, 1, EACCES, OP_ADD3, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EACCES, OP_ADD3, PAPI_EPERM },
 	{ __LINE__,
 	  "perf_event_open EBUSY on the 2nd event's reopen adding the 3rd",
-	  C_OPEN, 0, 2, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
 	{ __LINE__,
 	  "perf_event_open EACCES on PAPI_DOMAIN user+kernel: old domain kept",
-	  C_OPEN, 0, 1, 1, EACCES, OP_DOMAIN, PAPI_EPERM },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EACCES, OP_DOMAIN, PAPI_EPERM },
 	{ __LINE__,
 	  "perf_event_open EMFILE on PAPI_DOMAIN's 2nd open: old domain kept",
-	  C_OPEN, 0, 2, 1, EMFILE, OP_DOMAIN, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_DOMAIN, PAPI_ECOUNT },
 	{ __LINE__, "perf_event_open EMFILE on PAPI_set_multiplex's 2nd open",
-	  C_OPEN, 0, 2, 1, EMFILE, OP_MPX, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_MPX, PAPI_ECOUNT },
 	{ __LINE__,
 	  "perf_event_open EMFILE on PAPI_overflow's reopen: no overflow, set kept",
-	  C_OPEN, 0, 2, 1, EMFILE, OP_OVF, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_OVF, PAPI_ECOUNT },
 
 	/* read(2): EINTR is retried, anything else is PAPI_ESYS and the
 	 * next call covers the whole run. */
 	{ __LINE__, "read EINTR once on PAPI_read: PAPI_OK, right values",
-	  C_READ, 0, 1, 1, EINTR, OP_READ, PAPI_OK },
+	  LOPE_CALL_READ, 0, 1, 1, EINTR, OP_READ, PAPI_OK },
 	{ __LINE__, "read EINTR 3 times on PAPI_read: PAPI_OK, right values",
-	  C_READ, 0, 1, 3, EINTR, OP_READ, PAPI_OK },
-	{ __LINE__, "read EIO on PAPI_read: PAPI_ESYS, next read works", C_READ,
-	  0, 1, 1, EIO, OP_READ, PAPI_ESYS },
+	  LOPE_CALL_READ, 0, 1, 3, EINTR, OP_READ, PAPI_OK },
+	{ __LINE__, "read EIO on PAPI_read: PAPI_ESYS, next read works",
+	  LOPE_CALL_READ, 0, 1, 1, EIO, OP_READ, PAPI_ESYS },
 	{ __LINE__, "read EINTR on a multiplexed set's 2nd event read: PAPI_OK",
-	  C_READ, 0, 2, 1, EINTR, OP_READ_MPX, PAPI_OK },
+	  LOPE_CALL_READ, 0, 2, 1, EINTR, OP_READ_MPX, PAPI_OK },
 	{ __LINE__, "read EIO on a multiplexed set's 2nd event read: PAPI_ESYS",
-	  C_READ, 0, 2, 1, EIO, OP_READ_MPX, PAPI_ESYS },
-	{ __LINE__, "read EINTR on PAPI_accum: PAPI_OK", C_READ, 0, 1, 1, EINTR,
-	  OP_ACCUM, PAPI_OK },
+	  LOPE_CALL_READ, 0, 2, 1, EIO, OP_READ_MPX, PAPI_ESYS },
+	{ __LINE__, "read EINTR on PAPI_accum: PAPI_OK", LOPE_CALL_READ, 0, 1,
+	  1, EINTR, OP_ACCUM, PAPI_OK },
 	{ __LINE__, "read EIO on PAPI_accum: PAPI_ESYS, values untouched",
-	  C_READ, 0, 1, 1, EIO, OP_ACCUM, PAPI_ESYS },
+	  LOPE_CALL_READ, 0, 1, 1, EIO, OP_ACCUM, PAPI_ESYS },
 	{ __LINE__, "read EINTR on PAPI_reset: PAPI_OK, values from the reset",
-	  C_READ, 0, 1, 1, EINTR, OP_RESET, PAPI_OK },
-	{ __LINE__, "read EIO on PAPI_reset: PAPI_ESYS, old bases kept", C_READ,
-	  0, 1, 1, EIO, OP_RESET, PAPI_ESYS },
-	{ __LINE__, "read EINTR on PAPI_stop: PAPI_OK", C_READ, 0, 1, 1, EINTR,
-	  OP_STOP, PAPI_OK },
-	{ __LINE__, "read EIO on PAPI_stop: PAPI_ESYS, still running", C_READ,
-	  0, 1, 1, EIO, OP_STOP, PAPI_ESYS },
+	  LOPE_CALL_READ, 0, 1, 1, EINTR, OP_RESET, PAPI_OK },
+	{ __LINE__, "read EIO on PAPI_reset: PAPI_ESYS, old bases kept",
+	  LOPE_CALL_READ, 0, 1, 1, EIO, OP_RESET, PAPI_ESYS },
+	{ __LINE__, "read EINTR on PAPI_stop: PAPI_OK", LOPE_CALL_READ, 0, 1, 1,
+	  EINTR, OP_STOP, PAPI_OK },
+	{ __LINE__, "read EIO on PAPI_stop: PAPI_ESYS, still running",
+	  LOPE_CALL_READ, 0, 1, 1, EIO, OP_STOP, PAPI_ESYS },
 	{ __LINE__,
 	  "read EIO on PAPI_stop of an overflowing set: PAPI_ESYS, overflows on",
-	  C_READ, 0, 1, 1, EIO, OP_OVF_STOP, PAPI_ESYS },
+	  LOPE_CALL_READ, 0, 1, 1, EIO, OP_OVF_STOP, PAPI_ESYS },
 
 	/* ioctl(2) */
-	{ __LINE__, "ioctl(ENABLE) EBUSY on PAPI_start: PAPI_ECNFLCT", C_IOCTL,
-	  PERF_EVENT_IOC_ENABLE, 1, 1, EBUSY, OP_START, PAPI_ECNFLCT },
-	{ __LINE__, "ioctl(ENABLE) EIO on PAPI_start: PAPI_ESYS", C_IOCTL,
-	  PERF_EVENT_IOC_ENABLE, 1, 1, EIO, OP_START, PAPI_ESYS },
+	{ __LINE__, "ioctl(ENABLE) EBUSY on PAPI_start: PAPI_ECNFLCT",
+	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EBUSY, OP_START,
+	  PAPI_ECNFLCT },
+	{ __LINE__, "ioctl(ENABLE) EIO on PAPI_start: PAPI_ESYS",
+	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EIO, OP_START,
+	  PAPI_ESYS },
 	{ __LINE__, "ioctl(DISABLE) EIO on PAPI_stop: PAPI_ESYS, still running",
-	  C_IOCTL, PERF_EVENT_IOC_DISABLE, 1, 1, EIO, OP_STOP, PAPI_ESYS },
+	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_DISABLE, 1, 1, EIO, OP_STOP,
+	  PAPI_ESYS },
 	{ __LINE__,
 	  "ioctl(ENABLE) EBUSY on a PAPI_start that reopens: PAPI_ECNFLCT",
-	  C_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EBUSY, OP_START_DIRTY,
+	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EBUSY, OP_START_DIRTY,
 	  PAPI_ECNFLCT },
 	{ __LINE__, "ioctl(REFRESH) EBUSY on PAPI_start of an overflowing set",
-	  C_IOCTL, PERF_EVENT_IOC_REFRESH, 1, 1, EBUSY, OP_OVF_START,
+	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_REFRESH, 1, 1, EBUSY, OP_OVF_START,
 	  PAPI_ECNFLCT },
 	{ __LINE__,
 	  "ioctl(ENABLE) EIO on PAPI_start of an overflowing set (refreshed)",
-	  C_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EIO, OP_OVF_START, PAPI_ESYS },
+	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EIO, OP_OVF_START,
+	  PAPI_ESYS },
 
 	/* mmap(2) of the ring buffer (as when perf_event_mlock_kb is used
 	 * up): overflow and profiling work on the context's address. */
 	{ __LINE__, "mmap EPERM on PAPI_overflow: PAPI_OK, context address",
-	  C_MMAP, 0, 1, 1, EPERM, OP_OVF, PAPI_OK },
+	  LOPE_CALL_MMAP, 0, 1, 1, EPERM, OP_OVF, PAPI_OK },
 	{ __LINE__, "mmap ENOMEM on PAPI_overflow: PAPI_OK, context address",
-	  C_MMAP, 0, 1, 1, ENOMEM, OP_OVF, PAPI_OK },
+	  LOPE_CALL_MMAP, 0, 1, 1, ENOMEM, OP_OVF, PAPI_OK },
 	{ __LINE__, "mmap EPERM on PAPI_profil: PAPI_OK, histogram filled",
-	  C_MMAP, 0, 1, 1, EPERM, OP_PROFIL, PAPI_OK },
+	  LOPE_CALL_MMAP, 0, 1, 1, EPERM, OP_PROFIL, PAPI_OK },
 	{ __LINE__, "mmap EPERM on PAPI_sprofil: PAPI_OK, histogram filled",
-	  C_MMAP, 0, 1, 1, EPERM, OP_SPROFIL, PAPI_OK },
+	  LOPE_CALL_MMAP, 0, 1, 1, EPERM, OP_SPROFIL, PAPI_OK },
 	{ __LINE__,
 	  "mmap EPERM adding to an overflowing set: PAPI_OK, still overflows",
-	  C_MMAP, 0, 1, 1, EPERM, OP_OVF_ADD, PAPI_OK },
+	  LOPE_CALL_MMAP, 0, 1, 1, EPERM, OP_OVF_ADD, PAPI_OK },
 	{ __LINE__,
 	  "mmap EPERM on a PAPI_start that reopens an overflowing set: PAPI_OK",
-	  C_MMAP, 0, 1, 1, EPERM, OP_OVF_START_DIRTY, PAPI_OK },
+	  LOPE_CALL_MMAP, 0, 1, 1, EPERM, OP_OVF_START_DIRTY, PAPI_OK },
 
 	/* fcntl(2): the overflow signal's routing. */
 	{ __LINE__, "fcntl(F_SETSIG) EINVAL on PAPI_overflow: PAPI_EINVAL",
-	  C_FCNTL, F_SETSIG, 1, 1, EINVAL, OP_OVF, PAPI_EINVAL },
+	  LOPE_CALL_FCNTL, F_SETSIG, 1, 1, EINVAL, OP_OVF, PAPI_EINVAL },
 	{ __LINE__, "fcntl(F_SETOWN_EX) EPERM on PAPI_overflow: PAPI_EPERM",
-	  C_FCNTL, F_SETOWN_EX, 1, 1, EPERM, OP_OVF, PAPI_EPERM },
+	  LOPE_CALL_FCNTL, F_SETOWN_EX, 1, 1, EPERM, OP_OVF, PAPI_EPERM },
 	{ __LINE__, "fcntl(F_SETOWN_EX) ESRCH on PAPI_overflow: PAPI_ESYS",
-	  C_FCNTL, F_SETOWN_EX, 1, 1, ESRCH, OP_OVF, PAPI_ESYS },
+	  LOPE_CALL_FCNTL, F_SETOWN_EX, 1, 1, ESRCH, OP_OVF, PAPI_ESYS },
 	{ __LINE__, "fcntl(F_SETFL O_ASYNC) EBADF on PAPI_overflow: PAPI_ESYS",
-	  C_FCNTL, F_SETFL, 1, 1, EBADF, OP_OVF, PAPI_ESYS },
+	  LOPE_CALL_FCNTL, F_SETFL, 1, 1, EBADF, OP_OVF, PAPI_ESYS },
 	{ __LINE__, "fcntl(F_SETSIG) EINVAL on PAPI_sprofil: PAPI_EINVAL",
-	  C_FCNTL, F_SETSIG, 1, 1, EINVAL, OP_SPROFIL, PAPI_EINVAL },
+	  LOPE_CALL_FCNTL, F_SETSIG, 1, 1, EINVAL, OP_SPROFIL, PAPI_EINVAL },
 };
 
 /*
@@ -413,19 +306,21 @@ static const struct row rows[] = {
 static const struct row bug_rows[] = {
 	{ __LINE__,
 	  "perf_event_open EMFILE on a PAPI_start that reopens: set still starts",
-	  C_OPEN, 0, 1, 1, EMFILE, OP_START_DIRTY, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EMFILE, OP_START_DIRTY, PAPI_ECOUNT },
 	{ __LINE__,
 	  "perf_event_open EMFILE adding to an overflowing set: overflow kept",
-	  C_OPEN, 0, 2, 1, EMFILE, OP_OVF_ADD, PAPI_ECOUNT },
+	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_OVF_ADD, PAPI_ECOUNT },
 	{ __LINE__,
 	  "fcntl(F_SETOWN_EX) ESRCH adding to an overflowing set: overflow kept",
-	  C_FCNTL, F_SETOWN_EX, 1, 1, ESRCH, OP_OVF_ADD, PAPI_ESYS },
+	  LOPE_CALL_FCNTL, F_SETOWN_EX, 1, 1, ESRCH, OP_OVF_ADD, PAPI_ESYS },
 	{ __LINE__,
 	  "fcntl(F_SETFL O_ASYNC) EBADF on a PAPI_start that reopens an overflowing set",
-	  C_FCNTL, F_SETFL, 1, 1, EBADF, OP_OVF_START_DIRTY, PAPI_ESYS },
+	  LOPE_CALL_FCNTL, F_SETFL, 1, 1, EBADF, OP_OVF_START_DIRTY,
+	  PAPI_ESYS },
 	{ __LINE__,
 	  "ioctl(DISABLE) EIO on PAPI_stop of an overflowing set: keeps counting",
-	  C_IOCTL, PERF_EVENT_IOC_DISABLE, 1, 1, EIO, OP_OVF_STOP, PAPI_ESYS },
+	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_DISABLE, 1, 1, EIO, OP_OVF_STOP,
+	  PAPI_ESYS },
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -594,26 +489,6 @@ static int counts(int set, int n, const char *what)
 			ok = 0;
 		}
 	return ok;
-}
-
-static int set_domain(int set, int dom)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.domain.eventset = set;
-	opt.domain.domain = dom;
-	return PAPI_set_opt(PAPI_DOMAIN, &opt);
-}
-
-static int get_domain(int set)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.domain.eventset = set;
-	return PAPI_get_opt(PAPI_DOMAIN, &opt) == PAPI_OK ? opt.domain.domain :
-							    -1;
 }
 
 static int state_of(int set)
@@ -932,7 +807,7 @@ static int op_start(const struct row *r, int *set)
 
 static int op_sampling(const struct row *r, int *set)
 {
-	int got, rc, maps = r->call == C_MMAP ? 0 : 1;
+	int got, rc, maps = r->call == LOPE_CALL_MMAP ? 0 : 1;
 
 	if (new_set(r->op == OP_OVF ? 2 : 1, set) != PAPI_OK)
 		return PAPI_EMISC;
@@ -984,7 +859,7 @@ static int op_ovf_add(const struct row *r, int *set)
 	if (nevents(*set) != n)
 		append("%d events in the set, want %d", nevents(*set), n);
 	holds(n, "after the add");
-	maps_are(r->call == C_MMAP ? 0 : 1, "after the add");
+	maps_are(r->call == LOPE_CALL_MMAP ? 0 : 1, "after the add");
 	(void)sample_run(OP_OVF, *set, "overflow after the add");
 	if (got != PAPI_OK) {
 		rc = PAPI_add_named_event(*set, ev[1]);
@@ -1075,7 +950,7 @@ static void *witness_main(void *arg)
 	return NULL;
 }
 
-static unsigned int nrows, nfailed, nfaults, by_call[NCALLS];
+static unsigned int nrows, nfailed, nfaults, by_call[LOPE_NCALLS];
 
 static void run_row(const struct row *r)
 {
@@ -1127,7 +1002,7 @@ static void run_row(const struct row *r)
 		       papi_err(r->expect));
 	if (inj.failed != r->times)
 		append("%s failed %d times (of %d matching calls), want %d",
-		       call_name[r->call], inj.failed, inj.seen, r->times);
+		       lope_call_name(r->call), inj.failed, inj.seen, r->times);
 	drop_set(&set);
 	n = fd_count();
 	if (n != base_fds)
@@ -1185,6 +1060,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	papi_init_or_exit();
+	lope_interpose_fault(fault);
 	calibrate();
 	fds0 = fd_count();
 	perf0 = perf_fd_count();
@@ -1222,8 +1098,9 @@ int main(int argc, char **argv)
 
 	lope_info(
 		"%u rows, %u faults injected (perf_event_open %u, read %u, ioctl %u, mmap %u, fcntl %u), %u rows failed",
-		nrows, nfaults, by_call[C_OPEN], by_call[C_READ],
-		by_call[C_IOCTL], by_call[C_MMAP], by_call[C_FCNTL], nfailed);
+		nrows, nfaults, by_call[LOPE_CALL_PERF_OPEN],
+		by_call[LOPE_CALL_READ], by_call[LOPE_CALL_IOCTL],
+		by_call[LOPE_CALL_MMAP], by_call[LOPE_CALL_FCNTL], nfailed);
 	wit.stop = 1;
 	(void)pthread_join(witness, NULL);
 	lope_check(wit.rc == PAPI_OK && wit.final >= wit.last &&

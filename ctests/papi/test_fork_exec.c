@@ -18,7 +18,7 @@
  * After each, the parent's set must keep counting the parent's own work
  * and nothing else, without an error.
  *
- * Report protocol: ctests/tap.h (children report through exit codes).
+ * Report protocol: ctests/lib/report.h (children report through exit codes).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -36,13 +36,11 @@ static long long last[2];    /* its last read */
  */
 static void check_parent_counts(const char *name, long long ns)
 {
-	long long v[2] = { 0, 0 }, t0, own;
+	long long v[2] = { 0, 0 }, own;
 	int rc;
 
 	rc = PAPI_read(pset, last);
-	t0 = thread_ns();
-	busy_ns(ns);
-	own = thread_ns() - t0;
+	own = spin_ns(ns);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(pset, v);
 	lope_check(rc == PAPI_OK && near(v[0] - last[0], own, 0.10, 2 * MS),
@@ -62,7 +60,7 @@ static void check_parent_counts(const char *name, long long ns)
  */
 static int child_reinit(void)
 {
-	long long v = 0, t0, own;
+	long long v = 0, own;
 	int set = PAPI_NULL, rc, bits = 0;
 
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
@@ -70,9 +68,7 @@ static int child_reinit(void)
 	rc = make_named_set(&set, names, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
 	if (rc != PAPI_OK)
@@ -94,7 +90,7 @@ static int child_reinit(void)
  */
 static int exec_helper(void)
 {
-	long long v = 0, t0, own;
+	long long v = 0, own;
 	int set = PAPI_NULL, rc, bits = 0;
 
 	if (perf_fd_count() != 0)
@@ -106,9 +102,7 @@ static int exec_helper(void)
 	rc = make_named_set(&set, names, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(10 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(10 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
 	if (rc != PAPI_OK || !near(v, own, 0.10, 2 * MS))
@@ -293,8 +287,9 @@ static void test_hw(void)
 	int set = PAPI_NULL, rc, st = -1;
 	pid_t pid;
 
-	if (!hw_pmu()) {
-		lope_skip("hw_forked_child_has_no_perf_maps", NO_PMU_REASON);
+	if (!lope_core_pmu()) {
+		lope_skip("hw_forked_child_has_no_perf_maps",
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	/* A separate, stopped set: the parent's running one stays. */

@@ -26,29 +26,22 @@
  *   sysfs tree (LOPE_SYSFS_ROOT) that gives the real msr PMU's type a
  *   .scale, and reads the FP64 event as Caliper does (a double).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <ftw.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/stat.h>
 
 #include "papi_util.h"
+#include "tree.h"
 
 #define SYSFS "/sys/bus/event_source/devices"
 
 static int tc, pf, cc, tsc, cpu9999; /* codes; tsc 0 without msr::tsc */
 static const int unknown = (int)(PAPI_NATIVE_MASK | 0xabcdef);
-
-static int code_of(const char *name)
-{
-	int code = 0;
-
-	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
-}
 
 /* ------------------------------------------------- PAPI_add_events */
 
@@ -353,36 +346,6 @@ static void sweep_types(const char *prefix, struct sweep *s)
 
 static char tree[PATH_MAX];
 
-static int put(const char *rel, const char *text)
-{
-	char path[PATH_MAX * 2], *slash;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	for (slash = path + strlen(tree) + 1; (slash = strchr(slash, '/'));
-	     slash++) {
-		*slash = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = fputs(text, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* The child: the sweep on the fake tree, and an FP64 value as a double. */
 static int fake_child(void)
 {
@@ -438,18 +401,16 @@ static void test_fake_sysfs(void)
 		return;
 	}
 	fclose(f);
-	snprintf(tree, sizeof(tree), "%s/lope-caliper.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tree)) {
+	if (tree_make(tree, sizeof(tree), "caliper")) {
 		lope_fail("fake sysfs", "mkdtemp failed");
 		return;
 	}
-	err |= put("fakemsr/type", type);
-	err |= put("fakemsr/format/event", "config:0-63\n");
-	err |= put("fakemsr/events/tsc", "event=0x00\n");
-	err |= put("fakemsr/events/tsc.scale", "0.5\n");
-	err |= put("fakemsr/events/tsc.unit", "halfticks\n");
-	err |= put("fakemsr/events/smi", "event=0x04\n");
+	err |= tree_put(tree, "fakemsr/type", type);
+	err |= tree_put(tree, "fakemsr/format/event", "config:0-63\n");
+	err |= tree_put(tree, "fakemsr/events/tsc", "event=0x00\n");
+	err |= tree_put(tree, "fakemsr/events/tsc.scale", "0.5\n");
+	err |= tree_put(tree, "fakemsr/events/tsc.unit", "halfticks\n");
+	err |= tree_put(tree, "fakemsr/events/smi", "event=0x04\n");
 	if (err) {
 		lope_fail("fake sysfs", "cannot write %s", tree);
 	} else {
@@ -464,7 +425,7 @@ static void test_fake_sysfs(void)
 		lope_check(st == 0 || st == 3, "fake sysfs: child finished",
 			   "status %d (3: a case failed, see above)", st);
 	}
-	(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	(void)tree_remove(tree);
 }
 
 int main(int argc, char **argv)

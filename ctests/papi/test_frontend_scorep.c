@@ -21,7 +21,7 @@
  *   finalisation: stop, overflow off, cleanup, destroy; no descriptor or
  *   perf mapping left.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,6 +30,7 @@
 #include <pthread.h>
 
 #include "papi_util.h"
+#include "sw_counter.h"
 
 #define NLOC 3
 #define NEV 3
@@ -84,29 +85,6 @@ static void fail_at(struct location *l, const char *what, int rc)
 	}
 }
 
-static int raw_open(unsigned long long config)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = config;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-			    PERF_FLAG_FD_CLOEXEC);
-}
-
-static long long raw_read(int fd)
-{
-	long long v = -1;
-
-	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-		return -1;
-	return v;
-}
-
 /* Score-P's enter/exit hook: read the metrics, no reset. */
 static void metrics(struct location *l)
 {
@@ -143,8 +121,8 @@ static void run_phase(struct location *l, struct phase *p)
 	l->cur = p;
 	if (PAPI_state(l->set, &state) == PAPI_OK)
 		p->state_overflowing = !!(state & PAPI_OVERFLOWING);
-	c0 = raw_read(l->fc);
-	f0 = raw_read(l->ff);
+	c0 = sw_counter_read(l->fc);
+	f0 = sw_counter_read(l->ff);
 	t0 = thread_ns();
 	rc = PAPI_start(l->set);
 	if (rc != PAPI_OK)
@@ -154,8 +132,8 @@ static void run_phase(struct location *l, struct phase *p)
 			fail_at(l, "touch_pages", PAPI_ENOMEM);
 		region(l, 1 + i % 3);
 	}
-	p->raw_clock = raw_read(l->fc) - c0;
-	p->raw_faults = raw_read(l->ff) - f0;
+	p->raw_clock = sw_counter_read(l->fc) - c0;
+	p->raw_faults = sw_counter_read(l->ff) - f0;
 	rc = PAPI_stop(l->set, p->stopv);
 	p->cpu = thread_ns() - t0;
 	l->cur = NULL;
@@ -191,8 +169,8 @@ static void *location_main(void *arg)
 		if (rc != PAPI_OK)
 			fail_at(l, "PAPI_add_event", rc);
 	}
-	l->fc = raw_open(PERF_COUNT_SW_TASK_CLOCK);
-	l->ff = raw_open(PERF_COUNT_SW_PAGE_FAULTS);
+	l->fc = sw_counter_open(PERF_COUNT_SW_TASK_CLOCK, 1);
+	l->ff = sw_counter_open(PERF_COUNT_SW_PAGE_FAULTS, 1);
 	if (l->fc < 0 || l->ff < 0)
 		fail_at(l, "perf_event_open of the separate counters",
 			PAPI_ESYS);

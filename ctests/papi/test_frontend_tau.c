@@ -23,7 +23,7 @@
  * - Stop, cleanup, destroy, unregister: no descriptor or perf mapping
  *   left.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,6 +33,7 @@
 #include <sys/ioctl.h>
 
 #include "papi_util.h"
+#include "sw_counter.h"
 
 #define NTHREADS 4 /* the main thread and three more */
 #define NEV 3
@@ -72,29 +73,6 @@ static struct result res[NTHREADS];
 static pthread_barrier_t barrier;
 
 /* A counter of this thread, read(2) gives its value. */
-static int raw_open(unsigned long long config)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = config;
-	a.exclude_kernel = 1; /* PAPI's default domain is the user's */
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-			    PERF_FLAG_FD_CLOEXEC);
-}
-
-static long long raw_read(int fd)
-{
-	long long v = -1;
-
-	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-		return -1;
-	return v;
-}
-
 static void fail_at(struct result *r, const char *what, int rc)
 {
 	if (!r->failed) {
@@ -130,15 +108,15 @@ static void measure(struct result *r)
 			fail_at(r, "PAPI_add_event", rc);
 	}
 	r->mpx = PAPI_get_multiplex(set);
-	fc = raw_open(PERF_COUNT_SW_TASK_CLOCK);
-	ff = raw_open(PERF_COUNT_SW_PAGE_FAULTS);
+	fc = sw_counter_open(PERF_COUNT_SW_TASK_CLOCK, 1);
+	ff = sw_counter_open(PERF_COUNT_SW_PAGE_FAULTS, 1);
 	if (fc < 0 || ff < 0)
 		fail_at(r, "perf_event_open of the separate counters",
 			PAPI_ESYS);
 	pthread_barrier_wait(&barrier);
 
-	c0 = raw_read(fc);
-	f0 = raw_read(ff);
+	c0 = sw_counter_read(fc);
+	f0 = sw_counter_read(ff);
 	rc = PAPI_start(set);
 	if (rc != PAPI_OK)
 		fail_at(r, "PAPI_start", rc);
@@ -160,8 +138,8 @@ static void measure(struct result *r)
 		if (rc != PAPI_OK)
 			fail_at(r, "PAPI_reset", rc);
 	}
-	c1 = raw_read(fc);
-	f1 = raw_read(ff);
+	c1 = sw_counter_read(fc);
+	f1 = sw_counter_read(ff);
 	r->raw_clock = c1 - c0;
 	r->raw_faults = f1 - f0;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_hw: hardware counter tests.  Skipped (each case, with the reason)
- * when the machine has no core PMU (ctests/core_pmu.h: no cpu PMU, nor
+ * when the machine has no core PMU (ctests/lib/core_pmu.h: no cpu PMU, nor
  * one with a cpus file, in sysfs; a VM without a virtual PMU, like our CI
  * machine).
  *
@@ -16,50 +16,18 @@
  *    within 0.1%, and under LOPE_NO_RDPMC=1 the component reports
  *    fast_counter_read = 0;
  *  - PAPI_read makes no read(2) call when fast_counter_read is 1, at least
- *    one when it is 0 (read(2) is interposed and counted);
+ *    one when it is 0 (read(2) is interposed and counted:
+ *    ctests/lib/interpose.h);
  *  - hardware events' perf pages are mapped when the events are added, and
  *    PAPI_start + the first PAPI_read of a fresh set take no minor fault.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <link.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <papi.h>
-
-#include "core_pmu.h"
-#include "tap.h"
-
-/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
-static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
-		*(const char **)data = info->dlpi_name;
-		return 1;
-	}
-	return 0;
-}
-
-static const char *libpapi_path(void)
-{
-	const char *path = "(none: linked statically?)";
-
-	dl_iterate_phdr(libpapi_path_cb, &path);
-	return path;
-}
+#include "interpose.h"
+#include "papi_util.h"
 
 #define REPS 7
 
@@ -74,35 +42,6 @@ static const char *const cases[] = {
 	"hw_start_first_read_no_minflt",
 	"read_syscalls_match_fast_counter_read",
 };
-
-/*
- * read(2) as libpapi.so sees it: this executable's definition interposes
- * on libc's and counts the calls, so the test can tell whether PAPI_read
- * used the read(2) path or read the counters in user space.
- */
-static volatile unsigned long read_calls;
-
-ssize_t read(int fd, void *buf, size_t count)
-{
-	read_calls++;
-	return (ssize_t)syscall(SYS_read, fd, buf, count);
-}
-
-/* Lines of /proc/self/maps that map a perf event. */
-static int perf_maps(void)
-{
-	char line[512];
-	int np = 0;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "anon_inode:[perf_event]"))
-			np++;
-	fclose(f);
-	return np;
-}
 
 /* Touch 128 KiB of stack below us so measured calls find it mapped. */
 static __attribute__((noinline)) void warm_stack(void)
@@ -131,7 +70,6 @@ static const char *tot_ins_name = "PAPI_TOT_INS";
 /* A user-domain set of instructions (and cycles when @cyc). */
 static int make_set(int *set, int cyc)
 {
-	PAPI_option_t opt;
 	int rc;
 
 	*set = PAPI_NULL;
@@ -139,10 +77,7 @@ static int make_set(int *set, int cyc)
 	if (rc == PAPI_OK)
 		rc = PAPI_assign_eventset_component(*set, 0);
 	if (rc == PAPI_OK) {
-		memset(&opt, 0, sizeof(opt));
-		opt.domain.eventset = *set;
-		opt.domain.domain = PAPI_DOM_USER;
-		rc = PAPI_set_opt(PAPI_DOMAIN, &opt);
+		rc = set_domain(*set, PAPI_DOM_USER);
 	}
 	if (rc == PAPI_OK) {
 		rc = PAPI_add_named_event(*set, "PAPI_TOT_INS");
@@ -157,18 +92,6 @@ static int make_set(int *set, int cyc)
 			rc = PAPI_add_named_event(*set, "perf::CYCLES");
 	}
 	return rc;
-}
-
-static void drop_set(int *set)
-{
-	long long v[2];
-
-	if (*set == PAPI_NULL)
-		return;
-	PAPI_stop(*set, v);
-	PAPI_cleanup_eventset(*set);
-	PAPI_destroy_eventset(set);
-	*set = PAPI_NULL;
 }
 
 /* Smallest instruction count of REPS runs of loop2(@n); -rc on error. */
@@ -279,11 +202,7 @@ int main(int argc, char **argv)
 	sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[sn > 0 ? sn : 0] = 0;
 
-	rc = PAPI_library_init(PAPI_VER_CURRENT);
-	if (!lope_check(rc == PAPI_VER_CURRENT, "library_init",
-			"PAPI_library_init returned %d", rc))
-		lope_exit();
-	lope_info("libpapi: %s", libpapi_path());
+	papi_init_or_exit();
 	ci = PAPI_get_component_info(0);
 	{
 		char path[128];
@@ -302,9 +221,9 @@ int main(int argc, char **argv)
 		  rdpmc_attr, ci ? ci->fast_counter_read : 0,
 		  ci ? ci->description : "?");
 
-	maps0 = perf_maps();
+	maps0 = perf_maps_count();
 	rc = make_set(&set, 1);
-	maps1 = perf_maps();
+	maps1 = perf_maps_count();
 	if (rc != PAPI_OK) {
 		lope_fail("build_set_tot_ins_tot_cyc", "rc=%d (%s)", rc,
 			  PAPI_strerror(rc));
@@ -360,10 +279,10 @@ int main(int argc, char **argv)
 	/* read(2) calls per PAPI_read: none on the rdpmc path, >= 1 on the
 	 * read(2) path */
 	rc = PAPI_start(set);
-	nreads = read_calls;
+	nreads = lope_calls(LOPE_CALL_READ);
 	for (i = 0; i < 100 && rc == PAPI_OK; i++)
 		rc = PAPI_read(set, v);
-	nreads = read_calls - nreads;
+	nreads = lope_calls(LOPE_CALL_READ) - nreads;
 	PAPI_stop(set, v);
 	if (ci && ci->fast_counter_read)
 		lope_check(rc == PAPI_OK && nreads == 0, cases[8],

@@ -20,7 +20,7 @@
 # Without valgrind the callgrind checks SKIP (the counter method is
 # checked wherever it can count).
 #
-# Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
+# Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
 nfail=0

@@ -9,40 +9,20 @@
  * clock, ours) and pages really touched.  Inherited sets are read with
  * read(2) (an interposed read() counts the calls).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
 
+#include "interpose.h"
 #include "papi_util.h"
-
-static volatile int count_reads;
-static volatile unsigned long read_calls;
-
-/* read(2) as libpapi.so sees it, counted while count_reads is set. */
-ssize_t read(int fd, void *buf, size_t count)
-{
-	if (count_reads)
-		read_calls++;
-	return syscall(SYS_read, fd, buf, count);
-}
 
 enum { TC, PF, NEV };
 static const char *const names[NEV] = { "perf::TASK-CLOCK",
 					"perf::PAGE-FAULTS" };
 #define NPAGES 300
-
-static int set_inherit(int set, int on)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.inherit.eventset = set;
-	opt.inherit.inherit = on ? PAPI_INHERIT_ALL : PAPI_INHERIT_NONE;
-	return PAPI_set_opt(PAPI_INHERIT, &opt);
-}
 
 static int inherited_set(int *set)
 {
@@ -85,10 +65,8 @@ static int counts_child(const long long *v, const struct run *r)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->inherit == 1, "cmpinfo_inherit", "inherit=%d",
 		   ci->inherit);
 }
@@ -117,6 +95,7 @@ static void test_no_inherit(void)
 static void test_inherit_children(void)
 {
 	PAPI_option_t opt;
+	unsigned long nreads;
 	long long v[NEV] = { 0 }, v2[NEV] = { 0 };
 	struct run r = { 0 }, r2 = { 0 };
 	int set = PAPI_NULL, rc, fds = fd_count();
@@ -164,15 +143,14 @@ static void test_inherit_children(void)
 		   "%lld ns, we used %lld ns",
 		   papi_err(rc), v2[TC], v2[PF], r2.child_busy, r2.own);
 
-	read_calls = 0;
-	count_reads = 1;
+	nreads = lope_calls(LOPE_CALL_READ);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v2);
-	count_reads = 0;
-	lope_check(rc == PAPI_OK && read_calls >= 1,
+	nreads = lope_calls(LOPE_CALL_READ) - nreads;
+	lope_check(rc == PAPI_OK && nreads >= 1,
 		   "inherit_read_uses_read_syscall",
 		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
-		   read_calls);
+		   nreads);
 
 	/* A stopped set: a child that lives and dies meanwhile is not
 	 * counted after the restart either. */
@@ -255,17 +233,13 @@ static void test_grandchild(void)
 	pid = fork();
 	if (pid == 0) {
 		pid_t g = fork();
-		long long s = 0, t;
+		long long s = 0;
 
 		if (g == 0) {
-			t = thread_ns();
-			busy_ns(50 * MS);
-			s = thread_ns() - t;
+			s = spin_ns(50 * MS);
 			_exit(pipe_put_buf(p[1], &s, sizeof(s)) ? 1 : 0);
 		}
-		t = thread_ns();
-		busy_ns(20 * MS);
-		s = thread_ns() - t;
+		s = spin_ns(20 * MS);
 		_exit(g > 0 && wait_child(g) == 0 &&
 				      pipe_put_buf(p[1], &s, sizeof(s)) == 0 ?
 			      0 :
@@ -411,9 +385,9 @@ static void test_hw(void)
 	struct run r = { 0 };
 	int set = PAPI_NULL, rc;
 
-	if (!hw_pmu()) {
+	if (!lope_core_pmu()) {
 		lope_skip("hw_inherit_counts_child_instructions",
-			  NO_PMU_REASON);
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	rc = make_named_set(&set, ins, 1);
@@ -434,22 +408,17 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo,
+		test_no_inherit,
+		test_inherit_children,
+		test_live_child,
+		test_grandchild,
+		test_threads,
+		test_child_forked_before,
+		test_cpu_attach,
+		test_hw,
+	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	papi_init_or_exit();
-	fds = fd_count();
-	test_cmpinfo();
-	test_no_inherit();
-	test_inherit_children();
-	test_live_child();
-	test_grandchild();
-	test_threads();
-	test_child_forked_before();
-	test_cpu_attach();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
-	PAPI_shutdown();
-	return lope_done();
+	return papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -27,16 +27,18 @@
  *    refused; where libpfm4 knows the CPU, the fake core PMUs are not
  *    offered.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <ftw.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 
+#include <stdint.h>
+
 #include "papi_util.h"
+#include "tree.h"
 
 #define CHILD_ARG "--fake-sysfs"
 
@@ -122,15 +124,13 @@ static void test_mode(void)
 static void test_task_clock(void)
 {
 	static const char *const names[] = { "perf::TASK-CLOCK" };
-	long long v = 0, t0, own;
+	long long v = 0, own;
 	int set, rc;
 
 	rc = make_named_set(&set, names, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
 	drop_set(&set);
@@ -321,53 +321,23 @@ static void test_listed_presets_add(void)
 
 /* ------------------------------------------------ the fake sysfs tree */
 
-static int put(const char *rel, const char *text)
-{
-	char path[PATH_MAX + 64], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	for (slash = strchr(path + strlen(tree) + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return fclose(f) ? -1 : 0;
-}
-
 /* Core PMUs, x86- and Arm-named, on the software PMU's type (1). */
 static int make_tree(void)
 {
 	int err = 0;
 
-	snprintf(tree, sizeof(tree), "%s/lope-modes.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tree))
+	if (tree_make(tree, sizeof(tree), "modes"))
 		return -1;
-	err |= put("cpu/type", "1\n");
-	err |= put("cpu/format/event", "config:0-7\n");
-	err |= put("cpu/format/umask", "config:8-15\n");
-	err |= put("cpu/events/task-clock", "event=0x01\n");
-	err |= put("armv8_pmuv3_0/type", "1\n");
-	err |= put("armv8_pmuv3_0/cpus", "0\n");
-	err |= put("armv8_pmuv3_0/format/event", "config:0-15\n");
-	err |= put("armv8_pmuv3_0/events/page_faults", "event=0x0002\n");
+	err |= tree_put(tree, "cpu/type", "1\n");
+	err |= tree_put(tree, "cpu/format/event", "config:0-7\n");
+	err |= tree_put(tree, "cpu/format/umask", "config:8-15\n");
+	err |= tree_put(tree, "cpu/events/task-clock", "event=0x01\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/type", "1\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/cpus", "0\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/format/event", "config:0-15\n");
+	err |= tree_put(tree, "armv8_pmuv3_0/events/page_faults",
+			"event=0x0002\n");
 	return err;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 /* Count @name over some work: 'c'pu time in ns, or 'p'age faults. */
@@ -396,13 +366,6 @@ static void count_named(const char *name, char what)
 		   label, "rc %s: %lld, want %lld", papi_err(rc), v, want);
 }
 
-static int name_code(const char *name)
-{
-	int code = 0;
-
-	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
-}
-
 /* Is @name among component 0's enumerated events? */
 static int enumerated(const char *name)
 {
@@ -422,7 +385,7 @@ static int enumerated(const char *name)
 static void fake_unknown_cpu(void)
 {
 	char back[PAPI_MAX_STR_LEN];
-	int a = name_code("cpu::event=0x2"), b = name_code("cpu::event=0x2");
+	int a = code_of("cpu::event=0x2"), b = code_of("cpu::event=0x2");
 
 	lope_check(enumerated("cpu::task-clock") &&
 			   enumerated("armv8_pmuv3_0::page_faults"),
@@ -437,10 +400,10 @@ static void fake_unknown_cpu(void)
 			   !strcmp(back, "cpu::event=0x2"),
 		   "sysfs raw name: one code, named back", "%#x %#x '%s'", a, b,
 		   a ? back : "");
-	lope_check(name_code("cpu::nosuch=1") == 0 &&
-			   name_code("cpu::event=0x100") == 0 &&
-			   name_code("cpu::nosuchevent") == 0 &&
-			   name_code("nosuchpmu::event=1") == 0,
+	lope_check(code_of("cpu::nosuch=1") == 0 &&
+			   code_of("cpu::event=0x100") == 0 &&
+			   code_of("cpu::nosuchevent") == 0 &&
+			   code_of("nosuchpmu::event=1") == 0,
 		   "sysfs bad names and terms refused", "a code was given");
 }
 
@@ -454,8 +417,8 @@ static void fake_known_cpu(void)
 			  cpu_component()->description);
 		return;
 	}
-	lope_check(name_code("cpu::task-clock") == 0 &&
-			   name_code("cpu::event=0x1") == 0,
+	lope_check(code_of("cpu::task-clock") == 0 &&
+			   code_of("cpu::event=0x1") == 0,
 		   what, "cpu::task-clock has a code");
 }
 
@@ -511,8 +474,7 @@ static void test_fake_sysfs(const char *self)
 		else
 			run_fake(self, NULL);
 	}
-	if (strstr(tree, "/lope-modes."))
-		(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	(void)tree_remove(tree);
 }
 
 int main(int argc, char **argv)

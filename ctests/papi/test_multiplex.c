@@ -14,23 +14,13 @@
  * ctests/engine; the hardware variant, with more events than counters,
  * is skipped without a core PMU.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "interpose.h"
 #include "papi_util.h"
-
-static volatile int count_reads;
-static volatile unsigned long read_calls;
-
-/* read(2) as libpapi.so sees it, counted while count_reads is set. */
-ssize_t read(int fd, void *buf, size_t count)
-{
-	if (count_reads)
-		read_calls++;
-	return syscall(SYS_read, fd, buf, count);
-}
 
 /* What an event counts, for the checks. */
 enum kind { CLOCK, FAULTS, ANY };
@@ -103,11 +93,9 @@ static int bad_value(const long long *v, int n, long long own, int pages)
 
 static void test_cmpinfo(void)
 {
-	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+	const PAPI_component_info_t *ci = cmpinfo_or_exit();
 	int rc;
 
-	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
-		lope_exit();
 	lope_check(ci->kernel_multiplex == 1, "cmpinfo_kernel_multiplex",
 		   "kernel_multiplex=%d", ci->kernel_multiplex);
 	lope_check(ci->num_mpx_cntrs >= NALL, "cmpinfo_num_mpx_cntrs",
@@ -121,6 +109,7 @@ static void test_small(void)
 {
 	long long v[NSMALL] = { 0 }, prev[NSMALL] = { 0 }, t0, own, sum = 0;
 	int set = PAPI_NULL, rc, bad, i, j, mono = 1;
+	unsigned long nreads;
 
 	rc = mpx_set(&set, NSMALL);
 	if (!lope_check(rc == PAPI_OK, "set_multiplex_then_add", "rc=%s",
@@ -160,9 +149,7 @@ static void test_small(void)
 		   "rc=%s after reset: task-clock %lld cpu-clock %lld ns, "
 		   "page-faults %lld",
 		   papi_err(rc), v[0], v[1], v[2]);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
 	lope_check(rc == PAPI_OK && near(v[0], own, 0.10, 3 * MS) &&
@@ -185,15 +172,14 @@ static void test_small(void)
 		   "rc=%s; 200 reads, monotonic %d", papi_err(rc), mono);
 
 	/* One kernel group per event: one read(2) per event. */
-	read_calls = 0;
-	count_reads = 1;
+	nreads = lope_calls(LOPE_CALL_READ);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
-	count_reads = 0;
-	lope_check(rc == PAPI_OK && read_calls >= NSMALL,
+	nreads = lope_calls(LOPE_CALL_READ) - nreads;
+	lope_check(rc == PAPI_OK && nreads >= NSMALL,
 		   "mpx_read_reads_each_event",
 		   "rc=%s, %lu read(2) calls for %d events", papi_err(rc),
-		   read_calls, NSMALL);
+		   nreads, NSMALL);
 
 	/* Accum: the sum of accums covers the whole span. */
 	if (rc == PAPI_OK)
@@ -321,13 +307,13 @@ static void test_twenty(void)
 static void test_force_sw(void)
 {
 	PAPI_option_t opt;
-	long long v[NSMALL] = { 0 }, t0, own;
+	long long v[NSMALL] = { 0 }, own;
 	int set = PAPI_NULL, rc, i;
 
-	if (!hw_pmu()) {
-		lope_skip("sw_multiplex_values_sane",
-			  NO_PMU_REASON " (PAPI's software multiplexing pairs "
-					"each event with PAPI_TOT_CYC)");
+	if (!lope_core_pmu()) {
+		lope_skip("sw_multiplex_values_sane", LOPE_NO_CORE_PMU_REASON
+			  " (PAPI's software multiplexing pairs "
+			  "each event with PAPI_TOT_CYC)");
 		return;
 	}
 	rc = PAPI_create_eventset(&set);
@@ -345,9 +331,7 @@ static void test_force_sw(void)
 	lope_check(rc == PAPI_OK, "sw_multiplex_set", "rc=%s", papi_err(rc));
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(200 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(200 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && v[0] >= own / 2 && v[0] <= own * 2 &&
@@ -389,10 +373,11 @@ static void test_hw(void)
 	char names[NHW + NSYSFS][PAPI_MAX_STR_LEN];
 	long long v[NHW + NSYSFS] = { 0 };
 	int set = PAPI_NULL, rc, i, n = 0, added = 0, neg = 0, counters;
-	const char *pmu = hw_pmu();
+	const char *pmu = lope_core_pmu();
 
 	if (!pmu) {
-		lope_skip("hw_mpx_more_events_than_counters", NO_PMU_REASON);
+		lope_skip("hw_mpx_more_events_than_counters",
+			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
 	for (i = 0; i < NHW; i++)
@@ -430,19 +415,10 @@ static void test_hw(void)
 
 int main(void)
 {
-	int fds;
+	static void (*const tests[])(void) = {
+		test_cmpinfo, test_small,    test_convert,
+		test_twenty,  test_force_sw, test_hw,
+	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	papi_init_or_exit();
-	fds = fd_count();
-	test_cmpinfo();
-	test_small();
-	test_convert();
-	test_twenty();
-	test_force_sw();
-	test_hw();
-	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
-		   "descriptors %d after init, %d at the end", fds, fd_count());
-	PAPI_shutdown();
-	return lope_done();
+	return papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 }

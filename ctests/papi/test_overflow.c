@@ -16,15 +16,17 @@
  * PAPI_sprofil put their samples on the busy function; bad inputs; no
  * descriptor or mapping left after cleanup and destroy.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include "papi_util.h"
+#include "sw_counter.h"
 
 #define THRESHOLD 1000000 /* 1 ms of CPU time */
 #define BUSY (400 * MS)
@@ -48,13 +50,6 @@ struct seen {
 
 static __thread struct seen seen;
 static volatile long stray_calls; /* on a thread that measures nothing */
-
-static int code_of(const char *name)
-{
-	int code = 0;
-
-	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
-}
 
 static void check_read(int set)
 {
@@ -121,9 +116,10 @@ static int overflow_set(int *set, const char *const *names, int n, int ovf,
 /* Run @set for @ns of this thread's CPU time; the CPU time it took. */
 /*
  * The share of the last busy run's CPU time spent in user mode: a
- * user-domain sample whose period ends in the kernel (busy_ns() asks the
- * kernel for the thread's clock) is dropped, so that share of the periods
- * is what the kernel can deliver; it moves with the machine and its load.
+ * user-domain sample whose period ends in the kernel (PAPI's calls, the
+ * delivery of the signal, busy_ns()'s few reads of the thread's clock) is
+ * dropped, so that share of the periods is what the kernel can deliver;
+ * it moves with the machine and its load.
  */
 static double user_share = 1.0;
 
@@ -221,9 +217,7 @@ static void test_rate(const char *event)
 	if (rc == PAPI_OK) {
 		long long s0, u0 = user_sys_ns(&s0), s1, u1;
 
-		ns = thread_ns();
-		busy_ns(BUSY);
-		ns = thread_ns() - ns;
+		ns = spin_ns(BUSY);
 		rc = PAPI_stop(set, v);
 		u1 = user_sys_ns(&s1);
 		if (u1 - u0 + s1 - s0 > 0)
@@ -290,29 +284,43 @@ out:
 	drop_set(&set);
 }
 
+/*
+ * The handler's last task-clock is held against a task-clock of this
+ * thread opened directly around the run, not against the thread's CPU
+ * clock: in a KVM guest the kernel leaves the time the host stole out of
+ * a thread's CPU time (paravirt steal accounting) but not out of
+ * task-clock, which ran 1.015 ms ahead over 200 ms once here.
+ */
 static void test_read_in_handler(void)
 {
 	const char *const names[] = { task_clock, page_faults };
-	long long ns;
-	int set, rc;
+	long long ns, c0, sep = -1;
+	int set, rc, fd = sw_counter_open(PERF_COUNT_SW_TASK_CLOCK, 1);
 
 	rc = overflow_set(&set, names, 2, 0, THRESHOLD);
 	seen.read_in_handler = 1;
 	if (!lope_check(rc == PAPI_OK, "read in handler: setup", "%s",
 			papi_err(rc)))
 		goto out;
+	c0 = sw_counter_read(fd);
 	ns = run_busy(set, 200 * MS, &rc);
+	if (fd >= 0 && c0 >= 0)
+		sep = sw_counter_read(fd) - c0;
 	lope_check(rc == PAPI_OK && seen.calls > 0 && !seen.read_errors &&
 			   !seen.not_monotonic,
 		   "read in handler: PAPI_OK, monotonic values",
 		   "rc %s, %ld calls, %ld errors, %ld not monotonic",
 		   papi_err(rc), seen.calls, seen.read_errors,
 		   seen.not_monotonic);
-	lope_check(seen.last[0] > 0 && seen.last[0] <= ns + MS,
+	lope_check(seen.last[0] > 0 && seen.last[0] <= sep,
 		   "read in handler: task-clock within the run",
-		   "last %lld ns of %lld", seen.last[0], ns);
+		   "last %lld ns; separately %lld ns over the run, %lld ns of "
+		   "CPU time",
+		   seen.last[0], sep, ns);
 out:
 	drop_set(&set);
+	if (fd >= 0)
+		close(fd);
 }
 
 /*
@@ -368,9 +376,7 @@ static void test_short_runs(void)
 	for (i = 0; rc == PAPI_OK && i < 40; i++)
 		ns += run_busy(set, 10 * MS, &rc);
 	after_stop = seen.calls;
-	quiet = thread_ns();
-	busy_ns(50 * MS);
-	quiet = thread_ns() - quiet;
+	quiet = spin_ns(50 * MS);
 	lope_check(rc == PAPI_OK && rate_ok(seen.calls, ns, MS),
 		   "short runs: 40 start/stop of 10 ms keep the rate",
 		   "rc %s, %ld calls over %lld ms", papi_err(rc), seen.calls,

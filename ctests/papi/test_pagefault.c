@@ -23,45 +23,16 @@
  * page costs the kernel a rewrite on every reset, enable and context
  * switch).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <link.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <papi.h>
-
-#include "tap.h"
-
-/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
-static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
-		*(const char **)data = info->dlpi_name;
-		return 1;
-	}
-	return 0;
-}
-
-static const char *libpapi_path(void)
-{
-	const char *path = "(none: linked statically?)";
-
-	dl_iterate_phdr(libpapi_path_cb, &path);
-	return path;
-}
+#include "papi_util.h"
+#include "sw_counter.h"
 
 #define NEV 3
 static const char *const ev_names[NEV] = {
@@ -69,53 +40,6 @@ static const char *const ev_names[NEV] = {
 	"perf::PAGE-FAULTS",
 	"perf::CONTEXT-SWITCHES",
 };
-
-/* Lines of /proc/self/maps that map a perf event. */
-static int perf_maps(void)
-{
-	static char buf[1 << 16];
-	char line[512];
-	size_t ll = 0;
-	ssize_t n, i;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), np = 0;
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < n; i++) {
-			if (ll < sizeof(line) - 1)
-				line[ll++] = buf[i];
-			if (buf[i] == '\n') {
-				line[ll] = 0;
-				if (strstr(line, "anon_inode:[perf_event]"))
-					np++;
-				ll = 0;
-			}
-		}
-	close(fd);
-	return np;
-}
-
-static int open_minflt_counter(void)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
-	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-
-static uint64_t read_counter(int fd)
-{
-	uint64_t v = 0;
-
-	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-		return UINT64_MAX;
-	return v;
-}
 
 /* Touch 128 KiB of stack below us so the measured calls find it mapped. */
 static __attribute__((noinline)) void warm_stack(void)
@@ -142,15 +66,11 @@ int main(void)
 {
 	struct rusage ru0, ru1;
 	long long vals[NEV];
-	uint64_t pf0, pf1;
+	long long pf0, pf1;
 	int rc, rc_start, rc_read, set, warm, maps_before, maps_after, pfd;
 	long d_ru;
 
-	rc = PAPI_library_init(PAPI_VER_CURRENT);
-	if (!lope_check(rc == PAPI_VER_CURRENT, "library_init",
-			"PAPI_library_init returned %d", rc))
-		lope_exit();
-	lope_info("libpapi: %s", libpapi_path());
+	papi_init_or_exit();
 
 	/* Warm-up on another set: same calls, same events. */
 	rc = build_set(&warm);
@@ -168,19 +88,19 @@ int main(void)
 			PAPI_strerror(rc)))
 		lope_exit();
 
-	maps_before = perf_maps();
+	maps_before = perf_maps_count();
 	rc = build_set(&set);
 	if (!lope_check(rc == PAPI_OK, "build_measured_set", "rc=%d (%s)", rc,
 			PAPI_strerror(rc)))
 		lope_exit();
-	maps_after = perf_maps();
+	maps_after = perf_maps_count();
 	lope_check(maps_after == maps_before,
 		   "no_perf_page_mapped_for_software_events",
 		   "/proc/self/maps anon_inode:[perf_event] lines: %d before "
 		   "adding %d software events, %d after",
 		   maps_before, NEV, maps_after);
 
-	pfd = open_minflt_counter();
+	pfd = sw_counter_open(PERF_COUNT_SW_PAGE_FAULTS_MIN, 0);
 	if (pfd < 0)
 		lope_info("perf_event_open(PAGE_FAULTS_MIN) failed: %s; "
 			  "getrusage only",
@@ -191,14 +111,14 @@ int main(void)
 	memset(vals, 0, sizeof(vals));
 	getrusage(RUSAGE_THREAD, &ru0);
 	if (pfd >= 0)
-		pf0 = read_counter(pfd);
+		pf0 = sw_counter_read(pfd);
 
 	/* ---- measured: PAPI_start + first PAPI_read ---- */
 	getrusage(RUSAGE_THREAD, &ru0);
-	pf0 = pfd >= 0 ? read_counter(pfd) : 0;
+	pf0 = pfd >= 0 ? sw_counter_read(pfd) : 0;
 	rc_start = PAPI_start(set);
 	rc_read = rc_start == PAPI_OK ? PAPI_read(set, vals) : rc_start;
-	pf1 = pfd >= 0 ? read_counter(pfd) : 0;
+	pf1 = pfd >= 0 ? sw_counter_read(pfd) : 0;
 	getrusage(RUSAGE_THREAD, &ru1);
 	/* ---- end ---- */
 
@@ -215,9 +135,9 @@ int main(void)
 	if (pfd >= 0)
 		lope_check(pf1 - pf0 == 0,
 			   "no_minflt_start_first_read_perf_counter",
-			   "direct PAGE_FAULTS_MIN counter grew by %llu across "
+			   "direct PAGE_FAULTS_MIN counter grew by %lld across "
 			   "PAPI_start + first PAPI_read",
-			   (unsigned long long)(pf1 - pf0));
+			   pf1 - pf0);
 	else
 		lope_fail("no_minflt_start_first_read_perf_counter",
 			  "could not open a PAGE_FAULTS_MIN counter");

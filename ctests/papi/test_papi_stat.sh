@@ -30,7 +30,7 @@
 #    value SEP unit SEP event SEP spread; -o FILE writes the report there
 #    and nothing of it to stderr, the command's own output untouched.
 #
-# Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
+# Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
 nfail=0

@@ -20,7 +20,7 @@
  * The paranoid level is set only when this test may write it (root), and
  * restored.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,19 +42,6 @@
 enum { CHILD_OK = 0, CHILD_BAD = 1, CHILD_SETUP = 3 };
 
 static int saved_paranoid = INT_MIN;
-
-static int read_paranoid(void)
-{
-	FILE *f = fopen(PARANOID, "r");
-	int v = INT_MIN;
-
-	if (!f)
-		return INT_MIN;
-	if (fscanf(f, "%d", &v) != 1)
-		v = INT_MIN;
-	fclose(f);
-	return v;
-}
 
 static int write_paranoid(int level)
 {
@@ -83,7 +70,7 @@ static void restore_on_signal(int sig)
 static int set_paranoid(int level)
 {
 	if (saved_paranoid == INT_MIN) {
-		saved_paranoid = read_paranoid();
+		saved_paranoid = read_int(PARANOID);
 		if (saved_paranoid == INT_MIN)
 			return -1;
 		atexit(restore_paranoid);
@@ -154,7 +141,7 @@ static int disabled_with_remedy(int cidx, int allowed)
 		 allowed);
 	return strstr(why, "CAP_PERFMON") &&
 	       strstr(why, "perf_event_paranoid") &&
-	       !!strstr(why, sysctl) == (read_paranoid() > allowed);
+	       !!strstr(why, sysctl) == (read_int(PARANOID) > allowed);
 }
 
 static int child_root(void)
@@ -244,7 +231,7 @@ static void in_child(const char *name, int (*fn)(void))
 
 int main(void)
 {
-	int level = read_paranoid();
+	int level = read_int(PARANOID);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	lope_info("perf_event_paranoid is %d", level);
@@ -261,7 +248,7 @@ int main(void)
 	in_child("paranoid 3: unprivileged as the kernel allows",
 		 child_unprivileged);
 	restore_paranoid();
-	lope_check(read_paranoid() == level, "paranoid level restored",
-		   "now %d, was %d", read_paranoid(), level);
+	lope_check(read_int(PARANOID) == level, "paranoid level restored",
+		   "now %d, was %d", read_int(PARANOID), level);
 	return lope_done();
 }

@@ -31,7 +31,7 @@
  * of it, and no child is left.  The whole test takes about 6 s here (bounded by time and count,
  * not by the machine's speed, except the 3 s of the threads).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -7,45 +7,18 @@
  * per thread, not per process.
  *
  * Threads record their results; the main thread reports them after the
- * join (tap.h wants one reporting thread).
+ * join (report.h wants one reporting thread).
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <link.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include <papi.h>
-
-#include "tap.h"
-
-/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
-static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
-		*(const char **)data = info->dlpi_name;
-		return 1;
-	}
-	return 0;
-}
-
-static const char *libpapi_path(void)
-{
-	const char *path = "(none: linked statically?)";
-
-	dl_iterate_phdr(libpapi_path_cb, &path);
-	return path;
-}
+#include "papi_util.h"
 
 #define NTHREADS 4
-#define MS 1000000LL
 
 struct result {
 	int idx;
@@ -58,25 +31,6 @@ struct result {
 };
 
 static pthread_barrier_t barrier;
-
-static long long thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void busy_ns(long long ns)
-{
-	long long end = thread_ns() + ns;
-	volatile unsigned long sink = 0;
-	int i;
-
-	while (thread_ns() < end)
-		for (i = 0; i < 2000; i++)
-			sink += (unsigned long)i;
-}
 
 /* a/b within 25 % of want_a/want_b (all positive) */
 static int in_proportion(long long a, long long b, long long want_a,
@@ -100,7 +54,7 @@ static void *worker(void *arg)
 {
 	struct result *r = arg;
 	int set = PAPI_NULL;
-	long long v = -1, t0;
+	long long v = -1;
 
 	r->self = self_id();
 	r->rc_reg = PAPI_register_thread();
@@ -110,9 +64,7 @@ static void *worker(void *arg)
 	/* all four sets exist before any starts: they really overlap */
 	pthread_barrier_wait(&barrier);
 	r->rc_start = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns((r->idx + 1) * 20 * MS);
-	r->busy_ns = thread_ns() - t0;
+	r->busy_ns = spin_ns((r->idx + 1) * 20 * MS);
 	r->rc_read = PAPI_read(set, &v);
 	r->read_val = v;
 	v = -1;
@@ -132,11 +84,7 @@ int main(void)
 	char tn[64];
 	int rc, i, ok;
 
-	rc = PAPI_library_init(PAPI_VER_CURRENT);
-	if (!lope_check(rc == PAPI_VER_CURRENT, "library_init",
-			"PAPI_library_init returned %d", rc))
-		lope_exit();
-	lope_info("libpapi: %s", libpapi_path());
+	papi_init_or_exit();
 	rc = PAPI_thread_init(self_id);
 	if (!lope_check(rc == PAPI_OK, "thread_init",
 			"PAPI_thread_init: %d (%s)", rc, PAPI_strerror(rc)))

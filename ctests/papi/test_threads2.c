@@ -20,7 +20,7 @@
  * concurrent first lookups fail now and then, stock and ours alike
  * (1 run in 30 of this test on an AMD EPYC KVM guest).
  *
- * Report protocol: ctests/tap.h (only the main thread reports).
+ * Report protocol: ctests/lib/report.h (only the main thread reports).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -137,7 +137,7 @@ static void *worker(void *arg)
 static void *reuser(void *arg)
 {
 	int *ok = arg, set = PAPI_NULL, rc;
-	long long v[2] = { 0, 0 }, t0, own;
+	long long v[2] = { 0, 0 }, own;
 
 	my_id = 3;
 	rc = PAPI_register_thread();
@@ -147,9 +147,7 @@ static void *reuser(void *arg)
 		rc = make_set(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(10 * MS);
-	own = thread_ns() - t0;
+	own = spin_ns(10 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	drop_set(&set);

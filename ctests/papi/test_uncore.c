@@ -26,7 +26,7 @@
  *  - when this machine has a power PMU, power::energy-pkg reads in Joules;
  *  - no file descriptor is left open after cleanup and destroy.
  *
- * Report protocol: ctests/tap.h.
+ * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,7 +34,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <math.h>
@@ -52,7 +51,9 @@
 
 #include <papi.h>
 
-#include "tap.h"
+#include "proc.h"
+#include "report.h"
+#include "tree.h"
 
 #define UNCORE_CIDX 1
 #define DEVICES "/sys/bus/event_source/devices"
@@ -74,34 +75,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own descriptor */
-}
-
-static int read_int(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = INT_MIN;
-
-	if (!f)
-		return INT_MIN;
-	if (fscanf(f, "%d", &v) != 1)
-		v = INT_MIN;
-	fclose(f);
-	return v;
 }
 
 /* A set on the uncore component with @name in it, optionally on @cpu. */
@@ -216,67 +189,31 @@ static void test_eperm(void)
 
 /* ------------------------------------------------ fake sysfs child */
 
-static int put(const char *rel, const char *text)
-{
-	char path[PATH_MAX * 2], *slash;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	for (slash = path + strlen(tree) + 1; (slash = strchr(slash, '/'));
-	     slash++) {
-		*slash = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = fputs(text, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 /* The real msr and software PMU types under made-up names. */
 static int make_fake_tree(int msr_type)
 {
 	char type[32];
 	int err = 0;
 
-	snprintf(tree, sizeof(tree), "%s/lope-uncore.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tree))
+	if (tree_make(tree, sizeof(tree), "uncore"))
 		return -1;
 	snprintf(type, sizeof(type), "%d\n", msr_type);
-	err |= put("fakeenergy/type", type);
-	err |= put("fakeenergy/format/event", "config:0-63\n");
-	err |= put("fakeenergy/events/joules", "event=0x00\n");
-	err |= put("fakeenergy/events/joules.scale", "0.5\n");
-	err |= put("fakeenergy/events/joules.unit", "Joules\n");
-	err |= put("fakeenergy/events/ticks", "event=0x00\n");
-	err |= put("fakeenergy/events/ticks.unit", "ticks\n");
-	err |= put("fakeenergy/events/broken", "event=0x00,nosuch=1\n");
-	err |= put("fakesw/type", "1\n");
-	err |= put("fakesw/cpumask", "0\n");
-	err |= put("fakesw/format/event", "config:0-63\n");
-	err |= put("fakesw/events/clock", "event=0x0\n"); /* cpu-clock */
-	err |= put("fakesw/events/clock.unit", "ns\n");
+	err |= tree_put(tree, "fakeenergy/type", type);
+	err |= tree_put(tree, "fakeenergy/format/event", "config:0-63\n");
+	err |= tree_put(tree, "fakeenergy/events/joules", "event=0x00\n");
+	err |= tree_put(tree, "fakeenergy/events/joules.scale", "0.5\n");
+	err |= tree_put(tree, "fakeenergy/events/joules.unit", "Joules\n");
+	err |= tree_put(tree, "fakeenergy/events/ticks", "event=0x00\n");
+	err |= tree_put(tree, "fakeenergy/events/ticks.unit", "ticks\n");
+	err |= tree_put(tree, "fakeenergy/events/broken",
+			"event=0x00,nosuch=1\n");
+	err |= tree_put(tree, "fakesw/type", "1\n");
+	err |= tree_put(tree, "fakesw/cpumask", "0\n");
+	err |= tree_put(tree, "fakesw/format/event", "config:0-63\n");
+	err |= tree_put(tree, "fakesw/events/clock",
+			"event=0x0\n"); /* cpu-clock */
+	err |= tree_put(tree, "fakesw/events/clock.unit", "ns\n");
 	return err;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_fake_tree(void)
-{
-	if (strstr(tree, "/lope-uncore."))
-		(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int event_info(const char *name, PAPI_event_info_t *info)
@@ -408,7 +345,7 @@ static void test_fake_sysfs(const char *self)
 	}
 	if (make_fake_tree(msr_type) != 0) {
 		lope_fail("fake_sysfs", "cannot write %s", tree);
-		remove_fake_tree();
+		(void)tree_remove(tree);
 		return;
 	}
 	pid = fork();
@@ -421,7 +358,7 @@ static void test_fake_sysfs(const char *self)
 	    WEXITSTATUS(status) > 1)
 		lope_fail("fake_sysfs_child", "did not finish (status %#x)",
 			  status);
-	remove_fake_tree();
+	(void)tree_remove(tree);
 }
 
 /* ------------------------------------------------ the real machine */
@@ -598,7 +535,7 @@ static int msr_events(char names[2][PAPI_MAX_STR_LEN])
 static void test_fd_leak(void)
 {
 	char names[2][PAPI_MAX_STR_LEN];
-	int before = count_fds(), after, set, i, rc = PAPI_OK;
+	int before = fd_count(), after, set, i, rc = PAPI_OK;
 	int n = msr_events(names);
 
 	lope_info("no_fd_left_after_cleanup: %d msr event(s)", n);
@@ -610,7 +547,7 @@ static void test_fd_leak(void)
 			rc = PAPI_start(set);
 		drop_set(&set);
 	}
-	after = count_fds();
+	after = fd_count();
 	lope_check(rc == PAPI_OK && before == after, "no_fd_left_after_cleanup",
 		   "rc %d, %d fds before, %d after", rc, before, after);
 }

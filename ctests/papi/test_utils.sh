@@ -19,7 +19,7 @@
 #   Both tools' sources (utils/overhead/, utils/accuracy/) are
 #   clang-format clean (SKIP without clang-format).
 #
-# Report protocol: ctests/tap.h (PASS:/FAIL:/SKIP: lines, "# " info).
+# Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
 nfail=0

@@ -13,7 +13,7 @@
 # (the program's own cases are run for the code paths: timing-sensitive
 # ones may fail under valgrind's slowdown, and are shown as information
 # only, because the normal run of the same program checks them).
-# Prints PASS/FAIL/SKIP lines (see ctests/tap.h).
+# Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${top_srcdir:-$(cd "$here/../.." && pwd)}

@@ -11,16 +11,9 @@
  * armv8_pmuv3, armv8_pmuv3_0, armv8_cortex_a72, armv9_neoverse_v2 ...);
  * uncore PMUs have a cpumask instead.  cpu_core is preferred to cpu_atom;
  * otherwise, of several (big.LITTLE), the first in name order.
- *
- * Header only, every function static.
  */
 #ifndef LOPE_CORE_PMU_H
 #define LOPE_CORE_PMU_H
-
-#include <dirent.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #define LOPE_PMU_DEVICES "/sys/bus/event_source/devices"
 
@@ -29,37 +22,7 @@
 	"no hardware PMU: no cpu PMU, nor one with a cpus file, in " \
 	"/sys/bus/event_source/devices"
 
-/* Does the PMU @name have a cpus file? */
-static inline int lope_core_pmu__has_cpus(const char *name)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), LOPE_PMU_DEVICES "/%s/cpus", name);
-	return access(path, F_OK) == 0;
-}
-
 /* The core PMU's name (a static string), or NULL without one. */
-static inline const char *lope_core_pmu(void)
-{
-	static char name[256];
-	struct dirent *e;
-	DIR *d;
-
-	if (access(LOPE_PMU_DEVICES "/cpu", F_OK) == 0)
-		return "cpu";
-	if (access(LOPE_PMU_DEVICES "/cpu_core", F_OK) == 0)
-		return "cpu_core";
-	name[0] = 0;
-	d = opendir(LOPE_PMU_DEVICES);
-	if (!d)
-		return NULL;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && lope_core_pmu__has_cpus(e->d_name) &&
-		    strlen(e->d_name) < sizeof(name) &&
-		    (!name[0] || strcmp(e->d_name, name) < 0))
-			snprintf(name, sizeof(name), "%s", e->d_name);
-	closedir(d);
-	return name[0] ? name : NULL;
-}
+const char *lope_core_pmu(void);
 
 #endif /* LOPE_CORE_PMU_H */

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The PAPI tests' helpers (papi_util.h). */
+#include "papi_util.h"
+
+#include <link.h>
+
+const char *const sw_events[NSW_EVENTS] = {
+	"perf::TASK-CLOCK",
+	"perf::PAGE-FAULTS",
+	"perf::CONTEXT-SWITCHES",
+	"perf::CPU-MIGRATIONS",
+};
+
+static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
+		*(const char **)data = info->dlpi_name;
+		return 1;
+	}
+	return 0;
+}
+
+const char *libpapi_path(void)
+{
+	const char *path = "(none: linked statically?)";
+
+	dl_iterate_phdr(libpapi_path_cb, &path);
+	return path;
+}
+
+const char *papi_err(int rc)
+{
+	static char buf[4][96];
+	static int i;
+	const char *s = PAPI_strerror(rc);
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%d (%s)", rc, s ? s : "?");
+	return buf[i];
+}
+
+/* PAPI_library_init; a FAIL and the exit when it fails. */
+static void init_or_exit(void)
+{
+	int rc = PAPI_library_init(PAPI_VER_CURRENT);
+
+	if (rc != PAPI_VER_CURRENT) {
+		lope_fail("library_init", "PAPI_library_init returned %s",
+			  papi_err(rc));
+		lope_exit();
+	}
+	lope_info("libpapi: %s", libpapi_path());
+}
+
+void papi_init_or_exit(void)
+{
+	init_or_exit();
+	lope_pass("library_init");
+}
+
+void papi_init_quiet_or_exit(void)
+{
+	init_or_exit();
+}
+
+int papi_run_tests(void (*const *tests)(void), size_t n)
+{
+	size_t i;
+	int fds;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	papi_init_or_exit();
+	fds = fd_count();
+	for (i = 0; i < n; i++)
+		tests[i]();
+	lope_check(fd_count() == fds, "no_fd_leak_over_whole_run",
+		   "descriptors %d after init, %d at the end", fds, fd_count());
+	PAPI_shutdown();
+	return lope_done();
+}
+
+const PAPI_component_info_t *cmpinfo_or_exit(void)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
+
+	if (!lope_check(ci != NULL, "cmpinfo", "PAPI_get_component_info(0)"))
+		lope_exit();
+	return ci;
+}
+
+int code_of(const char *name)
+{
+	int code = 0;
+
+	return PAPI_event_name_to_code(name, &code) == PAPI_OK ? code : 0;
+}
+
+int make_named_set(int *set, const char *const *names, int n)
+{
+	int i, rc;
+
+	*set = PAPI_NULL;
+	rc = PAPI_create_eventset(set);
+	for (i = 0; rc == PAPI_OK && i < n; i++)
+		rc = PAPI_add_named_event(*set, names[i]);
+	return rc;
+}
+
+void drop_set(int *set)
+{
+	long long v[256]; /* more than any set of ours holds */
+	int state = 0;
+
+	if (*set == PAPI_NULL)
+		return;
+	if (PAPI_state(*set, &state) == PAPI_OK && (state & PAPI_RUNNING))
+		(void)PAPI_stop(*set, v);
+	(void)PAPI_cleanup_eventset(*set);
+	(void)PAPI_destroy_eventset(set);
+	*set = PAPI_NULL;
+}
+
+void expect_rc(const char *name, int got, int want, int fd_before)
+{
+	int fd_after = fd_count();
+
+	if (got != want)
+		lope_fail(name, "returned %s, expected %s", papi_err(got),
+			  papi_err(want));
+	else if (fd_after != fd_before)
+		lope_fail(name,
+			  "returned %d as expected but open descriptors "
+			  "went %d -> %d",
+			  got, fd_before, fd_after);
+	else
+		lope_pass(name);
+}
+
+static int set_opt(int option, PAPI_option_t opt)
+{
+	return PAPI_set_opt(option, &opt);
+}
+
+int set_domain(int set, int domain)
+{
+	return set_opt(PAPI_DOMAIN,
+		       (PAPI_option_t){ .domain = { .eventset = set,
+						    .domain = domain } });
+}
+
+int set_inherit(int set, int on)
+{
+	return set_opt(
+		PAPI_INHERIT,
+		(PAPI_option_t){
+			.inherit = { .eventset = set,
+				     .inherit = on ? PAPI_INHERIT_ALL :
+						     PAPI_INHERIT_NONE } });
+}
+
+int set_granularity(int set, int granularity)
+{
+	return set_opt(PAPI_GRANUL,
+		       (PAPI_option_t){
+			       .granularity = { .eventset = set,
+						.granularity = granularity } });
+}
+
+int set_cpu_attach(int set, unsigned int cpu)
+{
+	return set_opt(
+		PAPI_CPU_ATTACH,
+		(PAPI_option_t){ .cpu = { .eventset = set, .cpu_num = cpu } });
+}
+
+int get_domain(int set)
+{
+	PAPI_option_t opt;
+	int rc;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.domain.eventset = set;
+	rc = PAPI_get_opt(PAPI_DOMAIN, &opt);
+	return rc == PAPI_OK ? opt.domain.domain : rc;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PAPI tests' helpers (ctests/papi): which libpapi runs, its
+ * initialisation as a case, error texts, event sets made and dropped, the
+ * per-set options.  Includes the rest of the test library and the system
+ * headers the tests share, so that a PAPI test includes this one header.
+ */
+#ifndef LOPE_PAPI_UTIL_H
+#define LOPE_PAPI_UTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <papi.h>
+
+#include "clock.h"
+#include "core_pmu.h"
+#include "proc.h"
+#include "report.h"
+#include "worker.h"
+
+/*
+ * Four software events every kernel counts: task-clock, page-faults,
+ * context-switches, cpu-migrations (in that order).
+ */
+#define NSW_EVENTS 4
+extern const char *const sw_events[NSW_EVENTS];
+
+/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
+const char *libpapi_path(void);
+
+/* "rc (text)" for messages; four calls' texts are valid at a time. */
+const char *papi_err(int rc);
+
+/*
+ * PAPI_library_init as the case library_init, and the libpapi path as
+ * information; leaves the program when it fails.
+ */
+void papi_init_or_exit(void);
+
+/*
+ * The same without a case when it succeeds: for the programs one test was
+ * split into (test_api_*), of which test_api_info reports library_init.
+ */
+void papi_init_quiet_or_exit(void);
+
+/*
+ * The usual main of a PAPI test: PAPI initialised (the case library_init),
+ * @tests run in order, the case no_fd_leak_over_whole_run (as many
+ * descriptors as after the init), PAPI shut down.  Returns lope_done().
+ */
+int papi_run_tests(void (*const *tests)(void), size_t n);
+
+/* Component 0's information as the case cmpinfo; leaves without it. */
+const PAPI_component_info_t *cmpinfo_or_exit(void);
+
+/* The code of the event @name, or 0 when PAPI does not know it. */
+int code_of(const char *name);
+
+/* A new event set with @n named events; PAPI_OK or the first error. */
+int make_named_set(int *set, const char *const *names, int n);
+
+/* Stop (if running), clean up and destroy; tolerant of a NULL set. */
+void drop_set(int *set);
+
+/*
+ * The case @name: the PAPI call returned @want and the process has
+ * @fd_before descriptors still (a refused call leaks none).
+ */
+void expect_rc(const char *name, int got, int want, int fd_before);
+
+/* PAPI_set_opt of one option of @set; PAPI_OK or its error. */
+int set_domain(int set, int domain);
+int set_inherit(int set, int on);
+int set_granularity(int set, int granularity);
+int set_cpu_attach(int set, unsigned int cpu);
+
+/* @set's domain (PAPI_get_opt), or its error (negative). */
+int get_domain(int set);
+
+#endif /* LOPE_PAPI_UTIL_H */

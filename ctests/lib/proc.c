@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Descriptors and mappings (proc.h). */
+#include "proc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+int perf_fd_count_of(const char *pid)
+{
+	char dir[64], path[PATH_MAX], link[256];
+	DIR *d;
+	struct dirent *e;
+	ssize_t n;
+	int count = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strstr(link, "perf_event"))
+			count++;
+	}
+	closedir(d);
+	return count;
+}
+
+int perf_fd_count(void)
+{
+	return perf_fd_count_of("self");
+}
+
+int is_perf_fd(int fd)
+{
+	char path[40] = "/proc/self/fd/", link[64], d[12];
+	int n = 0, len = 14;
+	ssize_t r;
+
+	if (fd < 0)
+		return 0;
+	do
+		d[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) != 0);
+	while (n)
+		path[len++] = d[--n];
+	path[len] = 0;
+	r = readlink(path, link, sizeof(link) - 1);
+	if (r <= 0)
+		return 0;
+	link[r] = 0;
+	return strstr(link, "perf_event") != NULL;
+}
+
+int maps_count(int *perf)
+{
+	static char buf[1 << 16];
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int lines = 0, np = 0;
+	char line[512];
+	size_t ll = 0;
+	ssize_t n, i;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++) {
+			if (ll < sizeof(line) - 1)
+				line[ll++] = buf[i];
+			if (buf[i] == '\n') {
+				line[ll] = 0;
+				lines++;
+				if (strstr(line, "perf_event"))
+					np++;
+				ll = 0;
+			}
+		}
+	}
+	close(fd);
+	if (perf)
+		*perf = np;
+	return lines;
+}
+
+int perf_maps_count(void)
+{
+	int perf;
+
+	return maps_count(&perf) < 0 ? -1 : perf;
+}
+
+int read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = INT_MIN;
+
+	if (!f)
+		return INT_MIN;
+	if (fscanf(f, "%d", &v) != 1)
+		v = INT_MIN;
+	fclose(f);
+	return v;
+}

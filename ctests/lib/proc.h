@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What /proc says of a process: its descriptors and its mappings, the
+ * tests' measure of leaks (a set destroyed must close its descriptors and
+ * unmap its perf pages).
+ */
+#ifndef LOPE_PROC_H
+#define LOPE_PROC_H
+
+/* Entries of /proc/self/fd (the directory's own descriptor included). */
+int fd_count(void);
+
+/* Descriptors of /proc/<pid>/fd that are perf events ("self" for us). */
+int perf_fd_count_of(const char *pid);
+int perf_fd_count(void);
+
+/* Is @fd a perf event?  Async-signal-safe (no stdio, no allocation). */
+int is_perf_fd(int fd);
+
+/*
+ * Lines of /proc/self/maps, and in *@perf (when not NULL) those that map
+ * a perf event; -1 when it cannot be read.  Reads with read(2) into a
+ * static buffer: no allocation, so no mapping of its own.  Not for
+ * concurrent use.
+ */
+int maps_count(int *perf);
+
+/* Lines of /proc/self/maps that map a perf event, or -1. */
+int perf_maps_count(void);
+
+/* The integer a file starts with (sysfs, /proc/sys), or INT_MIN. */
+int read_int(const char *path);
+
+#endif /* LOPE_PROC_H */

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The test library's files, the one list its three builds read:
+# ctests/local.mk (the host's tests), ctests/guest/guest.mk (the arm64
+# guest's) and, through scripts/lists.sh, ctests/sanitize/test_asan.sh.
+# Names are relative to ctests/lib/.  LOPE_TESTLIB_SRCS are archived
+# (liblopetest.a: every C test links it, the linker takes what a test
+# uses); LOPE_TESTLIB_INTERPOSE is linked as an object only into the tests
+# with the attribute interpose (interpose.h says why).
+LOPE_TESTLIB_SRCS = \
+	clock.c \
+	core_pmu.c \
+	papi_util.c \
+	proc.c \
+	report.c \
+	sw_counter.c \
+	tree.c \
+	worker.c
+LOPE_TESTLIB_INTERPOSE = \
+	interpose.c
+LOPE_TESTLIB_HDRS = \
+	clock.h \
+	core_pmu.h \
+	interpose.h \
+	papi_util.h \
+	proc.h \
+	report.h \
+	sw_counter.h \
+	tree.h \
+	worker.h

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Child processes: pipes that survive signals, reaping, and a worker
+ * process driven over two pipes, so that a test can make another task do
+ * a known amount of work while it sleeps itself.
+ */
+#ifndef LOPE_WORKER_H
+#define LOPE_WORKER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Write/read one byte on a pipe, retrying on EINTR; 0 or -1. */
+int pipe_put(int fd, char c);
+int pipe_get(int fd, char *c);
+
+/* Write/read a whole buffer (small: atomic on a pipe); 0 or -1. */
+int pipe_put_buf(int fd, const void *buf, size_t len);
+int pipe_get_buf(int fd, void *buf, size_t len);
+
+/* Wait for @pid; its exit status (0..255), 128+signal, or -1. */
+int wait_child(pid_t pid);
+
+/* A pid that does not exist right now: a child that exited, reaped. */
+pid_t dead_pid(void);
+
+/*
+ * The worker never calls PAPI.  Commands are one byte plus a 64-bit
+ * argument; each answers one 64-bit result:
+ *   'b' ns : spin @ns of its own CPU time -> the CPU time it measured
+ *   'p' n  : touch @n fresh pages          -> 0, or -1 on mmap failure
+ *   's' n  : sleep 200 us @n times         -> voluntary switches seen
+ *   'q' 0  : exit 0 (no answer)
+ */
+struct worker {
+	pid_t pid;
+	int cmd; /* write end */
+	int res; /* read end */
+};
+
+/* Fork a worker; with @cpu >= 0 it pins itself there first.  0 or -1. */
+int worker_spawn(struct worker *w, int cpu);
+
+/* Send a command: 0 or -1. */
+int worker_send(struct worker *w, char c, long long arg);
+
+/* The answer to the last command, or LLONG_MIN if the worker is gone. */
+long long worker_wait(struct worker *w);
+
+/* Send a command and wait for its answer (LLONG_MIN: gone). */
+long long worker_do(struct worker *w, char c, long long arg);
+
+/* Tell the worker to exit and reap it: its exit status, or -1. */
+int worker_finish(struct worker *w);
+
+#endif /* LOPE_WORKER_H */
