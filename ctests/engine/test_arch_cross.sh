@@ -12,7 +12,7 @@ cc=${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}
 arch=aarch64
 
 if ! command -v "$cc" >/dev/null 2>&1; then
-	echo "SKIP: cross-compile $arch: $arch cross compiler not installed ($cc)"
+	echo "SKIP: cross_compile_$arch: $arch cross compiler not installed ($cc)"
 	exit 0
 fi
 echo "# $("$cc" --version | head -n 1)"
@@ -37,15 +37,15 @@ compile() { # name, source, extra flags...
 
 n=0
 for src in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_SRCS); do
-	compile "cross-compile $arch: src/$src" "$top/src/$src"
+	compile "cross_compile_${arch}_src_${src//[^a-z0-9]/_}" "$top/src/$src"
 	n=$((n + 1))
 done
 if [ "$n" -eq 0 ]; then
-	echo "FAIL: cross-compile $arch: no source in $top/src/sources.mk"
+	echo "FAIL: cross_compile_$arch: no source in $top/src/sources.mk"
 	exit 1
 fi
 for t in $(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" |
 	grep '^ctests/engine/' | grep -v '\.sh$'); do
-	compile "cross-compile $arch: $t.c" "$top/$t.c" -I"$top/ctests/lib"
+	compile "cross_compile_${arch}_${t//[^a-z0-9]/_}_c" "$top/$t.c" -I"$top/ctests/lib"
 done
 exit "$fail"

@@ -174,15 +174,15 @@ static const struct {
 	int nth, err;
 	int expect; /* what lope_group__open returns */
 } open_rows[] = {
-	{ __LINE__, "open: EMFILE on the 2nd event", C_OPEN, 2, EMFILE,
+	{ __LINE__, "open_emfile_on_the_2nd_event", C_OPEN, 2, EMFILE,
 	  -EMFILE },
-	{ __LINE__, "open: EACCES (paranoid) on the 1st", C_OPEN, 1, EACCES,
+	{ __LINE__, "open_eacces_paranoid_on_the_1st", C_OPEN, 1, EACCES,
 	  -EACCES },
-	{ __LINE__, "open: ENOENT on the 3rd", C_OPEN, 3, ENOENT, -ENOENT },
-	{ __LINE__, "open: EOPNOTSUPP on the 2nd", C_OPEN, 2, EOPNOTSUPP,
+	{ __LINE__, "open_enoent_on_the_3rd", C_OPEN, 3, ENOENT, -ENOENT },
+	{ __LINE__, "open_eopnotsupp_on_the_2nd", C_OPEN, 2, EOPNOTSUPP,
 	  -EOPNOTSUPP },
-	{ __LINE__, "open: EBUSY on the 1st", C_OPEN, 1, EBUSY, -EBUSY },
-	{ __LINE__, "open: a failed mmap is no failure", C_MMAP, 1, EPERM, 0 },
+	{ __LINE__, "open_ebusy_on_the_1st", C_OPEN, 1, EBUSY, -EBUSY },
+	{ __LINE__, "open_a_failed_mmap_is_no_failure", C_MMAP, 1, EPERM, 0 },
 };
 
 static void open_faults(void)
@@ -203,13 +203,13 @@ static void open_faults(void)
 			   open_rows[i].line, ret, open_rows[i].expect);
 		if (ret == 0)
 			lope_group__close(g);
-		snprintf(name, sizeof(name), "%s: nothing leaked",
-			 open_rows[i].name);
+		lope_name(name, sizeof(name), "%s: nothing leaked",
+			  open_rows[i].name);
 		lope_check(fds() == fd0 && perf_maps() == map0, name,
 			   "row %d: leaked %d descriptors, %d mappings",
 			   open_rows[i].line, fds() - fd0, perf_maps() - map0);
-		snprintf(name, sizeof(name), "%s: reopens without the fault",
-			 open_rows[i].name);
+		lope_name(name, sizeof(name), "%s: reopens without the fault",
+			  open_rows[i].name);
 		ret = lope_group__open(g);
 		lope_check(ret == 0, name, "row %d: reopen returned %d",
 			   open_rows[i].line, ret);
@@ -236,7 +236,7 @@ static void runtime_faults(void)
 	int ret;
 
 	if (!g || lope_group__open(g) || lope_group__enable(g)) {
-		lope_fail("runtime faults", "cannot set up a group");
+		lope_fail("runtime_faults", "cannot set up a group");
 		lope_group__delete(g);
 		return;
 	}
@@ -244,24 +244,24 @@ static void runtime_faults(void)
 	inject(C_READ, 1, EINTR, 2);
 	ret = lope_group__read(g, v);
 	lope_check(ret == 0 && inj.seen[C_READ] == 3 && v[0] > 0,
-		   "read: EINTR twice is retried",
+		   "read_eintr_twice_is_retried",
 		   "returned %d after %d calls, task-clock %lld", ret,
 		   inj.seen[C_READ], (long long)v[0]);
 	inject(C_READ, 1, EIO, 1);
-	lope_check(lope_group__read(g, v) == -EIO, "read: EIO comes back",
+	lope_check(lope_group__read(g, v) == -EIO, "read_eio_comes_back",
 		   "wrong return");
 	inject(C_READ, 0, 0, 0);
 	lope_check(lope_group__read(g, w) == 0 && w[0] >= v[0],
-		   "read: works again after the fault, value monotonic",
+		   "read_works_again_after_the_fault_value_monotonic",
 		   "%lld then %lld", (long long)v[0], (long long)w[0]);
 	inject(C_IOCTL, 1, EBUSY, 1);
 	lope_check(lope_group__enable(g) == -EBUSY,
-		   "ioctl: EBUSY on enable comes back", "wrong return");
+		   "ioctl_ebusy_on_enable_comes_back", "wrong return");
 	busy(); /* no recent sample: the reset must read */
 	inject(C_READ, 1, EAGAIN, 1);
 	lope_check(lope_group__reset(g) == -EAGAIN &&
 			   lope_group__read(g, w) == 0 && w[0] >= v[0],
-		   "reset: a failed sample keeps the old bases",
+		   "reset_a_failed_sample_keeps_the_old_bases",
 		   "reset did not fail cleanly");
 	inject(C_READ, 0, 0, 0);
 	lope_group__delete(g);
@@ -276,7 +276,7 @@ static void mmap_fallback(void)
 	int ret;
 
 	if (!tsc_attr(&a)) {
-		lope_skip("mmap failure: read(2) fall-back",
+		lope_skip("mmap_failure_read_2_fall_back",
 			  "no mappable event here (msr PMU with tsc missing)");
 		return;
 	}
@@ -291,7 +291,7 @@ static void mmap_fallback(void)
 	lope_check(ret == 0 && lope_group__nr_mapped(g) == 0 && v[0] > 0 &&
 			   v[1] > 0 &&
 			   lope_group__last_path(g) == LOPE_PATH_READ,
-		   "mmap failure: read(2) fall-back with correct values",
+		   "mmap_failure_read_2_fall_back_with_correct_values",
 		   "ret %d, mapped %d, tsc %lld, task-clock %lld", ret,
 		   lope_group__nr_mapped(g), (long long)v[0], (long long)v[1]);
 	lope_group__delete(g);

@@ -11,11 +11,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cf=${CLANG_FORMAT:-clang-format}
 
 if ! command -v "$cf" >/dev/null 2>&1; then
-	echo "SKIP: clang-format: clang-format not installed"
+	echo "SKIP: clang_format: clang-format not installed"
 	exit 0
 fi
 if [ ! -f "$top/.clang-format" ]; then
-	echo "FAIL: clang-format: $top/.clang-format missing"
+	echo "FAIL: clang_format: $top/.clang-format missing"
 	exit 1
 fi
 echo "# $("$cf" --version)"
@@ -26,13 +26,15 @@ for f in src/*.c src/*.h src/arch/*/*.h components/*/*.c components/*/*.h \
 	ctests/*.h ctests/*/*.c ctests/*/*.h utils/*.c utils/*.h utils/*/*.c \
 	utils/*/*.h; do
 	[ -e "$f" ] || continue
+	name=clang_format_${f//[^A-Za-z0-9]/_}
+	name=${name,,}
 	if out=$("$cf" --style=file --dry-run --Werror "$f" 2>&1); then
-		echo "PASS: clang-format: $f"
+		echo "PASS: $name"
 	else
 		n=$(printf '%s\n' "$out" | grep -c 'error:')
 		first=$(printf '%s\n' "$out" | grep -m1 'error:' |
 			sed "s|^$top/||")
-		echo "FAIL: clang-format: $f: $n place(s) differ, first: $first"
+		echo "FAIL: $name: $n place(s) differ, first: $first"
 		fail=1
 	fi
 done

@@ -250,16 +250,16 @@ static const struct config {
 	unsigned int flags;
 	int nev;
 } configs[] = {
-	{ __LINE__, "group of 4", 0, 4 },
-	{ __LINE__, "group of 1", 0, 1 },
-	{ __LINE__, "NO_RDPMC group of 4", LOPE_NO_RDPMC, 4 },
-	{ __LINE__, "SEPARATE 4", LOPE_SEPARATE, 4 },
-	{ __LINE__, "SEPARATE 1", LOPE_SEPARATE, 1 },
-	{ __LINE__, "SEPARATE|NO_RDPMC 4", LOPE_SEPARATE | LOPE_NO_RDPMC, 4 },
+	{ __LINE__, "group_of_4", 0, 4 },
+	{ __LINE__, "group_of_1", 0, 1 },
+	{ __LINE__, "no_rdpmc_group_of_4", LOPE_NO_RDPMC, 4 },
+	{ __LINE__, "separate_4", LOPE_SEPARATE, 4 },
+	{ __LINE__, "separate_1", LOPE_SEPARATE, 1 },
+	{ __LINE__, "separate_no_rdpmc_4", LOPE_SEPARATE | LOPE_NO_RDPMC, 4 },
 };
 
 #define CASE(fmt, ...) \
-	(snprintf(name, sizeof(name), "%s: " fmt, c->name, ##__VA_ARGS__), name)
+	lope_name(name, sizeof(name), "%s_" fmt, c->name, ##__VA_ARGS__)
 
 /* Check that every value in @v is within [lo[i], hi[i]]. */
 static int within(const int64_t *v, const int64_t *lo, const int64_t *hi, int n,
@@ -290,18 +290,18 @@ static void lifecycle(const struct config *c)
 	enum lope_path path;
 
 	rc = make_group(&g, 0, c->flags, n);
-	if (!lope_check(rc == 0, CASE("new/add/open"), "rc %d (%s)", rc,
+	if (!lope_check(rc == 0, CASE("new_add_open"), "rc %d (%s)", rc,
 			strerror(-rc)))
 		return;
 	fds_open = fd_count();
 	lope_check(lope_group__nr(g) == n && fds_open == fds_before + n,
-		   CASE("%d events, %d descriptors", n, n),
+		   CASE("one_descriptor_per_event"),
 		   "nr %d, %d new descriptors", lope_group__nr(g),
 		   fds_open - fds_before);
 	/* doc/design.md: software events are never mapped */
 	lope_check(lope_group__nr_mapped(g) == 0,
-		   CASE("software events are not mapped"),
-		   "nr_mapped %d, want 0", lope_group__nr_mapped(g));
+		   CASE("software_events_not_mapped"), "nr_mapped %d, want 0",
+		   lope_group__nr_mapped(g));
 
 	ok = 1;
 	for (i = 0; i < n && ok; i++) {
@@ -311,7 +311,7 @@ static void lifecycle(const struct config *c)
 			if (lope_group__fd(g, i) == lope_group__fd(g, j))
 				ok = 0;
 	}
-	lope_check(ok, CASE("descriptors valid and distinct"), "fd(%d) = %d",
+	lope_check(ok, CASE("descriptors_valid_and_distinct"), "fd(%d) = %d",
 		   i - 1, lope_group__fd(g, i - 1));
 
 	/* enable, work, read: everything grows, task-clock by the busy time */
@@ -336,15 +336,13 @@ static void lifecycle(const struct config *c)
 	if (n > EV_CTX_SWITCHES && !excl_kernel)
 		lo[EV_CTX_SWITCHES] = v0[EV_CTX_SWITCHES] + SLEEPS;
 	if (rc)
-		lope_fail(CASE("read after busy work"), "read rc %d", rc);
+		lope_fail(CASE("read_grows_by_busy_work"), "read rc %d", rc);
 	else if (within(v1, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("read after busy work: task-clock, page faults "
-			       "and switches grew by the work done"));
+		lope_pass(CASE("read_grows_by_busy_work"));
 	else
-		lope_fail(CASE("read after busy work"), "%s", why);
+		lope_fail(CASE("read_grows_by_busy_work"), "%s", why);
 	lope_check(path == LOPE_PATH_READ,
-		   CASE("software events read with "
-			"read(2)"),
+		   CASE("software_events_read_with_read2"),
 		   "last_path %d, want LOPE_PATH_READ", (int)path);
 
 	/* monotonic without reset */
@@ -358,7 +356,7 @@ static void lifecycle(const struct config *c)
 				ok = 0;
 		memcpy(v0, v2, sizeof(v0));
 	}
-	lope_check(ok, CASE("20 reads are monotonic"),
+	lope_check(ok, CASE("reads_monotonic"),
 		   "read %d: rc %d or a value went down", j, rc);
 
 	/* reset: values restart near 0 */
@@ -373,13 +371,13 @@ static void lifecycle(const struct config *c)
 	lo[EV_TASK_CLOCK] = 0;
 	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
 	if (rc)
-		lope_fail(CASE("reset"), "rc %d", rc);
+		lope_fail(CASE("reset_restarts_near_0"), "rc %d", rc);
 	else if (within(v2, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("reset: values restart near 0"));
+		lope_pass(CASE("reset_restarts_near_0"));
 	else
-		lope_fail(CASE("reset: values restart near 0"), "%s", why);
+		lope_fail(CASE("reset_restarts_near_0"), "%s", why);
 	path = lope_group__last_path(g);
-	lope_check(path == LOPE_PATH_READ, CASE("reset: last_path READ"),
+	lope_check(path == LOPE_PATH_READ, CASE("reset_last_path_read"),
 		   "last_path %d", (int)path);
 
 	/* write: values read back from the written ones */
@@ -395,11 +393,11 @@ static void lifecycle(const struct config *c)
 	}
 	hi[EV_TASK_CLOCK] = w[EV_TASK_CLOCK] + t1 - t0 + SLACK_NS;
 	if (rc)
-		lope_fail(CASE("write"), "rc %d", rc);
+		lope_fail(CASE("write_continues_from_written"), "rc %d", rc);
 	else if (within(v2, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("write: values continue from the written ones"));
+		lope_pass(CASE("write_continues_from_written"));
 	else
-		lope_fail(CASE("write"), "%s", why);
+		lope_fail(CASE("write_continues_from_written"), "%s", why);
 
 	/* disable: values returned, the stopped counters do not move */
 	burn_ms(5);
@@ -410,8 +408,8 @@ static void lifecycle(const struct config *c)
 		if (v1[i] < v0[i])
 			ok = 0;
 	fmt_vals(vs, sizeof(vs), v1, n);
-	lope_check(ok, CASE("disable returns the values at the stop"),
-		   "rc %d; %s", rc, vs);
+	lope_check(ok, CASE("disable_returns_stop_values"), "rc %d; %s", rc,
+		   vs);
 	rc = lope_group__read(g, v0);
 	busy(20);
 	rc |= lope_group__read(g, v2);
@@ -420,9 +418,7 @@ static void lifecycle(const struct config *c)
 		if (v0[i] != v2[i] || v0[i] != 0)
 			ok = 0;
 	fmt_vals(vs, sizeof(vs), v2, n);
-	lope_check(ok,
-		   CASE("disabled counters do not move (read 0: the "
-			"stop values are the new bases)"),
+	lope_check(ok, CASE("disabled_counters_do_not_move"),
 		   "rc %d; after 20 ms busy: %s", rc, vs);
 
 	/* enable again: counting restarts from 0, not from the old values */
@@ -442,18 +438,18 @@ static void lifecycle(const struct config *c)
 		hi[EV_PAGE_FAULTS] = TOUCH_PAGES + 20;
 	}
 	if (rc)
-		lope_fail(CASE("re-enable"), "rc %d", rc);
+		lope_fail(CASE("reenable_counts_from_0"), "rc %d", rc);
 	else if (within(v2, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("re-enable counts from 0 again"));
+		lope_pass(CASE("reenable_counts_from_0"));
 	else
-		lope_fail(CASE("re-enable counts from 0 again"), "%s", why);
+		lope_fail(CASE("reenable_counts_from_0"), "%s", why);
 	rc = lope_group__disable(g, NULL);
-	lope_check(rc == 0, CASE("disable with NULL values"), "rc %d", rc);
+	lope_check(rc == 0, CASE("disable_null_values"), "rc %d", rc);
 
 	/* close keeps the attributes; reopen works */
 	lope_group__close(g);
 	lope_check(lope_group__nr(g) == n && fd_count() == fds_before,
-		   CASE("close: descriptors gone, attributes kept"),
+		   CASE("close_keeps_attributes"),
 		   "nr %d, %d descriptors (before open %d)", lope_group__nr(g),
 		   fd_count(), fds_before);
 	rc = lope_group__open(g);
@@ -464,11 +460,11 @@ static void lifecycle(const struct config *c)
 		rc = lope_group__read(g, v2);
 	lope_check(rc == 0 && v2[EV_TASK_CLOCK] >= 9 * MS &&
 			   fd_count() == fds_before + n,
-		   CASE("reopen after close counts again"),
+		   CASE("reopen_after_close_counts"),
 		   "rc %d, task-clock %" PRId64 ", %d descriptors", rc,
 		   rc ? 0 : v2[EV_TASK_CLOCK], fd_count());
 	lope_group__delete(g);
-	lope_check(fd_count() == fds_before, CASE("delete closes everything"),
+	lope_check(fd_count() == fds_before, CASE("delete_closes_everything"),
 		   "%d descriptors, %d before", fd_count(), fds_before);
 }
 
@@ -531,12 +527,12 @@ static void stop_after_read(const struct config *c)
 	int i, rc, n = c->nev;
 
 	rc = make_group(&g, 0, c->flags, n);
-	if (!lope_check(rc == 0, CASE("stop_after_read: open"), "rc %d (%s)",
-			rc, strerror(-rc)))
+	if (!lope_check(rc == 0, CASE("stop_after_read_open"), "rc %d (%s)", rc,
+			strerror(-rc)))
 		return;
 	rc = lope_group__disable_after_read(g);
-	lope_check(rc == 0, CASE("stop_after_read: no read since the open"),
-		   "rc %d", rc);
+	lope_check(rc == 0, CASE("stop_after_read_no_read_since_open"), "rc %d",
+		   rc);
 
 	/* What the counters add between the read and the disable (the
 	 * stop's own system call) is not in the read: it is counted from
@@ -553,7 +549,7 @@ static void stop_after_read(const struct config *c)
 	lope_check(rc == 0 && v0[EV_TASK_CLOCK] >= 9 * MS &&
 			   all_equal(v2, v1, n, why, sizeof(why)) &&
 			   v1[EV_TASK_CLOCK] >= 0 && v1[EV_TASK_CLOCK] < MS,
-		   CASE("stop_after_read: stopped, the values do not move"),
+		   CASE("stop_after_read_values_do_not_move"),
 		   "rc %d, task-clock %" PRId64 " before the stop, %" PRId64
 		   " after; %s",
 		   rc, v0[EV_TASK_CLOCK], v1[EV_TASK_CLOCK], why);
@@ -561,8 +557,7 @@ static void stop_after_read(const struct config *c)
 	for (i = 0; i < n && rc == 0; i++)
 		if ((int64_t)(raw[i].val - stop[i].val) != v1[i])
 			rc = -ERANGE;
-	lope_check(rc == 0,
-		   CASE("stop_after_read: the values count from the read"),
+	lope_check(rc == 0, CASE("stop_after_read_counts_from_the_read"),
 		   "rc %d: %s is not its count less the read's", rc,
 		   i ? sw_name[i - 1] : "-");
 	t0 = thread_ns();
@@ -572,7 +567,7 @@ static void stop_after_read(const struct config *c)
 	t1 = thread_ns();
 	lope_check(rc == 0 && v1[EV_TASK_CLOCK] >= 9 * MS &&
 			   v1[EV_TASK_CLOCK] <= t1 - t0 + SLACK_NS,
-		   CASE("stop_after_read: the next enable counts from 0"),
+		   CASE("stop_after_read_next_enable_from_0"),
 		   "rc %d, task-clock %" PRId64 " over %" PRId64 " ns", rc,
 		   v1[EV_TASK_CLOCK], t1 - t0);
 
@@ -583,17 +578,16 @@ static void stop_after_read(const struct config *c)
 	rc |= lope_group__write(g, w);
 	rc |= lope_group__read(g, v1);
 	lope_check(rc == 0 && all_equal(v1, w, n, why, sizeof(why)),
-		   CASE("stop_after_read: a write once stopped is read back"),
-		   "rc %d; %s", rc, why);
+		   CASE("stop_after_read_write_read_back"), "rc %d; %s", rc,
+		   why);
 	rc = lope_group__reset(g);
 	rc |= lope_group__read(g, v1);
 	lope_check(rc == 0 && all_equal(v1, NULL, n, why, sizeof(why)),
-		   CASE("stop_after_read: a reset once stopped gives 0"),
-		   "rc %d; %s", rc, why);
+		   CASE("stop_after_read_reset_gives_0"), "rc %d; %s", rc, why);
 	rc = lope_group__disable(g, v1);
 	lope_check(rc == 0 && all_equal(v1, NULL, n, why, sizeof(why)),
-		   CASE("stop_after_read: a disable once stopped gives 0"),
-		   "rc %d; %s", rc, why);
+		   CASE("stop_after_read_disable_gives_0"), "rc %d; %s", rc,
+		   why);
 
 	lope_group__close(g);
 	lope_check(lope_group__disable_after_read(g) == -EBADF &&
@@ -601,7 +595,7 @@ static void stop_after_read(const struct config *c)
 			   lope_group__reset(g) == -EBADF &&
 			   lope_group__write(g, w) == -EBADF &&
 			   lope_group__enable(g) == -EBADF,
-		   CASE("stop_after_read: a closed group is -EBADF"),
+		   CASE("stop_after_read_closed_is_ebadf"),
 		   "a call was accepted");
 	lope_group__delete(g);
 }
@@ -609,15 +603,14 @@ static void stop_after_read(const struct config *c)
 static void test_inherit(void)
 {
 	static const struct {
-		int line;
 		unsigned int flags;
 		int nev;
 		int counted;
 	} rows[] = {
-		{ __LINE__, LOPE_INHERIT, 1, 1 },
-		{ __LINE__, LOPE_INHERIT, 4, 1 },
-		{ __LINE__, LOPE_INHERIT | LOPE_SEPARATE, 4, 1 },
-		{ __LINE__, 0, 4, 0 },
+		{ LOPE_INHERIT, 1, 1 },
+		{ LOPE_INHERIT, 4, 1 },
+		{ LOPE_INHERIT | LOPE_SEPARATE, 4, 1 },
+		{ 0, 4, 0 },
 	};
 	unsigned int r;
 
@@ -628,12 +621,10 @@ static void test_inherit(void)
 		pid_t pid;
 		int rc;
 
-		snprintf(name, sizeof(name),
-			 "inherit: flags %#x, %d events: busy child %s "
-			 "(line %d)",
-			 rows[r].flags, rows[r].nev,
-			 rows[r].counted ? "counted" : "not counted",
-			 rows[r].line);
+		lope_name(name, sizeof(name),
+			  "inherit_flags_%#x_%d_events_busy_child_%s",
+			  rows[r].flags, rows[r].nev,
+			  rows[r].counted ? "counted" : "not_counted");
 		rc = make_group(&g, 0, rows[r].flags, rows[r].nev);
 		if (rc) {
 			lope_fail(name, "open rc %d (%s)", rc, strerror(-rc));
@@ -678,23 +669,22 @@ static void test_inherit(void)
 static void test_mappable(void)
 {
 	static const struct {
-		int line;
 		unsigned int flags;
 		int nsw;         /* software events after the tsc */
 		int want_mapped; /* -1: not specified */
 	} rows[] = {
-		{ __LINE__, 0, 0, 1 },
-		{ __LINE__, 0, 2, 1 },
-		{ __LINE__, LOPE_SEPARATE, 2, 1 },
+		{ 0, 0, 1 },
+		{ 0, 2, 1 },
+		{ LOPE_SEPARATE, 2, 1 },
 		/* never read in user space: not mapped, not asked for */
-		{ __LINE__, LOPE_NO_RDPMC, 0, 0 },
-		{ __LINE__, LOPE_NO_RDPMC, 2, 0 },
-		{ __LINE__, LOPE_INHERIT, 0, 0 },
+		{ LOPE_NO_RDPMC, 0, 0 },
+		{ LOPE_NO_RDPMC, 2, 0 },
+		{ LOPE_INHERIT, 0, 0 },
 	};
 	unsigned int r;
 
 	if (!have_tsc) {
-		lope_skip("mappable event: msr/tsc", "%s", tsc_why);
+		lope_skip("mappable_event_msr_tsc", "%s", tsc_why);
 		return;
 	}
 	for (r = 0; r < ARRAY_SIZE(rows); r++) {
@@ -704,10 +694,9 @@ static void test_mappable(void)
 		char name[200];
 		int rc, n = mixed_attrs(a, rows[r].nsw), mapped;
 
-		snprintf(name, sizeof(name),
-			 "mappable event: msr/tsc + %d software, flags %#x "
-			 "(line %d)",
-			 rows[r].nsw, rows[r].flags, rows[r].line);
+		lope_name(name, sizeof(name),
+			  "mappable_event_msr_tsc_and_%d_software_flags_%#x",
+			  rows[r].nsw, rows[r].flags);
 		rc = make_group_attrs(&g, 0, rows[r].flags, a, n);
 		if (rc) {
 			lope_fail(name, "open rc %d (%s)", rc, strerror(-rc));
@@ -751,8 +740,7 @@ static void test_fork_read(void)
 	struct perf_event_attr a[NEV + 1];
 	struct lope_group *g;
 	int64_t v[NEV + 1];
-	const char *name = "fork: a child reading the parent's group uses "
-			   "read(2) and does not touch the unmapped page";
+	const char *name = "fork_child_reads_with_read2";
 	pid_t pid;
 	int rc, status, n;
 
@@ -808,15 +796,14 @@ static void test_fork_read(void)
 /* Resources: descriptors and mappings, on success and on failure      */
 
 static const struct fail_row {
-	int line;
 	unsigned int flags;
 	int bad_at; /* position of the invalid event among 4 */
 } fail_rows[] = {
-	{ __LINE__, 0, 0 },
-	{ __LINE__, 0, 3 },
-	{ __LINE__, LOPE_SEPARATE, 0 },
-	{ __LINE__, LOPE_SEPARATE, 2 },
-	{ __LINE__, LOPE_INHERIT, 3 },
+	{ 0, 0 },
+	{ 0, 3 },
+	{ LOPE_SEPARATE, 0 },
+	{ LOPE_SEPARATE, 2 },
+	{ LOPE_INHERIT, 3 },
 };
 
 static void cycle_once(void)
@@ -848,11 +835,8 @@ static void test_leaks(void)
 	fds1 = fd_count();
 	maps1 = maps_count(NULL);
 	lope_check(fds0 == fds1 && maps0 == maps1,
-		   have_tsc ? "resources: new/open/enable/read/disable/close/"
-			      "open/delete (msr/tsc + 4 software) leaves no "
-			      "descriptor or mapping" :
-			      "resources: new/open/enable/read/disable/close/"
-			      "open/delete (4 software) leaves no descriptor",
+		   have_tsc ? "resources_cycle_msr_tsc_leaves_nothing" :
+			      "resources_cycle_leaves_no_descriptor",
 		   "descriptors %d -> %d, maps lines %d -> %d", fds0, fds1,
 		   maps0, maps1);
 
@@ -863,10 +847,9 @@ static void test_leaks(void)
 		char name[160];
 		int i, n, rc, fds_after, maps_after;
 
-		snprintf(name, sizeof(name),
-			 "resources: failed open (flags %#x, bad event at %d) "
-			 "leaves nothing open (line %d)",
-			 f->flags, f->bad_at, f->line);
+		lope_name(name, sizeof(name),
+			  "resources_failed_open_flags_%#x_bad_at_%d", f->flags,
+			  f->bad_at);
 		rc = lope_group__new(&g, 0, -1, f->flags);
 		if (rc) {
 			lope_fail(name, "new rc %d", rc);
@@ -964,7 +947,8 @@ static void test_minflt(void)
 			  ctl);
 	rc = make_group_attrs(&g, 0, 0, a, n);
 	if (rc) {
-		lope_fail("page faults: enable + first read", "open rc %d", rc);
+		lope_fail("page_faults_enable_first_read_take_none",
+			  "open rc %d", rc);
 		return;
 	}
 	memset(v, 0, sizeof(v));
@@ -975,10 +959,8 @@ static void test_minflt(void)
 	getrusage(RUSAGE_THREAD, &ru1);
 	lope_check(rc == 0 && ru1.ru_minflt == ru0.ru_minflt &&
 			   ru1.ru_majflt == ru0.ru_majflt,
-		   have_tsc ? "page faults: enable + first read after open "
-			      "take none (2 msr/tsc: pages pre-faulted)" :
-			      "page faults: enable + first read after open "
-			      "take none",
+		   have_tsc ? "page_faults_enable_first_read_take_none_tsc" :
+			      "page_faults_enable_first_read_take_none",
 		   "rc %d, %ld minor / %ld major faults", rc,
 		   ru1.ru_minflt - ru0.ru_minflt,
 		   ru1.ru_majflt - ru0.ru_majflt);
@@ -996,35 +978,34 @@ static void test_bad_inputs(void)
 	int rc;
 
 	lope_group__delete(NULL);
-	lope_pass("bad inputs: lope_group__delete(NULL) is accepted");
+	lope_pass("bad_inputs_delete_null_accepted");
 
 	rc = lope_group__new(&g, 0, -1, 0);
-	if (!lope_check(rc == 0 && g, "bad inputs: new", "rc %d", rc))
+	if (!lope_check(rc == 0 && g, "bad_inputs_new", "rc %d", rc))
 		return;
 	sw_attr(&a, EV_TASK_CLOCK);
 	lope_group__add(g, &a);
 	rc = lope_group__enable(g);
-	lope_check(rc < 0, "bad inputs: enable before open fails", "rc %d", rc);
+	lope_check(rc < 0, "bad_inputs_enable_before_open", "rc %d", rc);
 	rc = lope_group__read(g, v);
-	lope_check(rc < 0, "bad inputs: read before open fails", "rc %d", rc);
+	lope_check(rc < 0, "bad_inputs_read_before_open", "rc %d", rc);
 	rc = lope_group__open(g);
-	if (!lope_check(rc == 0, "bad inputs: open", "rc %d", rc)) {
+	if (!lope_check(rc == 0, "bad_inputs_open", "rc %d", rc)) {
 		lope_group__delete(g);
 		return;
 	}
 	rc = lope_group__add(g, &a);
 	lope_check(rc < 0 && lope_group__nr(g) == 1,
-		   "bad inputs: add on an open group returns a negative errno",
-		   "rc %d, nr %d", rc, lope_group__nr(g));
+		   "bad_inputs_add_on_open_group", "rc %d, nr %d", rc,
+		   lope_group__nr(g));
 	rc = lope_group__open(g);
-	lope_check(rc < 0, "bad inputs: open twice fails", "rc %d", rc);
+	lope_check(rc < 0, "bad_inputs_open_twice", "rc %d", rc);
 	rc = lope_group__read(NULL, v);
-	lope_check(rc < 0, "bad inputs: read of a NULL group fails", "rc %d",
-		   rc);
+	lope_check(rc < 0, "bad_inputs_read_null_group", "rc %d", rc);
 	rc = lope_group__read(g, NULL);
-	lope_check(rc < 0, "bad inputs: read into NULL fails", "rc %d", rc);
+	lope_check(rc < 0, "bad_inputs_read_into_null", "rc %d", rc);
 	rc = lope_group__write(g, NULL);
-	lope_check(rc < 0, "bad inputs: write from NULL fails", "rc %d", rc);
+	lope_check(rc < 0, "bad_inputs_write_from_null", "rc %d", rc);
 	lope_group__delete(g);
 }
 
@@ -1040,18 +1021,15 @@ static void test_rdpmc_usable(void)
 	r = lope_rdpmc_usable(why, sizeof(why));
 	lope_info("lope_rdpmc_usable: %d (%s)", r, why);
 	if (have_cpu_pmu)
-		lope_check(r <= 0 && why[0],
-			   "rdpmc_usable: 0, or -errno with a reason",
+		lope_check(r <= 0 && why[0], "rdpmc_usable_gives_a_reason",
 			   "returned %d, reason \"%s\"", r, why);
 	else
-		lope_check(
-			r == -ENODEV && why[0],
-			"rdpmc_usable: no core PMU here: -ENODEV with a reason",
-			"returned %d, reason \"%s\"", r, why);
+		lope_check(r == -ENODEV && why[0],
+			   "rdpmc_usable_enodev_without_core_pmu",
+			   "returned %d, reason \"%s\"", r, why);
 	/* a tiny buffer is fine (the reason is truncated) */
 	r = lope_rdpmc_usable(why, 4);
-	lope_check(r <= 0 && strlen(why) < 4,
-		   "rdpmc_usable: reason truncated to the buffer",
+	lope_check(r <= 0 && strlen(why) < 4, "rdpmc_usable_reason_truncated",
 		   "returned %d, reason length %zu", r, strlen(why));
 }
 
@@ -1062,18 +1040,16 @@ static void test_probe(void)
 	int fds = fd_count(), n, hw;
 
 	sw_attr(&a, EV_TASK_CLOCK);
-	lope_check(lope_probe(&a, 0, -1) == 0, "probe: task-clock accepted",
+	lope_check(lope_probe(&a, 0, -1) == 0, "probe_task_clock_accepted",
 		   "refused");
 	a.type = 0x7fffffff;
 	n = lope_probe(&a, 0, -1);
-	lope_check(n < 0, "probe: an unknown PMU type refused", "returned %d",
-		   n);
-	lope_check(lope_probe(NULL, 0, -1) == -EINVAL,
-		   "probe: NULL attr is -EINVAL", "accepted");
+	lope_check(n < 0, "probe_unknown_pmu_type_refused", "returned %d", n);
+	lope_check(lope_probe(NULL, 0, -1) == -EINVAL, "probe_null_attr_einval",
+		   "accepted");
 	sw_attr(&a, EV_TASK_CLOCK);
 	n = lope_probe_counters(&a, 5);
-	lope_check(n == 5, "probe_counters: software events need no counter",
-		   "%d of 5", n);
+	lope_check(n == 5, "probe_counters_software_need_none", "%d of 5", n);
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_HARDWARE;
@@ -1084,15 +1060,14 @@ static void test_probe(void)
 		  hw);
 	if (lope_core_pmu())
 		lope_check(hw >= 1 && hw < 64,
-			   "probe_counters: a core PMU has a few counters",
-			   "%d", hw);
+			   "probe_counters_core_pmu_has_some", "%d", hw);
 	else
-		lope_check(hw == 0, "probe_counters: no core PMU, no counter",
+		lope_check(hw == 0, "probe_counters_none_without_core_pmu",
 			   "%d", hw);
 	lope_check(lope_probe_counters(&a, -1) == -EINVAL &&
 			   lope_probe_counters(NULL, 4) == -EINVAL,
-		   "probe_counters: bad arguments are -EINVAL", "accepted");
-	lope_check(fd_count() == fds, "probe: no descriptor left",
+		   "probe_counters_bad_arguments_einval", "accepted");
+	lope_check(fd_count() == fds, "probe_no_descriptor_left",
 		   "%d before, %d after", fds, fd_count());
 }
 
@@ -1104,25 +1079,25 @@ static void test_last_counts(void)
 	int err;
 
 	if (make_group(&g, 0, 0, 2)) {
-		lope_fail("last_counts", "cannot open a group");
+		lope_fail("last_counts_open", "cannot open a group");
 		return;
 	}
 	err = lope_group__enable(g);
 	lope_check(!err && lope_group__last_counts(g, last) == -ENODATA,
-		   "last_counts: none since the enable", "err %d", err);
+		   "last_counts_none_since_enable", "err %d", err);
 	busy(2);
 	err = lope_group__read_raw(g, raw);
 	busy(2);
 	if (!err)
 		err = lope_group__last_counts(g, last);
 	lope_check(!err && !memcmp(raw, last, sizeof(raw)),
-		   "last_counts: the last read's values", "err %d", err);
+		   "last_counts_last_read_values", "err %d", err);
 	lope_check(lope_group__last_counts(g, NULL) == -EINVAL &&
 			   lope_group__last_counts(NULL, last) == -EINVAL,
-		   "last_counts: bad arguments are -EINVAL", "accepted");
+		   "last_counts_bad_arguments_einval", "accepted");
 	lope_group__close(g);
 	lope_check(lope_group__last_counts(g, last) == -EBADF,
-		   "last_counts: closed group is -EBADF", "not refused");
+		   "last_counts_closed_is_ebadf", "not refused");
 	lope_group__delete(g);
 }
 
@@ -1164,7 +1139,8 @@ int main(void)
 	unsigned int i;
 
 	if (probe(why, sizeof(why))) {
-		lope_skip("group: software events", "%s", why);
+		lope_skip("group_software_events", "%s", why);
+
 		return lope_done();
 	}
 	probe_tsc();

@@ -46,11 +46,11 @@
 enum { C_PATH, C_BRACKETED, C_NO_SYSCALL, C_WRAP, C_MIGRATE, NCASES };
 
 static const char *const cases[NCASES] = {
-	"hw read: user-space path where the page allows it",
-	"hw read: 1000 reads between read(2) before and after, in order",
-	"hw read: reads and resets make no system call",
-	"hw read: a 32-bit counter read past its overflow interrupts",
-	"hw read: a reader moved between 2 CPUs, 200 times",
+	"hw_read_user_space_path_where_the_page_allows_it",
+	"hw_read_1000_reads_between_read_2_before_and_after_in_order",
+	"hw_read_reads_and_resets_make_no_system_call",
+	"hw_read_a_32_bit_counter_read_past_its_overflow_interrupts",
+	"hw_read_a_reader_moved_between_2_cpus_200_times",
 };
 
 struct sample {

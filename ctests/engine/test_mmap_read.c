@@ -183,7 +183,7 @@ static void test_width(void)
 
 		if (r->want_rc == 0 &&
 		    ref_value(r->offset, r->pmc, r->width) != r->want) {
-			lope_fail("width: table",
+			lope_fail("width_table",
 				  "row line %d: expected value "
 				  "%#" PRIx64
 				  " disagrees with reference %#" PRIx64,
@@ -230,8 +230,8 @@ static void test_width(void)
 		}
 	}
 	if (!bad)
-		lope_pass("width: sign extension at widths 1/32/40/48/63/64, "
-			  "bad widths refused");
+		lope_pass(
+			"width_sign_extension_at_widths_1_32_40_48_63_64_bad_widths_refused");
 	free(pc);
 }
 
@@ -312,8 +312,8 @@ static void test_guards(void)
 		}
 	}
 	if (!bad)
-		lope_pass("guards: cap_user_rdpmc=0 / index=0 / width=0 never "
-			  "read the counter; index-1 is the counter number");
+		lope_pass(
+			"guards_cap_user_rdpmc_0_index_0_width_0_never_read_the_counter_index_1_is_the_counter_number");
 	free(pc);
 }
 
@@ -411,7 +411,7 @@ static void test_time(void)
 				r->time_cycles, r->time_mask, r->cyc);
 		want_delta = r->hand ? r->want_delta : ref;
 		if (muxed && r->want_rc == 0 && ref != want_delta) {
-			lope_fail("time: table",
+			lope_fail("time_table",
 				  "row line %d: hand value %#" PRIx64
 				  " disagrees with reference %#" PRIx64,
 				  r->line, want_delta, ref);
@@ -451,8 +451,8 @@ static void test_time(void)
 		}
 	}
 	if (!bad)
-		lope_pass("time: enabled/running advanced by the page's clock "
-			  "conversion (plain and cap_user_time_short)");
+		lope_pass(
+			"time_enabled_running_advanced_by_the_pages_clock_conversion_plain_and_cap_user_time_short");
 	free(pc);
 }
 
@@ -488,13 +488,12 @@ static void test_seqlock_single(void)
 	f.hook = hook_update;
 	f.hook_left = 3;
 	rc = lope_mmap__read(pc, &rd, &out, &retries);
-	lope_check(rc == 0 && retries == 3 && f.pmc_calls == 4 &&
-			   out.val == 305,
-		   "seqlock: a read overlapping 3 updates retries 3 times and "
-		   "returns the last consistent value",
-		   "rc %d retries %lu pmc calls %u value %" PRIu64
-		   " (want 0, 3, 4, 305)",
-		   rc, retries, f.pmc_calls, out.val);
+	lope_check(
+		rc == 0 && retries == 3 && f.pmc_calls == 4 && out.val == 305,
+		"seqlock_a_read_overlapping_3_updates_retries_3_times_and_returns_the_last_consistent_value",
+		"rc %d retries %lu pmc calls %u value %" PRIu64
+		" (want 0, 3, 4, 305)",
+		rc, retries, f.pmc_calls, out.val);
 
 	/* NULL retries is accepted */
 	memset(&f, 0, sizeof(f));
@@ -505,7 +504,7 @@ static void test_seqlock_single(void)
 	page_readable(pc);
 	rc = lope_mmap__read(pc, &rd, &out, NULL);
 	lope_check(rc == 0 && f.pmc_calls == 2 && out.val == 105,
-		   "seqlock: retries pointer may be NULL",
+		   "seqlock_retries_pointer_may_be_null",
 		   "rc %d pmc calls %u value %" PRIu64, rc, f.pmc_calls,
 		   out.val);
 
@@ -517,10 +516,10 @@ static void test_seqlock_single(void)
 	page_readable(pc);
 	retries = 0;
 	rc = lope_mmap__read(pc, &rd, &out, &retries);
-	lope_check(rc == -EOPNOTSUPP && f.pmc_calls == 1 && retries == 1,
-		   "seqlock: counter descheduled mid-read falls back "
-		   "(-EOPNOTSUPP on the retry)",
-		   "rc %d pmc calls %u retries %lu", rc, f.pmc_calls, retries);
+	lope_check(
+		rc == -EOPNOTSUPP && f.pmc_calls == 1 && retries == 1,
+		"seqlock_counter_descheduled_mid_read_falls_back_eopnotsupp_on_the_retry",
+		"rc %d pmc calls %u retries %lu", rc, f.pmc_calls, retries);
 	free(pc);
 }
 
@@ -557,7 +556,7 @@ static void test_seqlock_odd(void)
 	pc->lock = 3;        /* writer in progress */
 	pc->offset = 999999; /* half-written garbage */
 	if (pthread_create(&t, NULL, odd_releaser, &a)) {
-		lope_fail("seqlock: odd lock", "pthread_create failed");
+		lope_fail("seqlock_odd_lock", "pthread_create failed");
 		free(pc);
 		return;
 	}
@@ -565,7 +564,7 @@ static void test_seqlock_odd(void)
 	pthread_join(t, NULL);
 	lope_check(rc == 0 && retries > 0 && out.val == 1005 &&
 			   f.pmc_calls == 1,
-		   "seqlock: odd lock value retries until the writer is done",
+		   "seqlock_odd_lock_value_retries_until_the_writer_is_done",
 		   "rc %d retries %lu value %" PRIu64 " pmc calls %u", rc,
 		   retries, out.val, f.pmc_calls);
 	lope_info("odd lock: %lu retries while the writer held it", retries);
@@ -807,7 +806,7 @@ static void test_seqlock_concurrent(void)
 	for (nreaders = 1; nreaders <= 2; nreaders++) {
 		char name[128];
 
-		snprintf(
+		lope_name(
 			name, sizeof(name),
 			"seqlock: concurrent writer, %d reader%s, no torn read",
 			nreaders, nreaders > 1 ? "s" : "");
@@ -916,8 +915,8 @@ static void test_descheduled(void)
 	}
 	free(pc);
 	if (!bad)
-		lope_pass("descheduled: an enabled event off the PMU reads its "
-			  "offset, its enabled time runs on");
+		lope_pass(
+			"descheduled_an_enabled_event_off_the_pmu_reads_its_offset_its_enabled_time_runs_on");
 }
 
 /* ------------------------------------------------------------------ */
@@ -998,10 +997,8 @@ static void test_plain(void)
 	}
 	free(pc);
 	if (!bad)
-		lope_pass("plain: reads as lope_mmap__read() where the counter "
-			  "is user-readable, on the PMU and never multiplexed; "
-			  "refuses anything else without reading the counter "
-			  "or the clock");
+		lope_pass(
+			"plain_reads_as_lope_mmap_read_where_the_counter_is_user_readable_on_the_pmu_and_never_multiplexed_refuses_anything_else_without_reading_the_counter_or_the_clock");
 }
 
 int main(void)

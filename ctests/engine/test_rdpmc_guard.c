@@ -179,8 +179,8 @@ int main(void)
 	status = read_in_child(&control);
 	describe(status, why, sizeof(why));
 	meaningful = status >= 0 && faulted(status);
-	snprintf(name, sizeof(name),
-		 "rdpmc guard: positive control (%s) faults", control.what);
+	lope_info("rdpmc guard: positive control: %s", control.what);
+	lope_name(name, sizeof(name), "rdpmc_guard_positive_control_faults");
 	if (meaningful)
 		lope_pass(name);
 	else if (status >= 0 && WIFEXITED(status))
@@ -195,8 +195,7 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct page_case *c = &cases[i];
 
-		snprintf(name, sizeof(name), "rdpmc guard: %s (line %d)",
-			 c->what, c->line);
+		lope_name(name, sizeof(name), "rdpmc guard: %s", c->what);
 		status = read_in_child(c);
 		describe(status, why, sizeof(why));
 		if (status >= 0 && WIFEXITED(status) &&
@@ -204,18 +203,21 @@ int main(void)
 			if (meaningful)
 				lope_pass(name);
 			else
-				lope_skip(name,
-					  "returned without a counter read, "
-					  "but the instruction does not fault "
-					  "here, so that proves nothing (%s)",
-					  sw);
+				lope_skip(
+					name,
+					"line %d: returned without a counter read, "
+					"but the instruction does not fault "
+					"here, so that proves nothing (%s)",
+					c->line, sw);
 		} else if (faulted(status)) {
 			lope_fail(name,
-				  "the counter was read although the "
+				  "line %d: the counter was read although the "
 				  "page forbids it: child %s",
-				  why);
+				  c->line, why);
 		} else {
-			lope_fail(name, "child %s, want no counter read", why);
+			lope_fail(name,
+				  "line %d: child %s, want no counter read",
+				  c->line, why);
 		}
 	}
 	return lope_done();

@@ -101,10 +101,10 @@ static const struct {
 	int resets;
 	unsigned long expect_reads;
 } rows[] = {
-	{ __LINE__, "reset right after a read reuses it", 1, 0, 1, 0 },
-	{ __LINE__, "reset 20 ms after a read samples again", 1, 20, 1, 1 },
-	{ __LINE__, "second reset after one read samples again", 1, 0, 2, 1 },
-	{ __LINE__, "reset without a read samples", 0, 0, 1, 1 },
+	{ __LINE__, "reset_right_after_a_read_reuses_it", 1, 0, 1, 0 },
+	{ __LINE__, "reset_20_ms_after_a_read_samples_again", 1, 20, 1, 1 },
+	{ __LINE__, "second_reset_after_one_read_samples_again", 1, 0, 2, 1 },
+	{ __LINE__, "reset_without_a_read_samples", 0, 0, 1, 1 },
 };
 
 /*
@@ -170,12 +170,12 @@ static void continuity(struct lope_group *g)
 		  nr_reads - before - 1);
 	/* a preempted pair samples twice, rightly: most must not */
 	lope_check(nr_reads - before - 1 < 75,
-		   "read+reset pair is one system call",
+		   "read_reset_pair_is_one_system_call",
 		   "%lu calls for 50 pairs", nr_reads - before - 1);
 	/* the sum runs from c0 to the last read; c1 is one read later */
 	lope_check(sum > 0 && (uint64_t)sum <= c1[0].val - c0[0].val &&
 			   c1[0].val - c0[0].val - (uint64_t)sum < 1000000,
-		   "read+reset intervals lose no count",
+		   "read_reset_intervals_lose_no_count",
 		   "sum %lld, raw delta %llu", (long long)sum,
 		   (unsigned long long)(c1[0].val - c0[0].val));
 }

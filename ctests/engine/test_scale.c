@@ -73,7 +73,7 @@ static void test_table(void)
 
 		if (r->run != 0 && r->ena != r->run &&
 		    ref_scale(r->val, r->ena, r->run) != r->want) {
-			lope_fail("scale: table",
+			lope_fail("scale_table",
 				  "row line %d: hand value %" PRIu64
 				  " disagrees with reference %" PRIu64,
 				  r->line, r->want,
@@ -93,8 +93,8 @@ static void test_table(void)
 		}
 	}
 	if (!bad)
-		lope_pass("scale: table of exact, overflowing and saturating "
-			  "cases");
+		lope_pass(
+			"scale_table_of_exact_overflowing_and_saturating_cases");
 }
 
 /* xorshift64*: deterministic, so a failure can be reproduced. */
@@ -132,22 +132,22 @@ static void test_random(void)
 		got = lope_scale(val, ena, run);
 		want = ena == run ? val : ref_scale(val, ena, run);
 		if (got != want) {
-			lope_fail("scale: random",
+			lope_fail("scale_random",
 				  "case %u: lope_scale(%" PRIu64 ", %" PRIu64
 				  ", %" PRIu64 ") = %" PRIu64 ", want %" PRIu64,
 				  i, val, ena, run, got, want);
 			return;
 		}
 		if (ena >= run && got < val) {
-			lope_fail("scale: random",
+			lope_fail("scale_random",
 				  "case %u: scaling up gave %" PRIu64
 				  " < val %" PRIu64 " (wrapped?)",
 				  i, got, val);
 			return;
 		}
 	}
-	lope_pass("scale: 1000000 random cases agree with the 128-bit "
-		  "reference and never wrap");
+	lope_pass(
+		"scale_1000000_random_cases_agree_with_the_128_bit_reference_and_never_wrap");
 }
 
 int main(void)

@@ -266,7 +266,7 @@ static void test_event_row(struct lope_pmus *p, const struct event_row *r)
 	char name[96];
 	int idx, err;
 
-	snprintf(name, sizeof(name), "event_%s_%s", r->pmu, r->event);
+	lope_name(name, sizeof(name), "event_%s_%s", r->pmu, r->event);
 	idx = lope_pmus__find(p, r->pmu, r->event);
 	if (idx < 0) {
 		lope_fail(name, "line %d: not found (%d)", r->line, idx);

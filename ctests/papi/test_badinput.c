@@ -733,7 +733,7 @@ static void row(int line, const char *fmt, int want, int doc, int got)
 	long long v[2] = { 0, 0 }, t;
 	int i, n, rc, rc2, rc3, want_core;
 
-	snprintf(name, sizeof(name), fmt, id_label);
+	lope_name(name, sizeof(name), fmt, id_label);
 	for (i = 0; i < nscratch; i++)
 		drop_set(&scratch[i]);
 	nscratch = 0;
@@ -844,7 +844,7 @@ static int bad(void)
 
 static void rows_invalid_sets(void)
 {
-	static const char *const labels[] = { "set -1", "set 12345",
+	static const char *const labels[] = { "set minus 1", "set 12345",
 					      "a destroyed set" };
 	int events[4], idx[4], codes[2] = { 0, 0 };
 
@@ -932,7 +932,7 @@ static void rows_codes_and_names(void)
 	    PAPI_add_event(stopped(), (int)(PAPI_PRESET_MASK | 0x1234)));
 	/* -1 is PAPI_NULL, the code of an empty slot, so PAPI 7 finds it
 	 * "already in the set" (_papi_hwi_lookup_EventCodeIndex). */
-	ROW(PAPI_ECNFLCT, DOC, "PAPI_add_event(code -1)",
+	ROW(PAPI_ECNFLCT, DOC, "PAPI_add_event(code minus 1)",
 	    PAPI_add_event(stopped(), -1));
 	ROW(PAPI_ECNFLCT, DOC, "PAPI_add_event(already in the set)",
 	    PAPI_add_event(stopped(), tc));
@@ -941,9 +941,10 @@ static void rows_codes_and_names(void)
 	/* A name no component claims ends in the loop of
 	 * _papi_hwi_native_name_to_code(), whose last component (sysdetect,
 	 * no events) answers PAPI_ECMP; stock the same. */
-	ROW(PAPI_ECMP, CORE, "PAPI_add_named_event(\"\")",
+	ROW(PAPI_ECMP, CORE, "PAPI_add_named_event(empty name)",
 	    PAPI_add_named_event(stopped(), ""));
-	ROW(PAPI_ECMP, CORE, "PAPI_event_name_to_code(\"\")", name_to_code(""));
+	ROW(PAPI_ECMP, CORE, "PAPI_event_name_to_code(empty name)",
+	    name_to_code(""));
 	ROW(PAPI_ECMP, CORE, "PAPI_event_name_to_code(4999 x 'A')",
 	    long_name("", 0));
 	ROW(PAPI_ENOEVNT, DOC, "PAPI_event_name_to_code(perf:: + 4993 x 'A')",
@@ -971,7 +972,7 @@ static void rows_codes_and_names(void)
 	    PAPI_add_named_event(stopped(), "perf::TASK-CLOCK::u"));
 	ROW(PAPI_ENOEVNT, DOC, "PAPI_add_named_event(perf::TASK-CLOCK:u=1:u=0)",
 	    PAPI_add_named_event(stopped(), "perf::TASK-CLOCK:u=1:u=0"));
-	ROW(PAPI_ENOEVNT, DOC, "PAPI_add_named_event(\":::\")",
+	ROW(PAPI_ENOEVNT, DOC, "PAPI_add_named_event(colons only)",
 	    PAPI_add_named_event(stopped(), ":::"));
 	ROW(PAPI_ENOEVNT, DOC, "PAPI_add_named_event(\"perf_event:::\")",
 	    PAPI_add_named_event(stopped(), "perf_event:::"));
@@ -1036,7 +1037,7 @@ static void rows_null_pointers(void)
 	    PAPI_state(stopped(), NULL));
 	ROW(PAPI_EINVAL, DOC, "PAPI_list_events(events NULL, *number 4)",
 	    list_events(stopped(), NULL, 4));
-	ROW(PAPI_EINVAL, DOC, "PAPI_list_events(*number -1)",
+	ROW(PAPI_EINVAL, DOC, "PAPI_list_events(*number minus 1)",
 	    list_events(stopped(), events, -1));
 	/* Not made: PAPI_list_events(set, events, NULL); PAPI 7 reads
 	 * *number before any check (papi.c: if ( *number < 0 )) and
@@ -1045,7 +1046,7 @@ static void rows_null_pointers(void)
 	    add_events(empty(), NULL, 2));
 	ROW(PAPI_EINVAL, DOC, "PAPI_add_events(number 0)",
 	    add_events(empty(), codes, 0));
-	ROW(PAPI_EINVAL, DOC, "PAPI_add_events(number -1)",
+	ROW(PAPI_EINVAL, DOC, "PAPI_add_events(number minus 1)",
 	    add_events(empty(), codes, -1));
 	ROW(PAPI_EINVAL, DOC, "PAPI_get_overflow_event_index(array NULL)",
 	    ovf_index(overflowing(), 1, NULL, 4));
@@ -1059,7 +1060,7 @@ static void rows_null_pointers(void)
 	    PAPI_set_opt(PAPI_DOMAIN, NULL));
 	ROW(PAPI_EINVAL, DOC, "PAPI_overflow(handler NULL)",
 	    PAPI_overflow(stopped(), tc, 1000000, 0, NULL));
-	ROW(0, DOC, "PAPI_get_component_info(-1) is NULL",
+	ROW(0, DOC, "PAPI_get_component_info(minus 1) is NULL",
 	    not_null(PAPI_get_component_info(-1)));
 	ROW(0, DOC, "PAPI_get_component_info(99) is NULL",
 	    not_null(PAPI_get_component_info(99)));
@@ -1150,13 +1151,13 @@ static void rows_limits_and_thresholds(void)
 	    "too many events, multiplexed: add until refused",
 	    add_until_failure(1));
 	lope_info("a multiplexed set took %d events", many_added);
-	ROW(PAPI_EINVAL, DOC, "PAPI_overflow threshold -1",
+	ROW(PAPI_EINVAL, DOC, "PAPI_overflow threshold minus 1",
 	    PAPI_overflow(stopped(), tc, -1, 0, handler));
 	ROW(PAPI_EINVAL, DOC, "PAPI_overflow threshold INT_MIN",
 	    PAPI_overflow(stopped(), tc, INT_MIN, 0, handler));
 	ROW(PAPI_OK, DOC, "PAPI_overflow threshold INT_MAX: runs, then off",
 	    huge_threshold());
-	ROW(PAPI_EINVAL, DOC, "PAPI_profil threshold -5",
+	ROW(PAPI_EINVAL, DOC, "PAPI_profil threshold minus 5",
 	    do_profil(stopped(), tc, 65536, -5));
 	ROW(PAPI_EINVAL, DOC, "PAPI_profil scale 0",
 	    do_profil(stopped(), tc, 0, 1000000));
@@ -1177,13 +1178,13 @@ static void rows_options(void)
 	pid_t gone = dead_pid();
 
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(9999)", PAPI_set_opt(9999, &opt));
-	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(-1)", PAPI_set_opt(-1, &opt));
+	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(minus 1)", PAPI_set_opt(-1, &opt));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(0)", PAPI_set_opt(0, &opt));
 	ROW(PAPI_EINVAL, DOC, "PAPI_get_opt(9999)", PAPI_get_opt(9999, &opt));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_domain(0)", PAPI_set_domain(0));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_domain(0x1000)",
 	    PAPI_set_domain(0x1000));
-	ROW(PAPI_EINVAL, DOC, "PAPI_set_domain(-1)", PAPI_set_domain(-1));
+	ROW(PAPI_EINVAL, DOC, "PAPI_set_domain(minus 1)", PAPI_set_domain(-1));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_granularity(1234)",
 	    PAPI_set_granularity(1234));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_granularity(0)",
@@ -1200,17 +1201,17 @@ static void rows_options(void)
 	    PAPI_set_opt(PAPI_GRANUL, granul_opt(stopped(), 1234)));
 	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(PAPI_GRANUL, PAPI_GRN_PROC)",
 	    PAPI_set_opt(PAPI_GRANUL, granul_opt(stopped(), PAPI_GRN_PROC)));
-	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(PAPI_DEF_MPX_NS, -1)",
+	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(PAPI_DEF_MPX_NS, minus 1)",
 	    PAPI_set_opt(PAPI_DEF_MPX_NS, mpx_opt(0, -1)));
-	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(PAPI_MULTIPLEX, ns -1)",
+	ROW(PAPI_EINVAL, DOC, "PAPI_set_opt(PAPI_MULTIPLEX, ns minus 1)",
 	    PAPI_set_opt(PAPI_MULTIPLEX, mpx_opt(stopped(), -1)));
-	ROW(PAPI_EINVAL, DOC, "PAPI_CPU_ATTACH cpu -1",
+	ROW(PAPI_EINVAL, DOC, "PAPI_CPU_ATTACH cpu minus 1",
 	    PAPI_set_opt(PAPI_CPU_ATTACH, cpu_opt(stopped(), (unsigned)-1)));
 	ROW(PAPI_EINVAL, DOC, "PAPI_CPU_ATTACH cpu 9999",
 	    PAPI_set_opt(PAPI_CPU_ATTACH, cpu_opt(stopped(), 9999)));
 	ROW(PAPI_EINVAL, DOC, "PAPI_CPU_ATTACH cpu = number of cpus",
 	    PAPI_set_opt(PAPI_CPU_ATTACH, cpu_opt(stopped(), ncpu)));
-	ROW(PAPI_EINVAL, DOC, "PAPI_CPU_ATTACH cpu -1, empty set",
+	ROW(PAPI_EINVAL, DOC, "PAPI_CPU_ATTACH cpu minus 1, empty set",
 	    cpu_attach_empty_then_add((unsigned)-1));
 	ROW(PAPI_EINVAL, DOC,
 	    "PAPI_CPU_ATTACH cpu 9999, empty set (then the first add)",
@@ -1221,11 +1222,11 @@ static void rows_options(void)
 	ROW(PAPI_OK, P7, "PAPI_attach(tid 0) counts the caller",
 	    attach_zero_counts_self());
 	/* pid -1 with cpu -1 is refused by the kernel (EINVAL). */
-	ROW(PAPI_EINVAL, DOC, "PAPI_attach(tid -1)",
+	ROW(PAPI_EINVAL, DOC, "PAPI_attach(tid minus 1)",
 	    PAPI_attach(stopped(), (unsigned long)-1));
 	/* The kernel answers ESRCH, for which PAPI has no code of its own:
 	 * PAPI_ESYS, "a system call failed" (stock the same). */
-	ROW(PAPI_ESYS, P7, "PAPI_attach(tid -5)",
+	ROW(PAPI_ESYS, P7, "PAPI_attach(tid minus 5)",
 	    PAPI_attach(stopped(), (unsigned long)-5));
 	ROW(PAPI_ESYS, P7, "PAPI_attach(a pid that exited)",
 	    PAPI_attach(stopped(), (unsigned long)gone));
@@ -1243,7 +1244,7 @@ static void rows_options(void)
 static void rows_uncore(void)
 {
 	if (PAPI_event_name_to_code("msr::tsc", &tsc_code) != PAPI_OK) {
-		lope_skip("uncore rows", "no msr::tsc on this machine");
+		lope_skip("uncore_rows", "no msr::tsc on this machine");
 		return;
 	}
 	/* PAPI's core refuses an event of another component. */
@@ -1332,20 +1333,20 @@ int main(void)
 		rc = PAPI_event_name_to_code(task_clock, &tc);
 	if (rc == PAPI_OK)
 		rc = PAPI_event_name_to_code(page_faults, &pf);
-	if (!lope_check(rc == PAPI_OK, "setup: thread_init and codes", "%s",
+	if (!lope_check(rc == PAPI_OK, "setup_thread_init_and_codes", "%s",
 			papi_err(rc)))
 		return lope_done();
 	rc = make_named_set(&ref, &task_clock, 1);
-	if (!lope_check(rc == PAPI_OK, "setup: reference set", "%s",
+	if (!lope_check(rc == PAPI_OK, "setup_reference_set", "%s",
 			papi_err(rc)))
 		return lope_done();
 	if (pthread_create(&witness, NULL, witness_main, NULL) != 0) {
-		lope_fail("setup: witness thread", "pthread_create failed");
+		lope_fail("setup_witness_thread", "pthread_create failed");
 		return lope_done();
 	}
 	while (!__atomic_load_n(&wit.ready, __ATOMIC_ACQUIRE))
 		sleep_ns(MS);
-	if (!lope_check(wit.rc == PAPI_OK, "setup: witness set running", "%s",
+	if (!lope_check(wit.rc == PAPI_OK, "setup_witness_set_running", "%s",
 			papi_err(wit.rc))) {
 		wit.stop = 1;
 		(void)pthread_join(witness, NULL);
@@ -1374,14 +1375,14 @@ int main(void)
 	ns = wit.cpu;
 	lope_check(wit.rc == PAPI_OK && wit.final >= wit.last &&
 			   near(wit.final, ns, 0.10, 2 * MS),
-		   "witness set counted its thread's whole run",
+		   "witness_set_counted_whole_run",
 		   "stop %s, final %lld ns, last read %lld, thread CPU %lld ns",
 		   papi_err(wit.rc), wit.final, wit.last, ns);
 	drop_set(&tsc_set);
 	drop_set(&ref);
 	lope_check(
 		fd_count() == fds0 && perf_maps_count() == maps0,
-		"no descriptor or perf mapping left after the sweep",
+		"no_fd_or_perf_mapping_left",
 		"%d descriptors (%d after library_init), %d perf mappings (%d)",
 		fd_count(), fds0, perf_maps_count(), maps0);
 	return lope_done();

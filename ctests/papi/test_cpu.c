@@ -318,8 +318,7 @@ static void test_bad_cpu(void)
 	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
 		fds = fd_count();
 		rc = set_cpu_attach(set, bad[i]);
-		snprintf(n, sizeof(n), "cpu_attach_invalid_cpu_%d",
-			 (int)bad[i]);
+		snprintf(n, sizeof(n), "cpu_attach_invalid_cpu_%u", bad[i]);
 		lope_check(rc < PAPI_OK && fd_count() == fds, n,
 			   "PAPI_CPU_ATTACH to cpu %u (of %d): %s, "
 			   "descriptors %d -> %d",

@@ -108,27 +108,25 @@ static void test_add_events(void)
 	lope_info("PAPI_add_event(unknown code) alone: %s",
 		  papi_err(first_err));
 
-	add_events_case("add_events: invalid third of four returns 2", a, 4, 0,
+	add_events_case("add_events_invalid_third_of_four_returns_2", a, 4, 0,
 			2, 2);
-	add_events_case("add_events: invalid first returns its error", b, 2, 0,
+	add_events_case("add_events_invalid_first_returns_its_error", b, 2, 0,
 			first_err, 0);
-	add_events_case("add_events: duplicate second returns 1", c, 2, 0, 1,
-			1);
+	add_events_case("add_events_duplicate_second_returns_1", c, 2, 0, 1, 1);
 	if (tsc)
-		add_events_case(
-			"add_events: other component's second returns 1", d, 2,
-			0, 1, 1);
+		add_events_case("add_events_other_components_second_returns_1",
+				d, 2, 0, 1, 1);
 	else
-		lope_skip("add_events: other component's second returns 1",
+		lope_skip("add_events_other_components_second_returns_1",
 			  "no msr::tsc on this machine");
-	add_events_case("add_events: all valid returns PAPI_OK", e, 3, 0,
+	add_events_case("add_events_all_valid_returns_papi_ok", e, 3, 0,
 			PAPI_OK, 3);
-	add_events_case("add_events: multiplexed, invalid fourth returns 3", f,
-			4, 1, 3, 3);
+	add_events_case("add_events_multiplexed_invalid_fourth_returns_3", f, 4,
+			1, 3, 3);
 	/* Valid name, refused by the kernel when the component opens it. */
 	add_events_case(
-		"add_events: kernel refuses the second (cpu=9999), returns 1",
-		g, 3, 0, 1, 1);
+		"add_events_kernel_refuses_the_second_cpu_9999_returns_1", g, 3,
+		0, 1, 1);
 }
 
 /* ------------------------------------------------------- snapshots */
@@ -154,7 +152,7 @@ static void test_snapshots(void)
 		codes[cidx][n[cidx]++] = code;
 	}
 	lope_check(skipped == (tsc ? 1 : 2) && n[0] == 2,
-		   "snapshots: config resolved, grouped by component",
+		   "snapshots_config_resolved_grouped_by_component",
 		   "%d skipped, %d for component 0, %d for component 1",
 		   skipped, n[0], n[1]);
 	nsets = n[1] ? 2 : 1;
@@ -168,7 +166,7 @@ static void test_snapshots(void)
 	for (k = 0; k < nsets && rc == PAPI_OK; k++)
 		rc = PAPI_start(set[k]);
 	if (!lope_check(rc == PAPI_OK,
-			"snapshots: one set per component, both started", "%s",
+			"snapshots_one_set_per_component_both_started", "%s",
 			papi_err(rc)))
 		goto out;
 	t0 = thread_ns();
@@ -188,21 +186,20 @@ static void test_snapshots(void)
 	}
 	cpu = thread_ns() - t0;
 	lope_check(rc == PAPI_OK && !negative,
-		   "snapshots: 200 x read + reset, no negative value",
+		   "snapshots_200_x_read_reset_no_negative_value",
 		   "%s, %lld negative", papi_err(rc), negative);
-	lope_check(
-		near(sum, cpu, 0.05, MS),
-		"snapshots: task-clock intervals sum to the thread's CPU time",
-		"%lld ns, thread CPU %lld ns", sum, cpu);
+	lope_check(near(sum, cpu, 0.05, MS),
+		   "snapshots_task_clock_intervals_sum_to_the_threads_cpu_time",
+		   "%lld ns, thread CPU %lld ns", sum, cpu);
 	if (nsets == 2)
-		lope_check(!tsc_still, "snapshots: msr::tsc grows every time",
+		lope_check(!tsc_still, "snapshots_msr_tsc_grows_every_time",
 			   "%lld snapshots without", tsc_still);
 	for (k = 0; k < nsets; k++) {
 		rc = PAPI_stop(set[k], v[k]);
 		if (rc != PAPI_OK)
 			break;
 	}
-	lope_check(rc == PAPI_OK, "snapshots: both sets stop", "%s",
+	lope_check(rc == PAPI_OK, "snapshots_both_sets_stop", "%s",
 		   papi_err(rc));
 out:
 	drop_set(&set[0]);
@@ -331,13 +328,13 @@ static void sweep_types(const char *prefix, struct sweep *s)
 	lope_info(
 		"%s: %d events and modifiers, %d scaled sysfs FP64, %d plain sysfs INT64",
 		prefix, s->events, s->fp64_scaled, s->int64_plain);
-	snprintf(name, sizeof(name),
-		 "%s: data_type of every event INT64/UINT64/FP64", prefix);
+	lope_name(name, sizeof(name),
+		  "%s: data_type of every event INT64/UINT64/FP64", prefix);
 	lope_check(s->events > 0 && !s->bad_type && !s->info_errors, name,
 		   "%d events, %d bad types, %d info errors, first: %s",
 		   s->events, s->bad_type, s->info_errors, s->first_bad);
-	snprintf(name, sizeof(name),
-		 "%s: sysfs events FP64 exactly when .scale is not 1", prefix);
+	lope_name(name, sizeof(name),
+		  "%s: sysfs events FP64 exactly when .scale is not 1", prefix);
 	lope_check(!s->scale_wrong, name, "%d wrong, first: %s", s->scale_wrong,
 		   s->first_bad);
 }
@@ -355,14 +352,14 @@ static int fake_child(void)
 	int set = PAPI_NULL, code, rc;
 
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
-		lope_fail("fake sysfs: library_init", "failed");
+		lope_fail("fake_sysfs_library_init", "failed");
 		return 3;
 	}
 	sweep_types("fake sysfs", &s);
-	lope_check(
-		s.fp64_scaled == 1 && s.int64_plain == 1,
-		"fake sysfs: fakemsr::tsc (.scale 0.5) FP64, fakemsr::smi INT64",
-		"%d scaled FP64, %d plain INT64", s.fp64_scaled, s.int64_plain);
+	lope_check(s.fp64_scaled == 1 && s.int64_plain == 1,
+		   "fake_sysfs_fakemsr_tsc_scale_0_5_fp64_fakemsr_smi_int64",
+		   "%d scaled FP64, %d plain INT64", s.fp64_scaled,
+		   s.int64_plain);
 	code = code_of("fakemsr::tsc");
 	rc = code ? PAPI_create_eventset(&set) : PAPI_ENOEVNT;
 	if (rc == PAPI_OK)
@@ -379,7 +376,7 @@ static int fake_child(void)
 	lope_info("fakemsr::tsc as double: %.1f then %.1f", d[0], d[1]);
 	lope_check(rc == PAPI_OK && isfinite(d[1]) && d[1] > d[0] &&
 			   d[1] - d[0] > 1e5,
-		   "fake sysfs: the FP64 value reads as a growing double",
+		   "fake_sysfs_the_fp64_value_reads_as_a_growing_double",
 		   "%s, %g then %g", papi_err(rc), d[0], d[1]);
 	drop_set(&set);
 	/* 3, not 1: the parent tells a failed case from a failed start. */
@@ -397,12 +394,12 @@ static void test_fake_sysfs(void)
 	if (!f || !fgets(type, sizeof(type), f)) {
 		if (f)
 			fclose(f);
-		lope_skip("fake sysfs", "no msr PMU to borrow a type from");
+		lope_skip("fake_sysfs", "no msr PMU to borrow a type from");
 		return;
 	}
 	fclose(f);
 	if (tree_make(tree, sizeof(tree), "caliper")) {
-		lope_fail("fake sysfs", "mkdtemp failed");
+		lope_fail("fake_sysfs", "mkdtemp failed");
 		return;
 	}
 	err |= tree_put(tree, "fakemsr/type", type);
@@ -412,7 +409,7 @@ static void test_fake_sysfs(void)
 	err |= tree_put(tree, "fakemsr/events/tsc.unit", "halfticks\n");
 	err |= tree_put(tree, "fakemsr/events/smi", "event=0x04\n");
 	if (err) {
-		lope_fail("fake sysfs", "cannot write %s", tree);
+		lope_fail("fake_sysfs", "cannot write %s", tree);
 	} else {
 		fflush(stdout);
 		pid = fork();
@@ -422,7 +419,7 @@ static void test_fake_sysfs(void)
 			_exit(127);
 		}
 		st = pid > 0 ? wait_child(pid) : -1;
-		lope_check(st == 0 || st == 3, "fake sysfs: child finished",
+		lope_check(st == 0 || st == 3, "fake_sysfs_child_finished",
 			   "status %d (3: a case failed, see above)", st);
 	}
 	(void)tree_remove(tree);
@@ -437,7 +434,7 @@ int main(int argc, char **argv)
 		return fake_child();
 	papi_init_or_exit();
 	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "PAPI_thread_init", "%s", papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "papi_thread_init", "%s", papi_err(rc)))
 		return lope_done();
 	fds = fd_count();
 	maps = perf_maps_count();
@@ -446,14 +443,14 @@ int main(int argc, char **argv)
 	cc = code_of("perf::CPU-CLOCK");
 	cpu9999 = code_of("perf::TASK-CLOCK:cpu=9999");
 	tsc = code_of("msr::tsc");
-	if (!lope_check(tc && pf && cc && cpu9999, "event names resolve",
+	if (!lope_check(tc && pf && cc && cpu9999, "event_names_resolve",
 			"%#x %#x %#x %#x", tc, pf, cc, cpu9999))
 		return lope_done();
 	test_add_events();
 	test_snapshots();
 	sweep_types("this machine", &s);
 	lope_check(fd_count() == fds && perf_maps_count() == maps,
-		   "no descriptor or perf mapping left",
+		   "no_descriptor_or_perf_mapping_left",
 		   "%d descriptors (%d before), %d perf mappings (%d before)",
 		   fd_count(), fds, perf_maps_count(), maps);
 	test_fake_sysfs();

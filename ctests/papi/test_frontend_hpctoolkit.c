@@ -254,8 +254,8 @@ static void report(void)
 	for (t = 0; t < NTHREADS; t++) {
 		struct thread_seen *s = &seen[t];
 
-		snprintf(name, sizeof(name), "thread %d: every PAPI call ok",
-			 t);
+		lope_name(name, sizeof(name), "thread %d: every PAPI call ok",
+			  t);
 		lope_check(!s->failed, name, "%s: %s", s->failed,
 			   papi_err(s->rc));
 		lope_info(
@@ -263,23 +263,23 @@ static void report(void)
 			t, s->calls, s->samples[0], s->samples[1],
 			s->samples[2], s->final[0], s->final[1], s->final[2],
 			s->final[3]);
-		snprintf(name, sizeof(name),
-			 "thread %d: handler on its own thread and set", t);
+		lope_name(name, sizeof(name),
+			  "thread %d: handler on its own thread and set", t);
 		lope_check(s->calls > 0 && !s->wrong_tid && !s->wrong_set &&
 				   !s->no_pc,
 			   name,
 			   "%ld calls, wrong tid %ld, wrong set %ld, no pc %ld",
 			   s->calls, s->wrong_tid, s->wrong_set, s->no_pc);
-		snprintf(
+		lope_name(
 			name, sizeof(name),
 			"thread %d: overflow index names overflowing events only",
 			t);
 		lope_check(!s->bad_index && !s->counted_index, name,
 			   "bad %ld, the counted-only event %ld", s->bad_index,
 			   s->counted_index);
-		snprintf(name, sizeof(name),
-			 "thread %d: PAPI_read in the handler: ok, never down",
-			 t);
+		lope_name(name, sizeof(name),
+			  "thread %d: PAPI_read in the handler: ok, never down",
+			  t);
 		lope_check(!s->read_errors && !s->went_down, name,
 			   "%ld errors, %ld went down", s->read_errors,
 			   s->went_down);
@@ -291,9 +291,9 @@ static void report(void)
 			/* Page faults happen in the kernel: all delivered. */
 			double share = e < 2 ? user_share(s) : 1.0;
 
-			snprintf(name, sizeof(name),
-				 "thread %d: %s: samples x threshold = count",
-				 t, names[e]);
+			lope_name(name, sizeof(name),
+				  "thread %d: %s: samples x threshold = count",
+				  t, names[e]);
 			lope_check(
 				want > 0 && s->samples[e] <= want + 3 &&
 					s->samples[e] >= want * share * 0.7 - 3,
@@ -303,13 +303,13 @@ static void report(void)
 				s->samples[e], s->final[e], thresholds[e], want,
 				100 * share);
 		}
-		snprintf(name, sizeof(name),
-			 "thread %d: task-clock counted the thread's work", t);
+		lope_name(name, sizeof(name),
+			  "thread %d: task-clock counted the thread's work", t);
 		lope_check(s->final[0] >= s->cpu_ns * 9 / 10, name,
 			   "%lld ns counted, %lld ns of work", s->final[0],
 			   s->cpu_ns);
-		snprintf(name, sizeof(name),
-			 "thread %d: no overflow after PAPI_stop", t);
+		lope_name(name, sizeof(name),
+			  "thread %d: no overflow after PAPI_stop", t);
 		lope_check(!s->calls_after_stop, name, "%ld calls",
 			   s->calls_after_stop);
 	}
@@ -332,17 +332,17 @@ int main(void)
 	/* hpcrun: the component of the event, and its signal. */
 	for (t = 0, rc = PAPI_OK; rc == PAPI_OK && t < NEV; t++)
 		rc = PAPI_event_name_to_code(names[t], &codes[t]);
-	if (!lope_check(rc == PAPI_OK, "event names resolve", "%s: %s",
+	if (!lope_check(rc == PAPI_OK, "event_names_resolve", "%s: %s",
 			names[t - 1], papi_err(rc)))
 		return lope_done();
 	code = codes[0];
 	cidx = PAPI_get_event_component(code);
 	ci = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
-	if (!lope_check(ci != NULL, "component info of perf::TASK-CLOCK",
+	if (!lope_check(ci != NULL, "component_info_of_perf_task_clock",
 			"component %d", cidx))
 		return lope_done();
 	lope_check(ci->hardware_intr && ci->hardware_intr_sig == SIGRTMIN + 2,
-		   "hardware_intr on SIGRTMIN+2", "hardware_intr %d, sig %d",
+		   "hardware_intr_on_sigrtmin_2", "hardware_intr %d, sig %d",
 		   ci->hardware_intr, ci->hardware_intr_sig);
 
 	memset(&sio, 0, sizeof(sio));
@@ -359,7 +359,7 @@ int main(void)
 	installed = sigaction(ci->hardware_intr_sig, NULL, &papi_sa) == 0 &&
 		    (papi_sa.sa_flags & SA_SIGINFO) &&
 		    papi_sa.sa_sigaction != NULL;
-	lope_check(installed, "PAPI's handler is on hardware_intr_sig",
+	lope_check(installed, "papis_handler_is_on_hardware_intr_sig",
 		   "sigaction shows no SA_SIGINFO handler");
 	if (installed) {
 		sa = papi_sa;
@@ -380,14 +380,14 @@ int main(void)
 	lope_check(
 		installed && front_calls > 0 && !front_bad_sig &&
 			!front_bad_code && !front_bad_fd,
-		"every signal: SIGRTMIN+2, POLL_IN/POLL_HUP, si_fd a perf event",
+		"every_signal_sigrtmin_2_poll_in_poll_hup_si_fd_a_perf_event",
 		"%ld signals, wrong signal %ld, wrong si_code %ld, si_fd not perf %ld",
 		front_calls, front_bad_sig, front_bad_code, front_bad_fd);
-	lope_check(!sigio_calls, "no SIGIO fallback", "%ld SIGIO", sigio_calls);
+	lope_check(!sigio_calls, "no_sigio_fallback", "%ld SIGIO", sigio_calls);
 	report();
 	pthread_barrier_destroy(&barrier);
 	lope_check(fd_count() == fds && perf_maps_count() == maps,
-		   "no descriptor or perf mapping left",
+		   "no_descriptor_or_perf_mapping_left",
 		   "%d descriptors (%d before), %d perf mappings (%d before)",
 		   fd_count(), fds, perf_maps_count(), maps);
 	return lope_done();

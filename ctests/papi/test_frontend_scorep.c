@@ -209,7 +209,7 @@ static void report(int n)
 	char name[120];
 	int i, e, ok;
 
-	snprintf(name, sizeof(name), "location %d: every PAPI call ok", n);
+	lope_name(name, sizeof(name), "location %d: every PAPI call ok", n);
 	lope_check(!l->failed, name, "%s: %s", l->failed, papi_err(l->rc));
 	for (i = 0; i < 3; i++) {
 		struct phase *p = &l->ph[i];
@@ -218,17 +218,18 @@ static void report(int n)
 			"location %d, overflow %s: %ld reads, %ld handler calls, last read %lld ns %lld faults, separately %lld ns %lld faults",
 			n, what[i], p->reads, p->calls, p->last[0], p->last[1],
 			p->raw_clock, p->raw_faults);
-		snprintf(
+		lope_name(
 			name, sizeof(name),
-			"location %d, overflow %s: %ld reads without reset never go down",
-			n, what[i], p->reads);
+			"location %d, overflow %s: reads without reset never go down",
+			n, what[i]);
 		lope_check(p->reads == READS && !p->read_errors &&
 				   !p->went_down,
 			   name, "%ld reads, %ld errors, %ld went down",
 			   p->reads, p->read_errors, p->went_down);
-		snprintf(name, sizeof(name),
-			 "location %d, overflow %s: last read = separate count",
-			 n, what[i]);
+		lope_name(
+			name, sizeof(name),
+			"location %d, overflow %s: last read = separate count",
+			n, what[i]);
 		lope_check(
 			p->last[0] <= p->raw_clock &&
 				near(p->last[0], p->raw_clock, 0.005, MS) &&
@@ -238,21 +239,21 @@ static void report(int n)
 			p->last[0], p->raw_clock, p->last[1], p->raw_faults);
 		for (e = 0, ok = 1; e < NEV; e++)
 			ok &= p->stopv[e] >= p->last[e];
-		snprintf(name, sizeof(name),
-			 "location %d, overflow %s: PAPI_stop >= last read", n,
-			 what[i]);
+		lope_name(name, sizeof(name),
+			  "location %d, overflow %s: PAPI_stop >= last read", n,
+			  what[i]);
 		lope_check(ok, name, "stop %lld %lld %lld, last %lld %lld %lld",
 			   p->stopv[0], p->stopv[1], p->stopv[2], p->last[0],
 			   p->last[1], p->last[2]);
-		snprintf(name, sizeof(name),
-			 "location %d, overflow %s: PAPI_OVERFLOWING %s", n,
-			 what[i], i == 1 ? "off" : "on");
+		lope_name(name, sizeof(name),
+			  "location %d, overflow %s: PAPI_OVERFLOWING %s", n,
+			  what[i], i == 1 ? "off" : "on");
 		lope_check(p->state_overflowing == (i != 1), name,
 			   "PAPI_state says %d", p->state_overflowing);
-		snprintf(name, sizeof(name),
-			 "location %d, overflow %s: handler %s", n, what[i],
-			 i == 1 ? "never runs" :
-				  "at the rate, own thread and set");
+		lope_name(name, sizeof(name),
+			  "location %d, overflow %s: handler %s", n, what[i],
+			  i == 1 ? "never runs" :
+				   "at the rate, own thread and set");
 		if (i == 1)
 			lope_check(p->calls == 0, name, "%ld calls", p->calls);
 		else
@@ -274,11 +275,11 @@ int main(void)
 	fds = fd_count();
 	maps = perf_maps_count();
 	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "PAPI_thread_init", "%s", papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "papi_thread_init", "%s", papi_err(rc)))
 		return lope_done();
 	for (t = 0, rc = PAPI_OK; rc == PAPI_OK && t < NEV; t++)
 		rc = PAPI_event_name_to_code(names[t], &codes[t]);
-	if (!lope_check(rc == PAPI_OK, "event names resolve", "%s",
+	if (!lope_check(rc == PAPI_OK, "event_names_resolve", "%s",
 			papi_err(rc)))
 		return lope_done();
 	for (t = 1; t < NLOC; t++)
@@ -292,7 +293,7 @@ int main(void)
 	for (t = 0; t < NLOC; t++)
 		report(t);
 	lope_check(fd_count() == fds && perf_maps_count() == maps,
-		   "no descriptor or perf mapping left",
+		   "no_descriptor_or_perf_mapping_left",
 		   "%d descriptors (%d before), %d perf mappings (%d before)",
 		   fd_count(), fds, perf_maps_count(), maps);
 	return lope_done();

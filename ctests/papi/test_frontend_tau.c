@@ -180,7 +180,7 @@ static void report(void)
 		    r->papi_id != (unsigned long)r->id)
 			ids_ok = 0;
 	}
-	lope_check(ids_ok, "PAPI_thread_id is TAU's id, 0..3, each once",
+	lope_check(ids_ok, "papi_thread_id_is_taus_id_0_3_each_once",
 		   "ids %d/%lu %d/%lu %d/%lu %d/%lu", res[0].id, res[0].papi_id,
 		   res[1].id, res[1].papi_id, res[2].id, res[2].papi_id,
 		   res[3].id, res[3].papi_id);
@@ -191,20 +191,20 @@ static void report(void)
 			"thread %d: intervals sum %lld ns, %lld faults, %lld ns cpu-clock; separately %lld ns, %lld faults",
 			r->id, r->sum[0], r->sum[1], r->sum[2], r->raw_clock,
 			r->raw_faults);
-		snprintf(name, sizeof(name), "thread %d: every PAPI call ok",
-			 r->id);
+		lope_name(name, sizeof(name), "thread %d: every PAPI call ok",
+			  r->id);
 		lope_check(!r->failed, name, "%s: %s", r->failed,
 			   papi_err(r->rc));
-		snprintf(name, sizeof(name), "thread %d: multiplexing as asked",
-			 r->id);
+		lope_name(name, sizeof(name),
+			  "thread %d: multiplexing as asked", r->id);
 		lope_check(r->mpx == use_mpx, name,
 			   "PAPI_get_multiplex %d, asked %d", r->mpx, use_mpx);
-		snprintf(name, sizeof(name),
-			 "thread %d: %d read+reset intervals, none negative",
-			 r->id, ITERS);
+		lope_name(name, sizeof(name),
+			  "thread %d: %d read+reset intervals, none negative",
+			  r->id, ITERS);
 		lope_check(!r->negative, name, "%ld negative values",
 			   r->negative);
-		snprintf(
+		lope_name(
 			name, sizeof(name),
 			"thread %d: task-clock intervals sum to the separate count",
 			r->id);
@@ -212,7 +212,7 @@ static void report(void)
 				   near(r->sum[0], r->raw_clock, 0.005, MS),
 			   name, "sum %lld ns, separately %lld ns", r->sum[0],
 			   r->raw_clock);
-		snprintf(
+		lope_name(
 			name, sizeof(name),
 			"thread %d: page-fault intervals sum to the separate count",
 			r->id);
@@ -220,9 +220,10 @@ static void report(void)
 				   near(r->sum[1], r->raw_faults, 0, 2),
 			   name, "sum %lld, separately %lld", r->sum[1],
 			   r->raw_faults);
-		snprintf(name, sizeof(name),
-			 "thread %d: cpu-clock intervals close to task-clock's",
-			 r->id);
+		lope_name(
+			name, sizeof(name),
+			"thread %d: cpu-clock intervals close to task-clock's",
+			r->id);
 		lope_check(near(r->sum[2], r->sum[0], 0.02, 200 * 1000), name,
 			   "cpu-clock %lld ns, task-clock %lld ns", r->sum[2],
 			   r->sum[0]);
@@ -240,11 +241,11 @@ int main(void)
 	fds = fd_count();
 	maps = perf_maps_count();
 	rc = PAPI_thread_init(tau_thread_id);
-	if (!lope_check(rc == PAPI_OK, "PAPI_thread_init(TAU's ids)", "%s",
+	if (!lope_check(rc == PAPI_OK, "papi_thread_init_taus_ids", "%s",
 			papi_err(rc)))
 		return lope_done();
 	ci = PAPI_get_component_info(0);
-	if (!lope_check(ci != NULL, "component 0 info", "NULL"))
+	if (!lope_check(ci != NULL, "component_0_info", "NULL"))
 		return lope_done();
 	use_mpx = ci->kernel_multiplex != 0;
 	lope_info("component 0 %s: kernel_multiplex %d, so %s", ci->name,
@@ -252,12 +253,12 @@ int main(void)
 		  use_mpx ? "multiplexed sets" : "plain sets");
 	if (use_mpx) {
 		rc = PAPI_multiplex_init();
-		lope_check(rc == PAPI_OK, "PAPI_multiplex_init", "%s",
+		lope_check(rc == PAPI_OK, "papi_multiplex_init", "%s",
 			   papi_err(rc));
 	}
 	for (t = 0, rc = PAPI_OK; rc == PAPI_OK && t < NEV; t++)
 		rc = PAPI_event_name_to_code(names[t], &codes[t]);
-	if (!lope_check(rc == PAPI_OK, "event names resolve", "%s",
+	if (!lope_check(rc == PAPI_OK, "event_names_resolve", "%s",
 			papi_err(rc)))
 		return lope_done();
 
@@ -277,12 +278,12 @@ int main(void)
 	n = NTHREADS + 4;
 	rc = PAPI_list_threads(ids, &n);
 	lope_check(rc == PAPI_OK && n == 1 && ids[0] == 0,
-		   "PAPI_list_threads: only TAU's thread 0 left",
+		   "papi_list_threads_only_taus_thread_0_left",
 		   "%s, %d threads, first %lu", papi_err(rc), n,
 		   n > 0 ? ids[0] : 0);
 	report();
 	lope_check(fd_count() == fds && perf_maps_count() == maps,
-		   "no descriptor or perf mapping left",
+		   "no_descriptor_or_perf_mapping_left",
 		   "%d descriptors (%d before), %d perf mappings (%d before)",
 		   fd_count(), fds, perf_maps_count(), maps);
 	return lope_done();

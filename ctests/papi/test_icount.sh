@@ -85,14 +85,16 @@ if [ "$method" != none ]; then
 	# ours-rdpmc: count or n/a; ours-read, floor, framework: counts;
 	# stock: a count, or disabled (its component off on this CPU)
 	for call in PAPI_start PAPI_stop PAPI_read PAPI_accum PAPI_reset PAPI_read+reset; do
+		c=${call,,}
+		c=${c//+/_}
 		rows=$(awk -v c="$call" '$1 == c && $2 ~ /^[0-9]+$/ &&
 			($3 ~ /^[0-9]+\*?$/ || $3 == "n/a") && $4 ~ /^[0-9]+\*?$/ &&
 			($5 ~ /^[0-9]+\*?$/ || $5 == "disabled") &&
 			$6 ~ /^[0-9]+$/ && $7 ~ /^[0-9]+\*?$/' "$tmp/t1" | wc -l)
 		if [ "$rows" -eq "$nev" ]; then
-			pass "icount_row_$call"
+			pass "icount_row_$c"
 		else
-			fail "icount_row_$call" "$rows of $nev rows complete: $(grep -F "$call " "$tmp/t1" | head -2 | tr '\n' '|')"
+			fail "icount_row_$c" "$rows of $nev rows complete: $(grep -F "$call " "$tmp/t1" | head -2 | tr '\n' '|')"
 		fi
 	done
 	if grep -q '^stock *: not measured: component' "$tmp/run1.out"; then

@@ -167,8 +167,8 @@ static void count_both(const struct generic *g, int preset)
 	long long v[2] = { 0, 0 };
 	int set = PAPI_NULL, rc;
 
-	snprintf(name, sizeof(name), "%s counts as %s in one set", g->preset,
-		 g->native);
+	lope_name(name, sizeof(name), "%s counts as %s in one set", g->preset,
+		  g->native);
 	rc = PAPI_create_eventset(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_add_event(set, preset);
@@ -190,7 +190,7 @@ static void test_generic_presets(void)
 	size_t i;
 
 	if (mode_of(ci->description) == 'T') {
-		lope_skip("generic presets",
+		lope_skip("generic_presets",
 			  "PAPI's preset table has a section for this CPU");
 		return;
 	}
@@ -202,15 +202,15 @@ static void test_generic_presets(void)
 
 		listed = PAPI_event_name_to_code(g->preset, &code) == PAPI_OK &&
 			 PAPI_query_event(code) == PAPI_OK;
-		snprintf(name, sizeof(name),
-			 "%s listed iff the kernel opens %s", g->preset,
-			 g->native);
+		lope_name(name, sizeof(name),
+			  "%s listed iff the kernel opens %s", g->preset,
+			  g->native);
 		lope_check(listed == opens, name, "listed %d, kernel opens %d",
 			   listed, opens);
 		if (!listed)
 			continue;
-		snprintf(name, sizeof(name), "%s is %s, not derived", g->preset,
-			 g->native);
+		lope_name(name, sizeof(name), "%s is %s, not derived",
+			  g->preset, g->native);
 		lope_check(PAPI_get_event_info(code, &info) == PAPI_OK &&
 				   info.count == 1 &&
 				   !strcmp(info.name[0], g->native),
@@ -255,7 +255,7 @@ static void test_real_core_pmu(void)
 						    "inst_retired" };
 	const char *pmu = lope_core_pmu();
 	char path[512], name[PAPI_MAX_STR_LEN], terms[PAPI_MAX_STR_LEN];
-	const char *what = "core PMU sysfs event counts as the generic one";
+	const char *what = "core_pmu_sysfs_event_counts_as_the_generic_one";
 	size_t i;
 	FILE *f = NULL;
 
@@ -296,7 +296,7 @@ static void test_listed_presets_add(void)
 	PAPI_event_info_t info;
 
 	if (PAPI_enum_event(&code, PAPI_ENUM_FIRST) != PAPI_OK) {
-		lope_fail("listed presets can be added", "no preset at all");
+		lope_fail("listed_presets_can_be_added", "no preset at all");
 		return;
 	}
 	do {
@@ -315,7 +315,7 @@ static void test_listed_presets_add(void)
 				 " %.20s: %.30s", info.symbol, papi_err(rc));
 	} while (PAPI_enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
 	lope_info("%d presets listed as available", listed);
-	lope_check(!bad, "listed presets can be added", "%d of %d refused:%s",
+	lope_check(!bad, "listed_presets_can_be_added", "%d of %d refused:%s",
 		   bad, listed, refused);
 }
 
@@ -340,14 +340,13 @@ static int make_tree(void)
 	return err;
 }
 
-/* Count @name over some work: 'c'pu time in ns, or 'p'age faults. */
-static void count_named(const char *name, char what)
+/* Case @label: count @name over some work: 'c'pu time in ns, or 'p'age
+ * faults. */
+static void count_named(const char *label, const char *name, char what)
 {
-	char label[160];
 	long long v = 0, want, t0;
 	int set, rc;
 
-	snprintf(label, sizeof(label), "sysfs %s counts", name);
 	rc = make_named_set(&set, &name, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
@@ -389,28 +388,32 @@ static void fake_unknown_cpu(void)
 
 	lope_check(enumerated("cpu::task-clock") &&
 			   enumerated("armv8_pmuv3_0::page_faults"),
-		   "sysfs core events enumerated", "not listed");
-	count_named("cpu::task-clock", 'c');
-	count_named("armv8_pmuv3_0::page_faults", 'p');
-	count_named("cpu::event=0x2", 'p');
-	count_named("cpu::event=0x2:umask=0x0", 'p');
-	count_named("cpu::event=0x2,umask=0x0", 'p');
-	count_named("armv8_pmuv3_0::event=0x1", 'c');
+		   "sysfs_core_events_enumerated", "not listed");
+	count_named("sysfs_cpu_task_clock_counts", "cpu::task-clock", 'c');
+	count_named("sysfs_armv8_pmuv3_0_page_faults_counts",
+		    "armv8_pmuv3_0::page_faults", 'p');
+	count_named("sysfs_cpu_event_0x2_counts", "cpu::event=0x2", 'p');
+	count_named("sysfs_cpu_event_0x2_colon_umask_0x0_counts",
+		    "cpu::event=0x2:umask=0x0", 'p');
+	count_named("sysfs_cpu_event_0x2_comma_umask_0x0_counts",
+		    "cpu::event=0x2,umask=0x0", 'p');
+	count_named("sysfs_armv8_pmuv3_0_event_0x1_counts",
+		    "armv8_pmuv3_0::event=0x1", 'c');
 	lope_check(a && a == b && PAPI_event_code_to_name(a, back) == PAPI_OK &&
 			   !strcmp(back, "cpu::event=0x2"),
-		   "sysfs raw name: one code, named back", "%#x %#x '%s'", a, b,
+		   "sysfs_raw_name_one_code_named_back", "%#x %#x '%s'", a, b,
 		   a ? back : "");
 	lope_check(code_of("cpu::nosuch=1") == 0 &&
 			   code_of("cpu::event=0x100") == 0 &&
 			   code_of("cpu::nosuchevent") == 0 &&
 			   code_of("nosuchpmu::event=1") == 0,
-		   "sysfs bad names and terms refused", "a code was given");
+		   "sysfs_bad_names_and_terms_refused", "a code was given");
 }
 
 static void fake_known_cpu(void)
 {
-	const char *what = "sysfs core events not offered where libpfm4 "
-			   "knows the CPU";
+	const char *what =
+		"sysfs_core_events_not_offered_where_libpfm4_knows_the_cpu";
 
 	if (mode_of(cpu_component()->description) == 'U') {
 		lope_skip(what, "libpfm4 does not know this CPU: %s",
@@ -426,9 +429,12 @@ static void fake_known_cpu(void)
 static int fake_child(const char *scenario)
 {
 	int rc = PAPI_library_init(PAPI_VER_CURRENT);
+	char name[64];
 
-	if (!lope_check(rc == PAPI_VER_CURRENT, "fake sysfs: library_init",
-			"%s CPU: %s", scenario, papi_err(rc)))
+	lope_name(name, sizeof(name), "fake_sysfs_%s_cpu_library_init",
+		  scenario);
+	if (!lope_check(rc == PAPI_VER_CURRENT, name, "%s CPU: %s", scenario,
+			papi_err(rc)))
 		return lope_done();
 	if (!strcmp(scenario, "unknown"))
 		fake_unknown_cpu();
@@ -454,7 +460,7 @@ static void run_fake(const char *self, const char *force)
 	}
 	st = pid < 0 ? -1 : wait_child(pid);
 	if (st != 0)
-		lope_fail(force ? "fake sysfs, unknown CPU" : "fake sysfs",
+		lope_fail(force ? "fake_sysfs_unknown_cpu" : "fake_sysfs",
 			  "the child finished with status %d", st);
 }
 
@@ -463,14 +469,14 @@ static void test_fake_sysfs(const char *self)
 	const char *forced = getenv("LIBPFM_FORCE_PMU");
 
 	if (make_tree() != 0) {
-		lope_fail("fake sysfs tree", "cannot write %s", tree);
+		lope_fail("fake_sysfs_tree", "cannot write %s", tree);
 	} else {
 		run_fake(self, "perf");
 		if (forced && *forced)
-			lope_skip("sysfs core events not offered where "
-				  "libpfm4 knows the CPU",
-				  "LIBPFM_FORCE_PMU=%s for the whole run",
-				  forced);
+			lope_skip(
+				"sysfs_core_events_not_offered_where_libpfm4_knows_the_cpu",
+				"LIBPFM_FORCE_PMU=%s for the whole run",
+				forced);
 		else
 			run_fake(self, NULL);
 	}

@@ -166,12 +166,12 @@ static void test_cmpinfo(void)
 	if (!lope_check(ci != NULL, "cmpinfo", "no component 0"))
 		return;
 	lope_check(ci->hardware_intr == 1 && ci->kernel_profile == 1,
-		   "cmpinfo: hardware_intr and kernel_profile",
+		   "cmpinfo_hardware_intr_and_kernel_profile",
 		   "hardware_intr %d kernel_profile %d", ci->hardware_intr,
 		   ci->kernel_profile);
 	lope_check(ci->hardware_intr_sig == SIGRTMIN + 2,
-		   "cmpinfo: hardware_intr_sig is SIGRTMIN+2",
-		   "got %d, want %d", ci->hardware_intr_sig, SIGRTMIN + 2);
+		   "cmpinfo_hardware_intr_sig_is_sigrtmin_2", "got %d, want %d",
+		   ci->hardware_intr_sig, SIGRTMIN + 2);
 }
 
 /* Is our overflow signal handled (not SIG_DFL/SIG_IGN, with siginfo)? */
@@ -205,7 +205,7 @@ static void test_rate(const char *event)
 	long stray = stray_calls;
 	int set, rc, installed;
 
-	snprintf(name, sizeof(name), "rate: %s setup", event);
+	lope_name(name, sizeof(name), "rate: %s setup", event);
 	rc = overflow_set(&set, names, 1, 0, THRESHOLD);
 	if (!lope_check(rc == PAPI_OK, name, "%s", papi_err(rc)))
 		goto out;
@@ -228,12 +228,12 @@ static void test_rate(const char *event)
 	(void)pthread_join(other, NULL);
 	lope_info("%s: %ld calls over %lld ms, %.0f %% of it in user mode",
 		  event, seen.calls, ns / MS, 100 * user_share);
-	snprintf(name, sizeof(name), "rate: %s at 1 ms", event);
+	lope_name(name, sizeof(name), "rate: %s at 1 ms", event);
 	lope_check(rc == PAPI_OK && rate_ok(seen.calls, ns, MS), name,
 		   "rc %s, %ld calls over %lld ms of CPU", papi_err(rc),
 		   seen.calls, ns / MS);
-	snprintf(name, sizeof(name), "rate: %s handler on the measuring thread",
-		 event);
+	lope_name(name, sizeof(name),
+		  "rate: %s handler on the measuring thread", event);
 	stray = stray_calls - stray;
 	lope_check(
 		seen.calls && !seen.wrong_tid && !seen.wrong_set &&
@@ -243,8 +243,8 @@ static void test_rate(const char *event)
 		"wrong tid %ld, wrong set %ld, on the other thread %ld, no address %ld, index 0 %ld of %ld",
 		seen.wrong_tid, seen.wrong_set, stray, seen.no_address,
 		seen.by_index[0], seen.calls);
-	snprintf(name, sizeof(name),
-		 "rate: %s: SIGRTMIN+2 handled while running", event);
+	lope_name(name, sizeof(name),
+		  "rate: %s: SIGRTMIN+2 handled while running", event);
 	lope_check(installed, name, "sigaction(SIGRTMIN+2) shows no handler");
 out:
 	drop_set(&set);
@@ -264,7 +264,7 @@ static void test_two_events(void)
 	if (rc == PAPI_OK)
 		rc = PAPI_overflow(set, code_of(cpu_clock), THRESHOLD * 17 / 10,
 				   0, handler);
-	if (!lope_check(rc == PAPI_OK, "two events: setup", "%s", papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "two_events_setup", "%s", papi_err(rc)))
 		goto out;
 	ns = run_busy(set, BUSY, &rc);
 	lope_info(
@@ -272,12 +272,12 @@ static void test_two_events(void)
 		seen.by_index[1], seen.by_index[2], seen.by_index[0], ns / MS);
 	lope_check(rc == PAPI_OK && !seen.bad_index && !seen.by_index[0] &&
 			   seen.by_index[1] + seen.by_index[2] == seen.calls,
-		   "two events: the vector names only the overflowing events",
+		   "two_events_the_vector_names_only_the_overflowing_events",
 		   "rc %s, bad %ld, index 0 %ld, calls %ld", papi_err(rc),
 		   seen.bad_index, seen.by_index[0], seen.calls);
 	lope_check(rate_ok(seen.by_index[1], ns, MS) &&
 			   rate_ok(seen.by_index[2], ns, MS * 17 / 10),
-		   "two events: each at its own threshold (1 ms, 1.7 ms)",
+		   "two_events_each_at_its_own_threshold_1_ms_1_7_ms",
 		   "%ld and %ld over %lld ms", seen.by_index[1],
 		   seen.by_index[2], ns / MS);
 out:
@@ -299,7 +299,7 @@ static void test_read_in_handler(void)
 
 	rc = overflow_set(&set, names, 2, 0, THRESHOLD);
 	seen.read_in_handler = 1;
-	if (!lope_check(rc == PAPI_OK, "read in handler: setup", "%s",
+	if (!lope_check(rc == PAPI_OK, "read_in_handler_setup", "%s",
 			papi_err(rc)))
 		goto out;
 	c0 = sw_counter_read(fd);
@@ -308,12 +308,12 @@ static void test_read_in_handler(void)
 		sep = sw_counter_read(fd) - c0;
 	lope_check(rc == PAPI_OK && seen.calls > 0 && !seen.read_errors &&
 			   !seen.not_monotonic,
-		   "read in handler: PAPI_OK, monotonic values",
+		   "read_in_handler_papi_ok_monotonic_values",
 		   "rc %s, %ld calls, %ld errors, %ld not monotonic",
 		   papi_err(rc), seen.calls, seen.read_errors,
 		   seen.not_monotonic);
 	lope_check(seen.last[0] > 0 && seen.last[0] <= sep,
-		   "read in handler: task-clock within the run",
+		   "read_in_handler_task_clock_within_the_run",
 		   "last %lld ns; separately %lld ns over the run, %lld ns of "
 		   "CPU time",
 		   seen.last[0], sep, ns);
@@ -340,7 +340,7 @@ static void test_blocked(void)
 	rc = overflow_set(&set, names, 1, 0, THRESHOLD);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	if (!lope_check(rc == PAPI_OK, "blocked: setup", "%s", papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "blocked_setup", "%s", papi_err(rc)))
 		goto out;
 	sigemptyset(&block);
 	sigaddset(&block, SIGRTMIN + 2);
@@ -352,13 +352,13 @@ static void test_blocked(void)
 	pthread_sigmask(SIG_UNBLOCK, &block, NULL);
 	lope_check(waiting && seen.calls - before >= 1 &&
 			   seen.calls - before <= 16,
-		   "blocked: SIGRTMIN+2 waits, at most 16 calls after 50 ms",
+		   "blocked_sigrtmin_2_waits_at_most_16_calls_after_50_ms",
 		   "pending %d, %ld calls", waiting, seen.calls - before);
 	before = seen.calls;
 	busy_ns(100 * MS);
 	rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && rate_ok(seen.calls - before, 100 * MS, MS),
-		   "blocked: re-armed after the handler", "rc %s, %ld calls",
+		   "blocked_re_armed_after_the_handler", "rc %s, %ld calls",
 		   papi_err(rc), seen.calls - before);
 out:
 	drop_set(&set);
@@ -378,11 +378,11 @@ static void test_short_runs(void)
 	after_stop = seen.calls;
 	quiet = spin_ns(50 * MS);
 	lope_check(rc == PAPI_OK && rate_ok(seen.calls, ns, MS),
-		   "short runs: 40 start/stop of 10 ms keep the rate",
+		   "short_runs_40_start_stop_of_10_ms_keep_the_rate",
 		   "rc %s, %ld calls over %lld ms", papi_err(rc), seen.calls,
 		   ns / MS);
 	lope_check(seen.calls == after_stop,
-		   "short runs: no overflow while stopped",
+		   "short_runs_no_overflow_while_stopped",
 		   "%ld calls in %lld ms stopped", seen.calls - after_stop,
 		   quiet / MS);
 	drop_set(&set);
@@ -403,7 +403,7 @@ static void test_off_on(void)
 	if (rc == PAPI_OK)
 		rc = PAPI_state(set, &state);
 	lope_check(rc == PAPI_OK && !(state & PAPI_OVERFLOWING),
-		   "off/on: threshold 0 on a stopped set", "rc %s, state %#x",
+		   "off_on_threshold_0_on_a_stopped_set", "rc %s, state %#x",
 		   papi_err(rc), state);
 	before = seen.calls;
 	if (rc == PAPI_OK)
@@ -413,7 +413,7 @@ static void test_off_on(void)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && seen.calls == before &&
 			   near(v[0], 100 * MS, 0.2, 5 * MS),
-		   "off/on: off counts without overflowing",
+		   "off_on_off_counts_without_overflowing",
 		   "rc %s, %ld calls, task-clock %lld ms", papi_err(rc),
 		   seen.calls - before, v[0] / MS);
 	if (rc == PAPI_OK)
@@ -423,7 +423,7 @@ static void test_off_on(void)
 	if (rc == PAPI_OK)
 		(void)run_busy(set, 100 * MS, &rc);
 	lope_check(rc == PAPI_OK && rate_ok(seen.calls - before, 100 * MS, MS),
-		   "off/on: on again overflows", "rc %s, %ld calls",
+		   "off_on_on_again_overflows", "rc %s, %ld calls",
 		   papi_err(rc), seen.calls - before);
 	drop_set(&set);
 }
@@ -443,7 +443,7 @@ static void test_force_sw(void)
 	lope_info("force sw: %ld calls", seen.calls);
 	lope_check(rc == PAPI_OK && seen.calls >= 5 && !seen.bad_index &&
 			   seen.by_index[0] == seen.calls,
-		   "PAPI_OVERFLOW_FORCE_SW: the framework's timer overflows",
+		   "papi_overflow_force_sw_the_frameworks_timer_overflows",
 		   "rc %s, %ld calls, bad index %ld", papi_err(rc), seen.calls,
 		   seen.bad_index);
 	drop_set(&set);
@@ -554,7 +554,7 @@ static void test_sprofil(void)
 	}
 	lope_check(rc == PAPI_OK && rate_ok((long)(loop + other), ns, MS) &&
 			   loop * 10 >= (loop + other) * 9,
-		   "PAPI_sprofil: two regions, samples in the busy one",
+		   "papi_sprofil_two_regions_samples_in_the_busy_one",
 		   "rc %s, loop %lu, other %lu over %lld ms", papi_err(rc),
 		   loop, other, ns / MS);
 	drop_set(&set);
@@ -566,22 +566,22 @@ static void test_bad_input(void)
 	int set, rc, rc2, rc3;
 
 	rc = make_named_set(&set, names, 1);
-	if (!lope_check(rc == PAPI_OK, "bad input: setup", "%s", papi_err(rc)))
+	if (!lope_check(rc == PAPI_OK, "bad_input_setup", "%s", papi_err(rc)))
 		goto out;
 	rc = PAPI_overflow(set, code_of(task_clock), -1, 0, handler);
-	lope_check(rc == PAPI_EINVAL, "bad input: negative threshold", "got %s",
+	lope_check(rc == PAPI_EINVAL, "bad_input_negative_threshold", "got %s",
 		   papi_err(rc));
 	rc = PAPI_overflow(set, code_of(page_faults), THRESHOLD, 0, handler);
-	lope_check(rc < PAPI_OK, "bad input: event not in the set", "got %s",
+	lope_check(rc < PAPI_OK, "bad_input_event_not_in_the_set", "got %s",
 		   papi_err(rc));
 	rc = PAPI_overflow(set, code_of(task_clock), 0, 0, handler);
-	lope_check(rc < PAPI_OK, "bad input: threshold 0 without overflow",
+	lope_check(rc < PAPI_OK, "bad_input_threshold_0_without_overflow",
 		   "got %s", papi_err(rc));
 	rc = PAPI_overflow(set, code_of(task_clock), THRESHOLD, 0, handler);
 	rc2 = PAPI_start(set);
 	rc3 = PAPI_overflow(set, code_of(task_clock), 0, 0, handler);
 	lope_check(rc == PAPI_OK && rc2 == PAPI_OK && rc3 == PAPI_EISRUN,
-		   "bad input: overflow on a running set",
+		   "bad_input_overflow_on_a_running_set",
 		   "set %s, start %s, got %s", papi_err(rc), papi_err(rc2),
 		   papi_err(rc3));
 out:
@@ -620,7 +620,7 @@ static void test_threads(void)
 		ok &= out[i][0] == PAPI_OK &&
 		      rate_ok(out[i][1], 200 * MS, MS) && out[i][2] == 0;
 	}
-	lope_check(ok, "threads: two measuring threads, each its own signals",
+	lope_check(ok, "threads_two_measuring_threads_each_its_own_signals",
 		   "rc %ld/%ld, calls %ld/%ld, misrouted %ld/%ld", out[0][0],
 		   out[1][0], out[0][1], out[1][1], out[0][2], out[1][2]);
 }
@@ -645,14 +645,14 @@ int main(void)
 	test_short_runs();
 	test_off_on();
 	test_force_sw();
-	test_profil(PAPI_PROFIL_POSIX, "PAPI_profil: samples on the busy loop");
+	test_profil(PAPI_PROFIL_POSIX, "papi_profil_samples_on_the_busy_loop");
 	test_profil(PAPI_PROFIL_POSIX | PAPI_PROFIL_FORCE_SW,
-		    "PAPI_profil FORCE_SW: through PAPI's overflow dispatch");
+		    "papi_profil_force_sw_through_papis_overflow_dispatch");
 	test_sprofil();
 	test_bad_input();
 	test_threads();
 	lope_check(fd_count() == fds && perf_maps_count() == maps,
-		   "no descriptor or perf mapping left",
+		   "no_descriptor_or_perf_mapping_left",
 		   "descriptors %d -> %d, perf maps %d -> %d", fds, fd_count(),
 		   maps, perf_maps_count());
 	PAPI_shutdown();

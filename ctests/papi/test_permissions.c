@@ -235,20 +235,20 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	lope_info("perf_event_paranoid is %d", level);
-	in_child("refused process: both components disabled with the remedy",
+	in_child("refused_process_both_components_disabled_with_the_remedy",
 		 child_refused);
 	if (geteuid() != 0 || set_paranoid(3) != 0) {
-		lope_skip("paranoid 3: root counts",
+		lope_skip("paranoid_3_root_counts",
 			  "not root: cannot set perf_event_paranoid");
-		lope_skip("paranoid 3: unprivileged as the kernel allows",
+		lope_skip("paranoid_3_unprivileged_as_the_kernel_allows",
 			  "not root: cannot set perf_event_paranoid");
 		return lope_done();
 	}
-	in_child("paranoid 3: root counts", child_root);
-	in_child("paranoid 3: unprivileged as the kernel allows",
+	in_child("paranoid_3_root_counts", child_root);
+	in_child("paranoid_3_unprivileged_as_the_kernel_allows",
 		 child_unprivileged);
 	restore_paranoid();
-	lope_check(read_int(PARANOID) == level, "paranoid level restored",
+	lope_check(read_int(PARANOID) == level, "paranoid_level_restored",
 		   "now %d, was %d", read_int(PARANOID), level);
 	return lope_done();
 }

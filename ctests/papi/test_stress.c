@@ -251,14 +251,14 @@ static void report_threads(int started)
 	long loops = 0;
 	int t;
 
-	lope_check(started == NTHREADS, "threads: 8 started", "%d started",
+	lope_check(started == NTHREADS, "threads_8_started", "%d started",
 		   started);
 	for (t = 0; t < started; t++) {
 		struct worker_res *r = &wres[t];
 
 		loops += r->loops;
-		snprintf(name, sizeof(name), "threads: thread %d: %ld loops", t,
-			 r->loops);
+		lope_info("threads: thread %d: %ld loops", t, r->loops);
+		lope_name(name, sizeof(name), "threads_thread_%d_loops", t);
 		lope_check(
 			r->loops > 100 && !r->errors && !r->negative &&
 				!r->down && !r->reset_not_below &&
@@ -458,7 +458,7 @@ int main(int argc, char **argv)
 		rc = make_named_set(&pset, names, 2);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(pset);
-	if (!lope_check(rc == PAPI_OK, "setup: the parent's running set", "%s",
+	if (!lope_check(rc == PAPI_OK, "setup_the_parents_running_set", "%s",
 			papi_err(rc)))
 		return lope_done();
 
@@ -487,17 +487,16 @@ int main(int argc, char **argv)
 	lope_info("thread churn: %lld ms, heap %+lld bytes since the baseline",
 		  (wall_ns() - t0) / MS, heap_growth(&base));
 	lope_check(churn == 0,
-		   "thread churn: 96 threads register, count, unregister",
+		   "thread_churn_96_threads_register_count_unregister",
 		   "%ld errors", churn);
 
 	t0 = wall_ns();
 	forks = run_forks(NFORKS);
 	lope_info("forks: %lld ms, heap %+lld bytes since the baseline",
 		  (wall_ns() - t0) / MS, heap_growth(&base));
-	lope_check(
-		forks == 0,
-		"forks: 100 children (50 re-initialise PAPI and count) exit 0",
-		"%d children failed (-1: fork failed)", forks);
+	lope_check(forks == 0,
+		   "forks_100_children_50_re_initialise_papi_and_count_exit_0",
+		   "%d children failed (-1: fork failed)", forks);
 
 	t0 = wall_ns();
 	execs = run_execs(NEXECS);
@@ -505,32 +504,32 @@ int main(int argc, char **argv)
 		  (wall_ns() - t0) / MS, heap_growth(&base));
 	lope_check(
 		execs == 0,
-		"execs: 50 images in a chain, each with a running set at exec",
+		"execs_50_images_in_a_chain_each_with_a_running_set_at_exec",
 		"chain exit %d (10 perf fd inherited, 11 perf mapping inherited, 12 descriptor count grew, 13 VmRSS grew, 14 init, 15 count, 16 exec)",
 		execs);
 
 	parent_work(2 * MS);
 	lope_check(!pset_bad,
-		   "the parent's running set counted its own work throughout",
+		   "the_parents_running_set_counted_its_own_work_throughout",
 		   "%ld reads failed, went down or missed the work", pset_bad);
 	usage_now(&after);
 	lope_info(
 		"after: %d descriptors, %d perf mappings, VmRSS %ld kB, VmSize %ld kB",
 		after.fds, after.maps, after.rss_kb, after.size_kb);
-	lope_check(after.fds == base.fds, "no descriptor growth",
+	lope_check(after.fds == base.fds, "no_descriptor_growth",
 		   "%d, baseline %d", after.fds, base.fds);
-	lope_check(after.maps == base.maps, "no perf mapping growth",
+	lope_check(after.maps == base.maps, "no_perf_mapping_growth",
 		   "%d, baseline %d", after.maps, base.maps);
 	lope_check(after.heap <= base.heap + 65536,
-		   "no memory growth: heap in use within 64 KiB",
+		   "no_memory_growth_heap_in_use_within_64_kib",
 		   "%lld bytes, baseline %lld", after.heap, base.heap);
 	lope_check(after.rss_kb <= base.rss_kb + 2048,
-		   "no memory growth: VmRSS within 2 MiB",
+		   "no_memory_growth_vmrss_within_2_mib",
 		   "%ld kB, baseline %ld kB", after.rss_kb, base.rss_kb);
 	lope_check(after.size_kb <= base.size_kb + 16384,
-		   "no memory growth: VmSize within 16 MiB",
+		   "no_memory_growth_vmsize_within_16_mib",
 		   "%ld kB, baseline %ld kB", after.size_kb, base.size_kb);
-	lope_check(!children_left(), "no child left", "a child is unreaped");
+	lope_check(!children_left(), "no_child_left", "a child is unreaped");
 	drop_set(&pset);
 	return lope_done();
 }

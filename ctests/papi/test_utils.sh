@@ -85,13 +85,15 @@ fi
 # Every call, for 1 event and for all events: rdpmc is a number or n/a,
 # ours-read and floor numbers.
 for call in PAPI_start PAPI_stop PAPI_read PAPI_accum PAPI_reset PAPI_read+reset; do
+	c=${call,,}
+	c=${c//+/_}
 	rows=$(awk -v c="$call" '$1 == c && $2 ~ /^[0-9]+$/ &&
 		($3 ~ /^[0-9]+$/ || $3 == "n/a") && $4 ~ /^[0-9]+$/ &&
 		$6 ~ /^[0-9]+$/' "$tmp/table" | wc -l)
 	if [ "$rows" -ge 2 ]; then
-		pass "overhead_default_row_$call"
+		pass "overhead_default_row_$c"
 	else
-		fail "overhead_default_row_$call" "$rows complete row(s) (want one per set size): $(grep -F "$call " "$tmp/table" | head -2 | tr '\n' '|')"
+		fail "overhead_default_row_$c" "$rows complete row(s) (want one per set size): $(grep -F "$call " "$tmp/table" | head -2 | tr '\n' '|')"
 	fi
 done
 for section in '^scaling with the number of events' \
