@@ -118,75 +118,45 @@ struct row {
 	int expect;
 };
 
+/*
+ * perf_event_open: pe_errno_to_papi's mapping, at every position of a set
+ * being built (the component reopens the whole group on every add; PAPI 7
+ * re-establishes the old events on failure): each errno fails the open of
+ * the 1st, the 2nd, then the 3rd event, one row each (run_open_row()).
+ */
+static const struct open_errno {
+	int line;
+	const char *name; /* the errno's name */
+	int err;
+	const char *papi; /* the expected result's name */
+	int expect;
+} open_errnos[] = {
+	{ __LINE__, "EMFILE", EMFILE, "PAPI_ECOUNT", PAPI_ECOUNT },
+	{ __LINE__, "EACCES", EACCES, "PAPI_EPERM", PAPI_EPERM },
+	{ __LINE__, "EPERM", EPERM, "PAPI_EPERM", PAPI_EPERM },
+	{ __LINE__, "ENOENT", ENOENT, "PAPI_ENOEVNT", PAPI_ENOEVNT },
+	{ __LINE__, "EOPNOTSUPP", EOPNOTSUPP, "PAPI_ENOSUPP", PAPI_ENOSUPP },
+	{ __LINE__, "ENODEV", ENODEV, "PAPI_ENOSUPP", PAPI_ENOSUPP },
+	{ __LINE__, "EBUSY", EBUSY, "PAPI_ECNFLCT", PAPI_ECNFLCT },
+	{ __LINE__, "EINVAL", EINVAL, "PAPI_EINVAL", PAPI_EINVAL },
+};
+
+/* The position each open_errnos errno fails at, and the row's name. */
+static const struct open_position {
+	int nth;
+	enum op op;
+	const char *name; /* of errno, result */
+} open_positions[] = {
+	{ 1, OP_ADD1, "perf_event_open %s adding the 1st event: %s" },
+	{ 2, OP_ADD2,
+	  "perf_event_open %s on the 2nd event's open: %s, set keeps the 1st" },
+	{ 3, OP_ADD3,
+	  "perf_event_open %s on the 3rd event's open: %s, set keeps 2" },
+};
+
 static const struct row rows[] = {
-	/* perf_event_open: pe_errno_to_papi's mapping, at every position
-	 * of a set being built (the component reopens the whole group on
-	 * every add; PAPI 7 re-establishes the old events on failure). */
-	{ __LINE__, "perf_event_open EMFILE adding the 1st event: PAPI_ECOUNT",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EMFILE, OP_ADD1, PAPI_ECOUNT },
-	{ __LINE__,
-	  "perf_event_open EMFILE on the 2nd event's open: PAPI_ECOUNT, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
-	{ __LINE__,
-	  "perf_event_open EMFILE on the 3rd event's open: PAPI_ECOUNT, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EMFILE, OP_ADD3, PAPI_ECOUNT },
-	{ __LINE__, "perf_event_open EACCES adding the 1st event: PAPI_EPERM",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EACCES, OP_ADD1, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open EACCES on the 2nd event's open: PAPI_EPERM, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EACCES, OP_ADD2, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open EACCES on the 3rd event's open: PAPI_EPERM, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EACCES, OP_ADD3, PAPI_EPERM },
-	{ __LINE__, "perf_event_open EPERM adding the 1st event: PAPI_EPERM",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EPERM, OP_ADD1, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open EPERM on the 2nd event's open: PAPI_EPERM, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EPERM, OP_ADD2, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open EPERM on the 3rd event's open: PAPI_EPERM, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EPERM, OP_ADD3, PAPI_EPERM },
-	{ __LINE__, "perf_event_open ENOENT adding the 1st event: PAPI_ENOEVNT",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENOENT, OP_ADD1, PAPI_ENOEVNT },
-	{ __LINE__,
-	  "perf_event_open ENOENT on the 2nd event's open: PAPI_ENOEVNT, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, ENOENT, OP_ADD2, PAPI_ENOEVNT },
-	{ __LINE__,
-	  "perf_event_open ENOENT on the 3rd event's open: PAPI_ENOEVNT, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, ENOENT, OP_ADD3, PAPI_ENOEVNT },
-	{ __LINE__,
-	  "perf_event_open EOPNOTSUPP adding the 1st event: PAPI_ENOSUPP",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EOPNOTSUPP, OP_ADD1, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open EOPNOTSUPP on the 2nd event's open: PAPI_ENOSUPP, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EOPNOTSUPP, OP_ADD2, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open EOPNOTSUPP on the 3rd event's open: PAPI_ENOSUPP, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EOPNOTSUPP, OP_ADD3, PAPI_ENOSUPP },
-	{ __LINE__, "perf_event_open ENODEV adding the 1st event: PAPI_ENOSUPP",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENODEV, OP_ADD1, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open ENODEV on the 2nd event's open: PAPI_ENOSUPP, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, ENODEV, OP_ADD2, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open ENODEV on the 3rd event's open: PAPI_ENOSUPP, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, ENODEV, OP_ADD3, PAPI_ENOSUPP },
-	{ __LINE__, "perf_event_open EBUSY adding the 1st event: PAPI_ECNFLCT",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EBUSY, OP_ADD1, PAPI_ECNFLCT },
-	{ __LINE__,
-	  "perf_event_open EBUSY on the 2nd event's open: PAPI_ECNFLCT, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EBUSY, OP_ADD2, PAPI_ECNFLCT },
-	{ __LINE__,
-	  "perf_event_open EBUSY on the 3rd event's open: PAPI_ECNFLCT, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
-	{ __LINE__, "perf_event_open EINVAL adding the 1st event: PAPI_EINVAL",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EINVAL, OP_ADD1, PAPI_EINVAL },
-	{ __LINE__,
-	  "perf_event_open EINVAL on the 2nd event's open: PAPI_EINVAL, set keeps the 1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EINVAL, OP_ADD2, PAPI_EINVAL },
-	{ __LINE__,
-	  "perf_event_open EINVAL on the 3rd event's open: PAPI_EINVAL, set keeps 2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EINVAL, OP_ADD3, PAPI_EINVAL },
+	/* perf_event_open: the errnos that are not in open_errnos, and the
+	 * reopens of the events already in the set. */
 	{ __LINE__, "perf_event_open ENFILE adding the 1st event: PAPI_ECOUNT",
 	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENFILE, OP_ADD1, PAPI_ECOUNT },
 	{ __LINE__, "perf_event_open ENOMEM adding the 2nd event: PAPI_ENOMEM",
@@ -1050,12 +1020,30 @@ static void run_row(const struct row *r)
 	base_maps = perf_maps_count();
 }
 
+/* The row of errno e failing the open at position p. */
+static void run_open_row(const struct open_errno *e,
+			 const struct open_position *p)
+{
+	char name[128];
+	const struct row r = { .line = e->line,
+			       .name = name,
+			       .call = LOPE_CALL_PERF_OPEN,
+			       .nth = p->nth,
+			       .times = 1,
+			       .err = e->err,
+			       .op = p->op,
+			       .expect = e->expect };
+
+	snprintf(name, sizeof(name), p->name, e->name, e->papi);
+	run_row(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const char *const ref_names[] = { ev[0] };
 	pthread_t witness;
 	int fds0, perf0, maps0, rc;
-	size_t i;
+	size_t i, j;
 
 	(void)argc;
 	(void)argv;
@@ -1091,6 +1079,11 @@ int main(int argc, char **argv)
 	lope_info("baseline: %d descriptors (%d perf), %d perf mappings",
 		  base_fds, base_perf, base_maps);
 
+	for (i = 0; i < sizeof(open_errnos) / sizeof(open_errnos[0]); i++)
+		for (j = 0;
+		     j < sizeof(open_positions) / sizeof(open_positions[0]);
+		     j++)
+			run_open_row(&open_errnos[i], &open_positions[j]);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		run_row(&rows[i]);
 	for (i = 0; i < sizeof(bug_rows) / sizeof(bug_rows[0]); i++)
