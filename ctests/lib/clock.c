@@ -113,6 +113,15 @@ int touch_pages(size_t n)
 	return munmap(p, n * psz);
 }
 
+__attribute__((noinline)) void warm_stack(void)
+{
+	volatile char pad[128 * 1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(pad); i += 256)
+		pad[i] = (char)i;
+}
+
 long long voluntary_switches(void)
 {
 	struct rusage ru;

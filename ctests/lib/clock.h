@@ -38,6 +38,12 @@ int near(long long got, long long want, double rel, long long abs);
  */
 int touch_pages(size_t n);
 
+/*
+ * Write to 128 KiB of stack below the caller, so that the calls it then
+ * measures find their stack mapped (no page fault of their own).
+ */
+void warm_stack(void);
+
 /* This process's voluntary context switches so far (getrusage). */
 long long voluntary_switches(void);
 
