@@ -33,14 +33,8 @@
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
-nfail=0
-pass() { echo "PASS: $1"; }
-fail() {
-	echo "FAIL: $1: $2"
-	nfail=$((nfail + 1))
-}
-skip() { echo "SKIP: $1: $2"; }
-info() { echo "# $*"; }
+# shellcheck source=../report.sh
+. "$(dirname "$0")/../report.sh"
 check() { # name condition-status reason
 	if [ "$2" -eq 0 ]; then pass "$1"; else fail "$1" "$3"; fi
 }

@@ -22,25 +22,15 @@
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
-nfail=0
-pass() { echo "PASS: $1"; }
-fail() {
-	echo "FAIL: $1: $2"
-	nfail=$((nfail + 1))
-}
-skip() { echo "SKIP: $1: $2"; }
-info() { echo "# $*"; }
+# shellcheck source=../report.sh
+. "$(dirname "$0")/../report.sh"
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 ovh=$top_builddir/utils/papi_overhead
 acc=$top_builddir/utils/papi_accuracy
 
-if [ -z "${PAPI_OURS_BUILDDIR:-}" ] || [ ! -d "$PAPI_OURS_BUILDDIR" ]; then
-	fail setup "PAPI_OURS_BUILDDIR is not set or not a directory (${PAPI_OURS_BUILDDIR:-unset})"
-	exit 1
-fi
-export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_papi_ours
 for p in "$ovh" "$acc"; do
 	if [ ! -x "$p" ]; then
 		fail setup "$p is not built"

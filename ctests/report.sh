@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+# Sourced by the shell tests: the report protocol of ctests/lib/report.h
+# (PASS:/FAIL:/SKIP: lines, "# " info); nfail counts the FAILs.
+nfail=0
+pass() { echo "PASS: $1"; }
+fail() {
+	echo "FAIL: $1: $2"
+	nfail=$((nfail + 1))
+}
+skip() { echo "SKIP: $1: $2"; }
+info() { echo "# $*"; }
+
+# Puts our PAPI build first on the library path, or fails the case setup
+# and exits when the runner did not say where it is.
+use_papi_ours() {
+	if [ -z "${PAPI_OURS_BUILDDIR:-}" ] || [ ! -d "$PAPI_OURS_BUILDDIR" ]; then
+		fail setup "PAPI_OURS_BUILDDIR is not set or not a directory (${PAPI_OURS_BUILDDIR:-unset})"
+		exit 1
+	fi
+	export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
