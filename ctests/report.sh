@@ -20,3 +20,20 @@ use_papi_ours() {
 	fi
 	export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 }
+
+# Bad input: each line of stdin, "name|arguments|text", is the case
+# $2_bad_name: the program $1 run with those arguments (split at blanks)
+# exits 2 with the text in its message.  $3: a scratch directory.
+expect_bad_inputs() {
+	local prog=$1 prefix=$2 dir=$3 name args want rc
+	while IFS='|' read -r name args want; do
+		# shellcheck disable=SC2086
+		"$prog" $args >"$dir/bad.out" 2>"$dir/bad.err"
+		rc=$?
+		if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$dir/bad.err"; then
+			pass "${prefix}_bad_$name"
+		else
+			fail "${prefix}_bad_$name" "want exit 2 and '$want', got exit $rc: $(head -c 200 "$dir/bad.err")"
+		fi
+	done
+}

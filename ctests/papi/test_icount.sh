@@ -181,16 +181,7 @@ fi
 
 mkdir -p "$tmp/nolib"
 # name | arguments | text the message must contain
-while IFS='|' read -r name args want; do
-	# shellcheck disable=SC2086
-	"$ic" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
-	rc=$?
-	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
-		pass "icount_bad_$name"
-	else
-		fail "icount_bad_$name" "want exit 2 and '$want', got exit $rc: $(head -c 200 "$tmp/bad.err")"
-	fi
-done <<EOF
+expect_bad_inputs "$ic" icount "$tmp" <<EOF
 n_zero|-n 0|-n: '0'
 k_nine|-k 9|-k: '9'
 method|-m bogus|-m 'bogus'

@@ -263,16 +263,7 @@ else
 	fail accuracy_loop_ptrace "exit $rc: $(tr '\n' ' ' <"$tmp/ptrace.out" | head -c 300)"
 fi
 
-while IFS='|' read -r name args want; do
-	# shellcheck disable=SC2086
-	"$acc" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
-	rc=$?
-	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
-		pass "accuracy_bad_$name"
-	else
-		fail "accuracy_bad_$name" "want exit 2 and '$want', got exit $rc: $(head -c 200 "$tmp/bad.err")"
-	fi
-done <<EOF
+expect_bad_inputs "$acc" accuracy "$tmp" <<EOF
 n_zero|-n 0|-n: '0'
 one_n|-N 5|-N: '5'
 compare_no_libpapi|--compare $tmp/nolib|no libpapi
