@@ -122,6 +122,16 @@ __attribute__((noinline)) void warm_stack(void)
 		pad[i] = (char)i;
 }
 
+__attribute__((noinline)) unsigned long profiled_loop(long iters)
+{
+	volatile unsigned long x = 1;
+	long i;
+
+	for (i = 0; i < iters; i++)
+		x = x * 2862933555777941757UL + 3037000493UL;
+	return x;
+}
+
 long long voluntary_switches(void)
 {
 	struct rusage ru;

@@ -44,6 +44,12 @@ int touch_pages(size_t n);
  */
 void warm_stack(void);
 
+/*
+ * @iters rounds of pure arithmetic, no calls: every user-mode sample taken
+ * while it runs lands in it (the code PAPI_profil tests give a histogram).
+ */
+unsigned long profiled_loop(long iters);
+
 /* This process's voluntary context switches so far (getrusage). */
 long long voluntary_switches(void);
 

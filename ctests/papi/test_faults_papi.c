@@ -338,17 +338,6 @@ static void disarm(void)
 	__atomic_store_n(&inj.tid, 0, __ATOMIC_SEQ_CST);
 }
 
-/* Pure arithmetic, no calls: every user-mode sample lands in here. */
-static __attribute__((noinline)) unsigned long profiled_loop(long iters)
-{
-	volatile unsigned long x = 1;
-	long i;
-
-	for (i = 0; i < iters; i++)
-		x = x * 2862933555777941757UL + 3037000493UL;
-	return x;
-}
-
 static long iters_per_ms;
 
 /* The fastest of a few runs: a cold first one would make spins short. */
