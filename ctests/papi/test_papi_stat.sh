@@ -289,16 +289,22 @@ __attribute__((destructor)) static void fdcheck(void)
 	}
 }
 EOF
-if [ "$have_cc" = 1 ] && "$cc" -shared -fPIC -o fdcheck.so fdcheck.c 2>cc.err; then
-	mkdir -p fds
-	FDCHECK_DIR=$tmp/fds LD_PRELOAD=$tmp/fdcheck.so \
-		"$ps" -- ./no-such-command-lope 2>/dev/null &
+# fds_at_exit CASE COMMAND: papi_stat -- COMMAND under the checker; the
+# case: no perf_event descriptor open when papi_stat exits (n); kids: the
+# children it left, as the checker found them.
+fds_at_exit() {
+	local pid
+	FDCHECK_DIR=$tmp/fds LD_PRELOAD=$tmp/fdcheck.so "$ps" -- "$2" 2>/dev/null &
 	pid=$!
 	wait "$pid"
 	read -r n kids <"fds/$pid" 2>/dev/null
 	[ "${n:-}" = 0 ]
-	check nonexistent_no_perf_fd_at_exit $? \
+	check "$1" $? \
 		"papi_stat had ${n:-unknown (destructor did not run)} perf_event fds open at exit"
+}
+if [ "$have_cc" = 1 ] && "$cc" -shared -fPIC -o fdcheck.so fdcheck.c 2>cc.err; then
+	mkdir -p fds
+	fds_at_exit nonexistent_no_perf_fd_at_exit ./no-such-command-lope
 	if [ "${kids:--1}" = -1 ]; then
 		skip nonexistent_child_reaped "no /proc/PID/task/TID/children here"
 	else
@@ -306,13 +312,7 @@ if [ "$have_cc" = 1 ] && "$cc" -shared -fPIC -o fdcheck.so fdcheck.c 2>cc.err; t
 		check nonexistent_child_reaped $? \
 			"papi_stat exited with $kids child(ren) not reaped"
 	fi
-	FDCHECK_DIR=$tmp/fds LD_PRELOAD=$tmp/fdcheck.so "$ps" -- true 2>/dev/null &
-	pid=$!
-	wait "$pid"
-	read -r n kids <"fds/$pid" 2>/dev/null
-	[ "${n:-}" = 0 ]
-	check success_no_perf_fd_at_exit $? \
-		"papi_stat had ${n:-unknown (destructor did not run)} perf_event fds open at exit"
+	fds_at_exit success_no_perf_fd_at_exit true
 else
 	for c in nonexistent_no_perf_fd_at_exit nonexistent_child_reaped \
 		success_no_perf_fd_at_exit; do
