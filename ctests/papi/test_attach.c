@@ -194,12 +194,7 @@ static void test_attach_detach(void)
 	rc = PAPI_set_opt(PAPI_ATTACH, &opt);
 	lope_check(rc == PAPI_OK, "set_opt_attach_after_add", "rc=%s",
 		   papi_err(rc));
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		child = worker_do(&w, 'b', 50 * MS);
-		rc = PAPI_stop(set, v);
-	}
+	rc = count_worker_spin(set, rc, &w, 50 * MS, v, &child);
 	lope_check(rc == PAPI_OK && near(v[0], child, 0.10, 3 * MS),
 		   "reattached_counts_target",
 		   "rc=%s task-clock %lld ns, target spun %lld ns",

@@ -338,12 +338,7 @@ static void test_child_forked_before(void)
 		rc = PAPI_add_named_event(set, names[i]);
 	lope_check(rc == PAPI_OK, "set_opt_inherit_before_add", "rc=%s",
 		   papi_err(rc));
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		busy = worker_do(&w, 'b', 50 * MS);
-		rc = PAPI_stop(set, v);
-	}
+	rc = count_worker_spin(set, rc, &w, 50 * MS, v, &busy);
 	lope_check(rc == PAPI_OK && v[TC] < 5 * MS,
 		   "inherit_excludes_child_forked_before",
 		   "rc=%s task-clock %lld ns; the older child spun %lld ns",
