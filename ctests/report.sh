@@ -37,3 +37,17 @@ expect_bad_inputs() {
 		fi
 	done
 }
+
+# The distinct numbers of fields on the lines of the CSV file $1, commas
+# inside double quotes not counted, on one line.
+csv_field_counts() {
+	awk '{
+		n = 1; q = 0
+		for (i = 1; i <= length($0); i++) {
+			ch = substr($0, i, 1)
+			if (ch == "\"") q = !q
+			else if (ch == "," && !q) n++
+		}
+		print n
+	}' "$1" | sort -u | tr '\n' ' '
+}

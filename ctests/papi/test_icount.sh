@@ -142,15 +142,7 @@ fi
 # ---- --csv ----------------------------------------------------------------
 
 if [ "$method" != none ]; then
-	fields=$(awk '{
-		n = 1; q = 0
-		for (i = 1; i <= length($0); i++) {
-			ch = substr($0, i, 1)
-			if (ch == "\"") q = !q
-			else if (ch == "," && !q) n++
-		}
-		print n
-	}' "$tmp/a.csv" | sort -u | tr '\n' ' ')
+	fields=$(csv_field_counts "$tmp/a.csv")
 	calls=$(awk -F, '$1 == "case" && $3 == "papi" { print $4 }' "$tmp/a.csv" | sort -u | wc -l)
 	ngoals=$(grep -c '^goal,' "$tmp/a.csv")
 	npaths=$(grep -c '^path,' "$tmp/a.csv")

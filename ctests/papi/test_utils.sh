@@ -168,15 +168,7 @@ fi
 "$ovh" -n 200 -r 1 --csv >"$tmp/o.csv" 2>"$tmp/csv.err"
 rc=$?
 # Fields per line, commas inside double quotes not counted.
-fields=$(awk '{
-	n = 1; q = 0
-	for (i = 1; i <= length($0); i++) {
-		ch = substr($0, i, 1)
-		if (ch == "\"") q = !q
-		else if (ch == "," && !q) n++
-	}
-	print n
-}' "$tmp/o.csv" | sort -u | tr '\n' ' ')
+fields=$(csv_field_counts "$tmp/o.csv")
 calls=$(awk -F, '$1 == "measure" { print $3 }' "$tmp/o.csv" | sort -u | wc -l)
 kinds=$(cut -d, -f1 "$tmp/o.csv" | sort -u | tr '\n' ' ')
 info "csv: $(wc -l <"$tmp/o.csv") lines, fields per line: $fields; kinds: $kinds"
