@@ -89,7 +89,7 @@ check-local: papi-ours.stamp papi-stock.stamp $(LOPE_CHECK_BUILD)
 	LOPE_SRCDIR="$(abs_top_srcdir)" \
 	bash "$(abs_top_srcdir)/ctests/run-tests.sh" $(LOPE_CHECK)
 
-EXTRA_DIST += ctests/tests.list ctests/run-tests.sh ctests/core_pmu.sh \
+EXTRA_DIST += ctests/tests.list ctests/run-tests.sh ctests/core_pmu.sh ctests/report.sh \
 	ctests/lib/sources.mk \
 	$(addprefix ctests/lib/,$(LOPE_TESTLIB_SRCS) \
 		$(LOPE_TESTLIB_INTERPOSE) $(LOPE_TESTLIB_HDRS)) \

@@ -113,6 +113,25 @@ int touch_pages(size_t n)
 	return munmap(p, n * psz);
 }
 
+__attribute__((noinline)) void warm_stack(void)
+{
+	volatile char pad[128 * 1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(pad); i += 256)
+		pad[i] = (char)i;
+}
+
+__attribute__((noinline)) unsigned long profiled_loop(long iters)
+{
+	volatile unsigned long x = 1;
+	long i;
+
+	for (i = 0; i < iters; i++)
+		x = x * 2862933555777941757UL + 3037000493UL;
+	return x;
+}
+
 long long voluntary_switches(void)
 {
 	struct rusage ru;

@@ -38,6 +38,18 @@ int near(long long got, long long want, double rel, long long abs);
  */
 int touch_pages(size_t n);
 
+/*
+ * Write to 128 KiB of stack below the caller, so that the calls it then
+ * measures find their stack mapped (no page fault of their own).
+ */
+void warm_stack(void);
+
+/*
+ * @iters rounds of pure arithmetic, no calls: every user-mode sample taken
+ * while it runs lands in it (the code PAPI_profil tests give a histogram).
+ */
+unsigned long profiled_loop(long iters);
+
 /* This process's voluntary context switches so far (getrusage). */
 long long voluntary_switches(void);
 

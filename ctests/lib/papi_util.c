@@ -121,6 +121,18 @@ void drop_set(int *set)
 	*set = PAPI_NULL;
 }
 
+int count_worker_spin(int set, int rc, struct worker *w, long long ns,
+		      long long *v, long long *spun)
+{
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc == PAPI_OK) {
+		*spun = worker_do(w, 'b', ns);
+		rc = PAPI_stop(set, v);
+	}
+	return rc;
+}
+
 void expect_rc(const char *name, int got, int want, int fd_before)
 {
 	int fd_after = fd_count();

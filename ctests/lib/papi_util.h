@@ -80,6 +80,14 @@ int make_named_set(int *set, const char *const *names, int n);
 void drop_set(int *set);
 
 /*
+ * When @rc (what came before) is PAPI_OK: start @set, have the worker @w
+ * spin @ns of its own CPU time (*spun: the time it measured), stop into
+ * @v.  The PAPI result, or @rc.
+ */
+int count_worker_spin(int set, int rc, struct worker *w, long long ns,
+		      long long *v, long long *spun);
+
+/*
  * The case @name: the PAPI call returned @want and the process has
  * @fd_before descriptors still (a refused call leaks none).
  */

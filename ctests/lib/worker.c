@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "report.h"
 
 struct command {
 	char c;
@@ -185,4 +186,17 @@ int worker_finish(struct worker *w)
 	st = wait_child(w->pid);
 	w->pid = 0;
 	return st;
+}
+
+void start_threads_or_exit(pthread_t *th, int n, void *(*fn)(void *),
+			   void *args, size_t size)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, fn,
+				   (char *)args + (size_t)i * size) != 0) {
+			lope_fail("pthread_create", "thread %d", i);
+			lope_exit();
+		}
 }

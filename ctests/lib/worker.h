@@ -2,11 +2,13 @@
 /*
  * Child processes: pipes that survive signals, reaping, and a worker
  * process driven over two pipes, so that a test can make another task do
- * a known amount of work while it sleeps itself.
+ * a known amount of work while it sleeps itself; and threads started
+ * together.
  */
 #ifndef LOPE_WORKER_H
 #define LOPE_WORKER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -52,5 +54,13 @@ long long worker_do(struct worker *w, char c, long long arg);
 
 /* Tell the worker to exit and reap it: its exit status, or -1. */
 int worker_finish(struct worker *w);
+
+/*
+ * Start @n threads running @fn, the ith on the ith of the @n arguments of
+ * @size bytes at @args, their ids in @th; when one cannot be created, the
+ * case pthread_create fails and the test ends (lope_exit()).
+ */
+void start_threads_or_exit(pthread_t *th, int n, void *(*fn)(void *),
+			   void *args, size_t size);
 
 #endif /* LOPE_WORKER_H */

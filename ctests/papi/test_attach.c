@@ -56,6 +56,19 @@ static void test_cmpinfo(void)
 		  ci->attach_must_ptrace);
 }
 
+/* PAPI_get_opt(PAPI_ATTACH) of @set (1: attached, 0: not); the tid. */
+static int get_attach(int set, unsigned long *tid)
+{
+	PAPI_option_t opt;
+	int rc;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.attach.eventset = set;
+	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
+	*tid = opt.attach.tid;
+	return rc;
+}
+
 /*
  * The main scenario: attach before add, count the worker's spin and page
  * touching while we sleep, ignore our own spin, stop, detach, count us.
@@ -66,7 +79,7 @@ static void test_attach_detach(void)
 	PAPI_option_t opt;
 	long long v[2] = { 0, 0 }, v1[2], v2[2], vs[2], child, t0, own;
 	int set = PAPI_NULL, rc, fds = fd_count();
-	unsigned long nr;
+	unsigned long nr, tid;
 
 	if (worker_spawn(&w, -1) < 0) {
 		lope_fail("attach_worker", "fork: %s", strerror(errno));
@@ -76,13 +89,11 @@ static void test_attach_detach(void)
 	if (!lope_check(rc == PAPI_OK, "attach_before_add", "rc=%s",
 			papi_err(rc)))
 		goto out;
-	memset(&opt, 0, sizeof(opt));
-	opt.attach.eventset = set;
-	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
-	lope_check(rc == 1 && opt.attach.tid == (unsigned long)w.pid,
+	rc = get_attach(set, &tid);
+	lope_check(rc == 1 && tid == (unsigned long)w.pid,
 		   "get_opt_attach_reports_target",
-		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu, target %d", rc,
-		   opt.attach.tid, (int)w.pid);
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu, target %d", rc, tid,
+		   (int)w.pid);
 
 	rc = PAPI_start(set);
 	if (!lope_check(rc == PAPI_OK, "attached_start", "rc=%s", papi_err(rc)))
@@ -155,11 +166,9 @@ static void test_attach_detach(void)
 
 	rc = PAPI_detach(set);
 	lope_check(rc == PAPI_OK, "detach", "rc=%s", papi_err(rc));
-	memset(&opt, 0, sizeof(opt));
-	opt.attach.eventset = set;
-	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
+	rc = get_attach(set, &tid);
 	lope_check(rc == 0, "get_opt_attach_after_detach",
-		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, opt.attach.tid);
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, tid);
 	rc = PAPI_detach(set);
 	lope_check(rc == PAPI_EINVAL, "detach_twice_einval",
 		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
@@ -185,12 +194,7 @@ static void test_attach_detach(void)
 	rc = PAPI_set_opt(PAPI_ATTACH, &opt);
 	lope_check(rc == PAPI_OK, "set_opt_attach_after_add", "rc=%s",
 		   papi_err(rc));
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		child = worker_do(&w, 'b', 50 * MS);
-		rc = PAPI_stop(set, v);
-	}
+	rc = count_worker_spin(set, rc, &w, 50 * MS, v, &child);
 	lope_check(rc == PAPI_OK && near(v[0], child, 0.10, 3 * MS),
 		   "reattached_counts_target",
 		   "rc=%s task-clock %lld ns, target spun %lld ns",
@@ -387,7 +391,7 @@ static void test_ptrace_target(void)
 static void test_bad_target(void)
 {
 	static const char *const tc[] = { "perf::TASK-CLOCK" };
-	PAPI_option_t opt;
+	unsigned long tid;
 	pid_t gone = dead_pid();
 	long long v = 0, own;
 	int set = PAPI_NULL, rc, fds;
@@ -407,11 +411,9 @@ static void test_bad_target(void)
 	lope_info("attach to a pid that does not exist: %s", papi_err(rc));
 	lope_check(fd_count() == fds, "attach_nonexistent_pid_no_fd_leak",
 		   "descriptors %d -> %d", fds, fd_count());
-	memset(&opt, 0, sizeof(opt));
-	opt.attach.eventset = set;
-	rc = PAPI_get_opt(PAPI_ATTACH, &opt);
+	rc = get_attach(set, &tid);
 	lope_check(rc == 0, "failed_attach_leaves_set_unattached",
-		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, opt.attach.tid);
+		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, tid);
 	rc = PAPI_start(set);
 	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)

@@ -133,6 +133,24 @@ static void check_cpu_wide(const char *pfx, int rc, const long long *v,
 		   papi_err(rc), v[CS], NSLEEPS, wk->switches);
 }
 
+/*
+ * The case @name: @set, started when @rc is PAPI_OK (the result of what
+ * came before), counts the task-clock of the caller spinning 20 ms.
+ */
+static void check_counts_caller(const char *name, int set, int rc)
+{
+	long long v[NEV] = { 0 }, own;
+
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	own = spin_ns(20 * MS);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	lope_check(rc == PAPI_OK && near(v[TC], own, 0.10, 3 * MS), name,
+		   "rc=%s task-clock %lld ns, we spun %lld ns", papi_err(rc),
+		   v[TC], own);
+}
+
 static void test_cmpinfo(void)
 {
 	const PAPI_component_info_t *ci = cmpinfo_or_exit();
@@ -225,7 +243,7 @@ static void test_cpu_attach_before_add(void)
 /* Per-set PAPI_GRN_SYS: the cpu we are on when it is set. */
 static void test_granul_sys(void)
 {
-	long long v[NEV] = { 0 }, own;
+	long long v[NEV] = { 0 };
 	struct work wk;
 	int set = PAPI_NULL, rc;
 
@@ -247,16 +265,8 @@ static void test_granul_sys(void)
 	}
 
 	/* Back to per-thread: our own time only. */
-	rc = set_granularity(set, PAPI_GRN_THR);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	own = spin_ns(20 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && near(v[TC], own, 0.10, 3 * MS),
-		   "granul_thr_after_sys_counts_caller",
-		   "rc=%s task-clock %lld ns, we spun %lld ns", papi_err(rc),
-		   v[TC], own);
+	check_counts_caller("granul_thr_after_sys_counts_caller", set,
+			    set_granularity(set, PAPI_GRN_THR));
 	drop_set(&set);
 
 	rc = make_named_set(&set, names, NEV);
@@ -308,7 +318,6 @@ static void test_default_granularity(void)
 static void test_bad_cpu(void)
 {
 	static const unsigned int bad[] = { 100000, 4096, (unsigned int)-1 };
-	long long v[NEV] = { 0 }, own;
 	char n[64];
 	int set = PAPI_NULL, rc, fds, i;
 
@@ -325,14 +334,7 @@ static void test_bad_cpu(void)
 			   bad[i], ncpus, papi_err(rc), fds, fd_count());
 		lope_info("PAPI_CPU_ATTACH cpu %u: %s", bad[i], papi_err(rc));
 	}
-	rc = PAPI_start(set);
-	own = spin_ns(20 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && near(v[TC], own, 0.10, 3 * MS),
-		   "set_counts_caller_after_bad_cpu",
-		   "rc=%s task-clock %lld ns, we spun %lld ns", papi_err(rc),
-		   v[TC], own);
+	check_counts_caller("set_counts_caller_after_bad_cpu", set, PAPI_OK);
 	drop_set(&set);
 }
 

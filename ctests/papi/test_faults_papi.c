@@ -118,75 +118,48 @@ struct row {
 	int expect;
 };
 
+/*
+ * perf_event_open: pe_errno_to_papi's mapping, at every position of a set
+ * being built (the component reopens the whole group on every add; PAPI 7
+ * re-establishes the old events on failure): each errno fails the open of
+ * the 1st, the 2nd, then the 3rd event, one row each (run_open_row()).
+ */
+static const struct open_errno {
+	int line;
+	const char *name; /* the errno's name */
+	int err;
+	const char *papi; /* the expected result's name */
+	int expect;
+} open_errnos[] = {
+	{ __LINE__, "EMFILE", EMFILE, "PAPI_ECOUNT", PAPI_ECOUNT },
+	{ __LINE__, "EACCES", EACCES, "PAPI_EPERM", PAPI_EPERM },
+	{ __LINE__, "EPERM", EPERM, "PAPI_EPERM", PAPI_EPERM },
+	{ __LINE__, "ENOENT", ENOENT, "PAPI_ENOEVNT", PAPI_ENOEVNT },
+	{ __LINE__, "EOPNOTSUPP", EOPNOTSUPP, "PAPI_ENOSUPP", PAPI_ENOSUPP },
+	{ __LINE__, "ENODEV", ENODEV, "PAPI_ENOSUPP", PAPI_ENOSUPP },
+	{ __LINE__, "EBUSY", EBUSY, "PAPI_ECNFLCT", PAPI_ECNFLCT },
+	{ __LINE__, "EINVAL", EINVAL, "PAPI_EINVAL", PAPI_EINVAL },
+};
+
+/*
+ * The position each open_errnos errno fails at, and the row's name, folded
+ * by lope_name() with the errno's and the result's names.
+ */
+static const struct open_position {
+	int nth;
+	enum op op;
+	const char *name; /* of errno, result */
+} open_positions[] = {
+	{ 1, OP_ADD1, "perf_event_open_%s_adding_the_1st_event_%s" },
+	{ 2, OP_ADD2,
+	  "perf_event_open_%s_on_the_2nd_events_open_%s_set_keeps_the_1st" },
+	{ 3, OP_ADD3,
+	  "perf_event_open_%s_on_the_3rd_events_open_%s_set_keeps_2" },
+};
+
 static const struct row rows[] = {
-	/* perf_event_open: pe_errno_to_papi's mapping, at every position
-	 * of a set being built (the component reopens the whole group on
-	 * every add; PAPI 7 re-establishes the old events on failure). */
-	{ __LINE__, "perf_event_open_emfile_adding_the_1st_event_papi_ecount",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EMFILE, OP_ADD1, PAPI_ECOUNT },
-	{ __LINE__,
-	  "perf_event_open_emfile_on_the_2nd_events_open_papi_ecount_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_ADD2, PAPI_ECOUNT },
-	{ __LINE__,
-	  "perf_event_open_emfile_on_the_3rd_events_open_papi_ecount_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EMFILE, OP_ADD3, PAPI_ECOUNT },
-	{ __LINE__, "perf_event_open_eacces_adding_the_1st_event_papi_eperm",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EACCES, OP_ADD1, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open_eacces_on_the_2nd_events_open_papi_eperm_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EACCES, OP_ADD2, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open_eacces_on_the_3rd_events_open_papi_eperm_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EACCES, OP_ADD3, PAPI_EPERM },
-	{ __LINE__, "perf_event_open_eperm_adding_the_1st_event_papi_eperm",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EPERM, OP_ADD1, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open_eperm_on_the_2nd_events_open_papi_eperm_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EPERM, OP_ADD2, PAPI_EPERM },
-	{ __LINE__,
-	  "perf_event_open_eperm_on_the_3rd_events_open_papi_eperm_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EPERM, OP_ADD3, PAPI_EPERM },
-	{ __LINE__, "perf_event_open_enoent_adding_the_1st_event_papi_enoevnt",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENOENT, OP_ADD1, PAPI_ENOEVNT },
-	{ __LINE__,
-	  "perf_event_open_enoent_on_the_2nd_events_open_papi_enoevnt_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, ENOENT, OP_ADD2, PAPI_ENOEVNT },
-	{ __LINE__,
-	  "perf_event_open_enoent_on_the_3rd_events_open_papi_enoevnt_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, ENOENT, OP_ADD3, PAPI_ENOEVNT },
-	{ __LINE__,
-	  "perf_event_open_eopnotsupp_adding_the_1st_event_papi_enosupp",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EOPNOTSUPP, OP_ADD1, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open_eopnotsupp_on_the_2nd_events_open_papi_enosupp_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EOPNOTSUPP, OP_ADD2, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open_eopnotsupp_on_the_3rd_events_open_papi_enosupp_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EOPNOTSUPP, OP_ADD3, PAPI_ENOSUPP },
-	{ __LINE__, "perf_event_open_enodev_adding_the_1st_event_papi_enosupp",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENODEV, OP_ADD1, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open_enodev_on_the_2nd_events_open_papi_enosupp_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, ENODEV, OP_ADD2, PAPI_ENOSUPP },
-	{ __LINE__,
-	  "perf_event_open_enodev_on_the_3rd_events_open_papi_enosupp_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, ENODEV, OP_ADD3, PAPI_ENOSUPP },
-	{ __LINE__, "perf_event_open_ebusy_adding_the_1st_event_papi_ecnflct",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EBUSY, OP_ADD1, PAPI_ECNFLCT },
-	{ __LINE__,
-	  "perf_event_open_ebusy_on_the_2nd_events_open_papi_ecnflct_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EBUSY, OP_ADD2, PAPI_ECNFLCT },
-	{ __LINE__,
-	  "perf_event_open_ebusy_on_the_3rd_events_open_papi_ecnflct_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EBUSY, OP_ADD3, PAPI_ECNFLCT },
-	{ __LINE__, "perf_event_open_einval_adding_the_1st_event_papi_einval",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EINVAL, OP_ADD1, PAPI_EINVAL },
-	{ __LINE__,
-	  "perf_event_open_einval_on_the_2nd_events_open_papi_einval_set_keeps_the_1st",
-	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EINVAL, OP_ADD2, PAPI_EINVAL },
-	{ __LINE__,
-	  "perf_event_open_einval_on_the_3rd_events_open_papi_einval_set_keeps_2",
-	  LOPE_CALL_PERF_OPEN, 0, 3, 1, EINVAL, OP_ADD3, PAPI_EINVAL },
+	/* perf_event_open: the errnos that are not in open_errnos, and the
+	 * reopens of the events already in the set. */
 	{ __LINE__, "perf_event_open_enfile_adding_the_1st_event_papi_ecount",
 	  LOPE_CALL_PERF_OPEN, 0, 1, 1, ENFILE, OP_ADD1, PAPI_ECOUNT },
 	{ __LINE__, "perf_event_open_enomem_adding_the_2nd_event_papi_enomem",
@@ -365,17 +338,6 @@ static void arm(const struct row *r)
 static void disarm(void)
 {
 	__atomic_store_n(&inj.tid, 0, __ATOMIC_SEQ_CST);
-}
-
-/* Pure arithmetic, no calls: every user-mode sample lands in here. */
-static __attribute__((noinline)) unsigned long profiled_loop(long iters)
-{
-	volatile unsigned long x = 1;
-	long i;
-
-	for (i = 0; i < iters; i++)
-		x = x * 2862933555777941757UL + 3037000493UL;
-	return x;
 }
 
 static long iters_per_ms;
@@ -1049,12 +1011,30 @@ static void run_row(const struct row *r)
 	base_maps = perf_maps_count();
 }
 
+/* The row of errno e failing the open at position p. */
+static void run_open_row(const struct open_errno *e,
+			 const struct open_position *p)
+{
+	char name[128];
+	const struct row r = { .line = e->line,
+			       .name = name,
+			       .call = LOPE_CALL_PERF_OPEN,
+			       .nth = p->nth,
+			       .times = 1,
+			       .err = e->err,
+			       .op = p->op,
+			       .expect = e->expect };
+
+	lope_name(name, sizeof(name), p->name, e->name, e->papi);
+	run_row(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const char *const ref_names[] = { ev[0] };
 	pthread_t witness;
 	int fds0, perf0, maps0, rc;
-	size_t i;
+	size_t i, j;
 
 	(void)argc;
 	(void)argv;
@@ -1090,6 +1070,11 @@ int main(int argc, char **argv)
 	lope_info("baseline: %d descriptors (%d perf), %d perf mappings",
 		  base_fds, base_perf, base_maps);
 
+	for (i = 0; i < sizeof(open_errnos) / sizeof(open_errnos[0]); i++)
+		for (j = 0;
+		     j < sizeof(open_positions) / sizeof(open_positions[0]);
+		     j++)
+			run_open_row(&open_errnos[i], &open_positions[j]);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		run_row(&rows[i]);
 	for (i = 0; i < sizeof(bug_rows) / sizeof(bug_rows[0]); i++)

@@ -54,6 +54,24 @@ static void check_parent_counts(const char *name, long long ns)
 /* ------------------------------------------------------------ children */
 
 /*
+ * A child's own count: a set of names[0] over its spin of @ns; the count
+ * in *v, the CPU time spun in *own.  PAPI_OK or the first PAPI error.
+ */
+static int count_own_spin(long long ns, long long *v, long long *own)
+{
+	int set = PAPI_NULL, rc;
+
+	rc = make_named_set(&set, names, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	*own = spin_ns(ns);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	drop_set(&set);
+	return rc;
+}
+
+/*
  * Child after fork: re-initialise PAPI, count 20 ms of our own CPU.
  * Exit bits: 1 init not PAPI_VER_CURRENT, 2 set calls failed, 4 count
  * wrong, 8 shutdown then init again failed.
@@ -61,21 +79,15 @@ static void check_parent_counts(const char *name, long long ns)
 static int child_reinit(void)
 {
 	long long v = 0, own;
-	int set = PAPI_NULL, rc, bits = 0;
+	int rc, bits = 0;
 
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return 1;
-	rc = make_named_set(&set, names, 1);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	own = spin_ns(20 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, &v);
+	rc = count_own_spin(20 * MS, &v, &own);
 	if (rc != PAPI_OK)
 		bits |= 2;
 	else if (!near(v, own, 0.10, 2 * MS))
 		bits |= 4;
-	drop_set(&set);
 	PAPI_shutdown();
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		bits |= 8;
@@ -91,7 +103,7 @@ static int child_reinit(void)
 static int exec_helper(void)
 {
 	long long v = 0, own;
-	int set = PAPI_NULL, rc, bits = 0;
+	int rc, bits = 0;
 
 	if (perf_fd_count() != 0)
 		bits |= 1;
@@ -99,15 +111,9 @@ static int exec_helper(void)
 		bits |= 2;
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return bits | 4;
-	rc = make_named_set(&set, names, 1);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	own = spin_ns(10 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, &v);
+	rc = count_own_spin(10 * MS, &v, &own);
 	if (rc != PAPI_OK || !near(v, own, 0.10, 2 * MS))
 		bits |= 8;
-	drop_set(&set);
 	PAPI_shutdown();
 	return bits;
 }

@@ -43,16 +43,6 @@ static const char *const cases[] = {
 	"read_syscalls_match_fast_counter_read",
 };
 
-/* Touch 128 KiB of stack below us so measured calls find it mapped. */
-static __attribute__((noinline)) void warm_stack(void)
-{
-	volatile char pad[128 * 1024];
-	size_t i;
-
-	for (i = 0; i < sizeof(pad); i += 256)
-		pad[i] = (char)i;
-}
-
 /* Exactly 2 user instructions per iteration. */
 static __attribute__((noinline)) void loop2(unsigned long n)
 {

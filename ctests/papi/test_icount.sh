@@ -23,24 +23,14 @@
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
-nfail=0
-pass() { echo "PASS: $1"; }
-fail() {
-	echo "FAIL: $1: $2"
-	nfail=$((nfail + 1))
-}
-skip() { echo "SKIP: $1: $2"; }
-info() { echo "# $*"; }
+# shellcheck source=../report.sh
+. "$(dirname "$0")/../report.sh"
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 ic=$top_builddir/utils/papi_icount
 
-if [ -z "${PAPI_OURS_BUILDDIR:-}" ] || [ ! -d "$PAPI_OURS_BUILDDIR" ]; then
-	fail setup "PAPI_OURS_BUILDDIR is not set or not a directory (${PAPI_OURS_BUILDDIR:-unset})"
-	exit 1
-fi
-export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_papi_ours
 if [ ! -x "$ic" ]; then
 	fail setup "$ic is not built"
 	exit 1
@@ -154,15 +144,7 @@ fi
 # ---- --csv ----------------------------------------------------------------
 
 if [ "$method" != none ]; then
-	fields=$(awk '{
-		n = 1; q = 0
-		for (i = 1; i <= length($0); i++) {
-			ch = substr($0, i, 1)
-			if (ch == "\"") q = !q
-			else if (ch == "," && !q) n++
-		}
-		print n
-	}' "$tmp/a.csv" | sort -u | tr '\n' ' ')
+	fields=$(csv_field_counts "$tmp/a.csv")
 	calls=$(awk -F, '$1 == "case" && $3 == "papi" { print $4 }' "$tmp/a.csv" | sort -u | wc -l)
 	ngoals=$(grep -c '^goal,' "$tmp/a.csv")
 	npaths=$(grep -c '^path,' "$tmp/a.csv")
@@ -193,16 +175,7 @@ fi
 
 mkdir -p "$tmp/nolib"
 # name | arguments | text the message must contain
-while IFS='|' read -r name args want; do
-	# shellcheck disable=SC2086
-	"$ic" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
-	rc=$?
-	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
-		pass "icount_bad_$name"
-	else
-		fail "icount_bad_$name" "want exit 2 and '$want', got exit $rc: $(head -c 200 "$tmp/bad.err")"
-	fi
-done <<EOF
+expect_bad_inputs "$ic" icount "$tmp" <<EOF
 n_zero|-n 0|-n: '0'
 k_nine|-k 9|-k: '9'
 method|-m bogus|-m 'bogus'

@@ -38,21 +38,27 @@ struct run {
 	int pages_ok;
 };
 
-/* A worker forked now spins @ns, touches NPAGES pages and exits. */
-static int child_run(struct run *r, long long ns)
+/*
+ * When @rc (what came before) is PAPI_OK, a worker forked now spins @ns,
+ * touches NPAGES pages and exits: PAPI_OK, or PAPI_ESYS when it did not
+ * run through.  Else @rc, and no child.
+ */
+static int child_run(int rc, struct run *r, long long ns)
 {
 	struct worker w;
 	long long t0 = process_ns();
 	int st;
 
+	if (rc != PAPI_OK)
+		return rc;
 	memset(r, 0, sizeof(*r));
 	if (worker_spawn(&w, -1) < 0)
-		return -1;
+		return PAPI_ESYS;
 	r->child_busy = worker_do(&w, 'b', ns);
 	r->pages_ok = worker_do(&w, 'p', NPAGES) == 0;
 	st = worker_finish(&w);
 	r->own = process_ns() - t0;
-	return st == 0 && r->child_busy > 0 ? 0 : -1;
+	return st == 0 && r->child_busy > 0 ? PAPI_OK : PAPI_ESYS;
 }
 
 /* The child's work is in @v (it is counted), within 10 % + slack. */
@@ -80,8 +86,7 @@ static void test_no_inherit(void)
 	rc = make_named_set(&set, names, NEV);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	if (rc == PAPI_OK && child_run(&r, 80 * MS) < 0)
-		rc = PAPI_ESYS;
+	rc = child_run(rc, &r, 80 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && v[TC] <= r.own + 2 * MS && v[PF] < 100,
@@ -114,8 +119,7 @@ static void test_inherit_children(void)
 		   opt.inherit.inherit);
 
 	rc = PAPI_start(set);
-	if (rc == PAPI_OK && child_run(&r, 80 * MS) < 0)
-		rc = PAPI_ESYS;
+	rc = child_run(rc, &r, 80 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
 	lope_check(rc == PAPI_OK && counts_child(v, &r),
@@ -133,8 +137,7 @@ static void test_inherit_children(void)
 		   "inherit_reset_near_zero",
 		   "rc=%s task-clock %lld ns page-faults %lld after reset",
 		   papi_err(rc), v2[TC], v2[PF]);
-	if (rc == PAPI_OK && child_run(&r2, 40 * MS) < 0)
-		rc = PAPI_ESYS;
+	rc = child_run(rc, &r2, 40 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v2);
 	lope_check(rc == PAPI_OK && counts_child(v2, &r2),
@@ -156,8 +159,7 @@ static void test_inherit_children(void)
 	 * counted after the restart either. */
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
-	if (rc == PAPI_OK && child_run(&r, 40 * MS) < 0)
-		rc = PAPI_ESYS;
+	rc = child_run(rc, &r, 40 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
 	if (rc == PAPI_OK)
@@ -176,8 +178,7 @@ static void test_inherit_children(void)
 		   papi_err(rc));
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	if (rc == PAPI_OK && child_run(&r, 40 * MS) < 0)
-		rc = PAPI_ESYS;
+	rc = child_run(rc, &r, 40 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK && v[TC] <= r.own + 2 * MS,
@@ -338,12 +339,7 @@ static void test_child_forked_before(void)
 		rc = PAPI_add_named_event(set, names[i]);
 	lope_check(rc == PAPI_OK, "set_opt_inherit_before_add", "rc=%s",
 		   papi_err(rc));
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		busy = worker_do(&w, 'b', 50 * MS);
-		rc = PAPI_stop(set, v);
-	}
+	rc = count_worker_spin(set, rc, &w, 50 * MS, v, &busy);
 	lope_check(rc == PAPI_OK && v[TC] < 5 * MS,
 		   "inherit_excludes_child_forked_before",
 		   "rc=%s task-clock %lld ns; the older child spun %lld ns",
@@ -395,8 +391,7 @@ static void test_hw(void)
 		rc = set_inherit(set, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	if (rc == PAPI_OK && child_run(&r, 50 * MS) < 0)
-		rc = PAPI_ESYS;
+	rc = child_run(rc, &r, 50 * MS);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
 	lope_check(rc == PAPI_OK && v > 1000000,

@@ -105,6 +105,21 @@ static void test_cmpinfo(void)
 		lope_exit();
 }
 
+/*
+ * The load every value check measures: spin for @ns, then touch NPAGES
+ * fresh pages (*rc = PAPI_ESYS when they cannot be mapped).  Returns the
+ * thread's CPU time over both.
+ */
+static long long load(long long ns, int *rc)
+{
+	long long t0 = thread_ns();
+
+	busy_ns(ns);
+	if (touch_pages(NPAGES) < 0)
+		*rc = PAPI_ESYS;
+	return thread_ns() - t0;
+}
+
 static void test_small(void)
 {
 	long long v[NSMALL] = { 0 }, prev[NSMALL] = { 0 }, t0, own, sum = 0;
@@ -124,11 +139,7 @@ static void test_small(void)
 		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
 
 	rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(30 * MS);
-	if (touch_pages(NPAGES) < 0)
-		rc = PAPI_ESYS;
-	own = thread_ns() - t0;
+	own = load(30 * MS, &rc);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
 	bad = bad_value(v, NSMALL, own, NPAGES);
@@ -211,7 +222,7 @@ static void test_small(void)
 static void test_convert(void)
 {
 	const char *n[NSMALL];
-	long long v[NSMALL] = { 0 }, t0, own;
+	long long v[NSMALL] = { 0 }, own;
 	int set = PAPI_NULL, rc, i, bad;
 
 	for (i = 0; i < NSMALL; i++)
@@ -223,11 +234,7 @@ static void test_convert(void)
 		   "set_multiplex_after_add", "rc=%s", papi_err(rc));
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(20 * MS);
-	if (touch_pages(NPAGES) < 0)
-		rc = PAPI_ESYS;
-	own = thread_ns() - t0;
+	own = load(20 * MS, &rc);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	bad = bad_value(v, NSMALL, own, NPAGES);
@@ -241,7 +248,7 @@ static void test_convert(void)
 /* Twenty software events, multiplexed. */
 static void test_twenty(void)
 {
-	long long v[NALL], t0, own;
+	long long v[NALL], own;
 	int set = PAPI_NULL, rc, bad, i, nonzero = 1, pf0 = perf_fd_count(),
 	    pf1, fds = fd_count();
 
@@ -256,11 +263,7 @@ static void test_twenty(void)
 	}
 	memset(v, 0xff, sizeof(v)); /* -1 everywhere: must be overwritten */
 	rc = PAPI_start(set);
-	t0 = thread_ns();
-	busy_ns(30 * MS);
-	if (touch_pages(NPAGES) < 0)
-		rc = PAPI_ESYS;
-	own = thread_ns() - t0;
+	own = load(30 * MS, &rc);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
 	bad = bad_value(v, NALL, own, NPAGES);

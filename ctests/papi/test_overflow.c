@@ -449,17 +449,6 @@ static void test_force_sw(void)
 	drop_set(&set);
 }
 
-/* Pure arithmetic, no calls: every user-mode sample lands in here. */
-static __attribute__((noinline)) unsigned long profiled_loop(long iters)
-{
-	volatile unsigned long x = 1;
-	long i;
-
-	for (i = 0; i < iters; i++)
-		x = x * 2862933555777941757UL + 3037000493UL;
-	return x;
-}
-
 static long iters_per_ms;
 
 static void calibrate(void)

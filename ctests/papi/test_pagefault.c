@@ -41,16 +41,6 @@ static const char *const ev_names[NEV] = {
 	"perf::CONTEXT-SWITCHES",
 };
 
-/* Touch 128 KiB of stack below us so the measured calls find it mapped. */
-static __attribute__((noinline)) void warm_stack(void)
-{
-	volatile char pad[128 * 1024];
-	size_t i;
-
-	for (i = 0; i < sizeof(pad); i += 256)
-		pad[i] = (char)i;
-}
-
 static int build_set(int *set)
 {
 	int i, rc;

@@ -33,14 +33,8 @@
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
-nfail=0
-pass() { echo "PASS: $1"; }
-fail() {
-	echo "FAIL: $1: $2"
-	nfail=$((nfail + 1))
-}
-skip() { echo "SKIP: $1: $2"; }
-info() { echo "# $*"; }
+# shellcheck source=../report.sh
+. "$(dirname "$0")/../report.sh"
 check() { # name condition-status reason
 	if [ "$2" -eq 0 ]; then pass "$1"; else fail "$1" "$3"; fi
 }
@@ -295,16 +289,22 @@ __attribute__((destructor)) static void fdcheck(void)
 	}
 }
 EOF
-if [ "$have_cc" = 1 ] && "$cc" -shared -fPIC -o fdcheck.so fdcheck.c 2>cc.err; then
-	mkdir -p fds
-	FDCHECK_DIR=$tmp/fds LD_PRELOAD=$tmp/fdcheck.so \
-		"$ps" -- ./no-such-command-lope 2>/dev/null &
+# fds_at_exit CASE COMMAND: papi_stat -- COMMAND under the checker; the
+# case: no perf_event descriptor open when papi_stat exits (n); kids: the
+# children it left, as the checker found them.
+fds_at_exit() {
+	local pid
+	FDCHECK_DIR=$tmp/fds LD_PRELOAD=$tmp/fdcheck.so "$ps" -- "$2" 2>/dev/null &
 	pid=$!
 	wait "$pid"
 	read -r n kids <"fds/$pid" 2>/dev/null
 	[ "${n:-}" = 0 ]
-	check nonexistent_no_perf_fd_at_exit $? \
+	check "$1" $? \
 		"papi_stat had ${n:-unknown (destructor did not run)} perf_event fds open at exit"
+}
+if [ "$have_cc" = 1 ] && "$cc" -shared -fPIC -o fdcheck.so fdcheck.c 2>cc.err; then
+	mkdir -p fds
+	fds_at_exit nonexistent_no_perf_fd_at_exit ./no-such-command-lope
 	if [ "${kids:--1}" = -1 ]; then
 		skip nonexistent_child_reaped "no /proc/PID/task/TID/children here"
 	else
@@ -312,13 +312,7 @@ if [ "$have_cc" = 1 ] && "$cc" -shared -fPIC -o fdcheck.so fdcheck.c 2>cc.err; t
 		check nonexistent_child_reaped $? \
 			"papi_stat exited with $kids child(ren) not reaped"
 	fi
-	FDCHECK_DIR=$tmp/fds LD_PRELOAD=$tmp/fdcheck.so "$ps" -- true 2>/dev/null &
-	pid=$!
-	wait "$pid"
-	read -r n kids <"fds/$pid" 2>/dev/null
-	[ "${n:-}" = 0 ]
-	check success_no_perf_fd_at_exit $? \
-		"papi_stat had ${n:-unknown (destructor did not run)} perf_event fds open at exit"
+	fds_at_exit success_no_perf_fd_at_exit true
 else
 	for c in nonexistent_no_perf_fd_at_exit nonexistent_child_reaped \
 		success_no_perf_fd_at_exit; do

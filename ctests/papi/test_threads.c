@@ -92,13 +92,9 @@ int main(void)
 
 	pthread_barrier_init(&barrier, NULL, NTHREADS);
 	memset(res, 0, sizeof(res));
-	for (i = 0; i < NTHREADS; i++) {
+	for (i = 0; i < NTHREADS; i++)
 		res[i].idx = i;
-		if (pthread_create(&th[i], NULL, worker, &res[i]) != 0) {
-			lope_fail("pthread_create", "thread %d", i);
-			lope_exit();
-		}
-	}
+	start_threads_or_exit(th, NTHREADS, worker, res, sizeof(res[0]));
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
 

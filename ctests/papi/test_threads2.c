@@ -226,13 +226,9 @@ int main(void)
 	pthread_barrier_init(&all_stopped, NULL, NTHREADS + 1);
 	pthread_barrier_init(&listed, NULL, NTHREADS + 1);
 	memset(res, 0, sizeof(res));
-	for (i = 0; i < NTHREADS; i++) {
+	for (i = 0; i < NTHREADS; i++)
 		res[i].idx = i;
-		if (pthread_create(&th[i], NULL, worker, &res[i]) != 0) {
-			lope_fail("pthread_create", "thread %d", i);
-			lope_exit();
-		}
-	}
+	start_threads_or_exit(th, NTHREADS, worker, res, sizeof(res[0]));
 	pthread_barrier_wait(&all_sets_exist);
 	if (res[0].rc_set == PAPI_OK)
 		cross_read(th[0]);

@@ -22,25 +22,15 @@
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
 
-nfail=0
-pass() { echo "PASS: $1"; }
-fail() {
-	echo "FAIL: $1: $2"
-	nfail=$((nfail + 1))
-}
-skip() { echo "SKIP: $1: $2"; }
-info() { echo "# $*"; }
+# shellcheck source=../report.sh
+. "$(dirname "$0")/../report.sh"
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 ovh=$top_builddir/utils/papi_overhead
 acc=$top_builddir/utils/papi_accuracy
 
-if [ -z "${PAPI_OURS_BUILDDIR:-}" ] || [ ! -d "$PAPI_OURS_BUILDDIR" ]; then
-	fail setup "PAPI_OURS_BUILDDIR is not set or not a directory (${PAPI_OURS_BUILDDIR:-unset})"
-	exit 1
-fi
-export LD_LIBRARY_PATH="$PAPI_OURS_BUILDDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_papi_ours
 for p in "$ovh" "$acc"; do
 	if [ ! -x "$p" ]; then
 		fail setup "$p is not built"
@@ -180,15 +170,7 @@ fi
 "$ovh" -n 200 -r 1 --csv >"$tmp/o.csv" 2>"$tmp/csv.err"
 rc=$?
 # Fields per line, commas inside double quotes not counted.
-fields=$(awk '{
-	n = 1; q = 0
-	for (i = 1; i <= length($0); i++) {
-		ch = substr($0, i, 1)
-		if (ch == "\"") q = !q
-		else if (ch == "," && !q) n++
-	}
-	print n
-}' "$tmp/o.csv" | sort -u | tr '\n' ' ')
+fields=$(csv_field_counts "$tmp/o.csv")
 calls=$(awk -F, '$1 == "measure" { print $3 }' "$tmp/o.csv" | sort -u | wc -l)
 kinds=$(cut -d, -f1 "$tmp/o.csv" | sort -u | tr '\n' ' ')
 info "csv: $(wc -l <"$tmp/o.csv") lines, fields per line: $fields; kinds: $kinds"
@@ -275,16 +257,7 @@ else
 	fail accuracy_loop_ptrace "exit $rc: $(tr '\n' ' ' <"$tmp/ptrace.out" | head -c 300)"
 fi
 
-while IFS='|' read -r name args want; do
-	# shellcheck disable=SC2086
-	"$acc" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
-	rc=$?
-	if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
-		pass "accuracy_bad_$name"
-	else
-		fail "accuracy_bad_$name" "want exit 2 and '$want', got exit $rc: $(head -c 200 "$tmp/bad.err")"
-	fi
-done <<EOF
+expect_bad_inputs "$acc" accuracy "$tmp" <<EOF
 n_zero|-n 0|-n: '0'
 one_n|-N 5|-N: '5'
 compare_no_libpapi|--compare $tmp/nolib|no libpapi

@@ -84,9 +84,11 @@ check() {
 	fi
 }
 
-start=$(date +%s)
-if [ -f "$ours/libpapi.so" ]; then
-	for prog in $papi_progs; do
+# check_built "PROG...": each test program of the list under memcheck, or
+# a FAIL when it is not built.
+check_built() {
+	local prog
+	for prog in $1; do
 		if [ -x "$build/$prog" ]; then
 			check "valgrind: $(basename "$prog")" "$build/$prog"
 		else
@@ -94,6 +96,11 @@ if [ -f "$ours/libpapi.so" ]; then
 			fail=1
 		fi
 	done
+}
+
+start=$(date +%s)
+if [ -f "$ours/libpapi.so" ]; then
+	check_built "$papi_progs"
 	for u in "papi_avail -a" "papi_native_avail -c"; do
 		set -- $u
 		if [ -x "$ours/utils/$1" ]; then
@@ -105,13 +112,6 @@ if [ -f "$ours/libpapi.so" ]; then
 else
 	echo "SKIP: valgrind: PAPI-level programs: no libpapi.so in $ours"
 fi
-for prog in $engine_progs; do
-	if [ -x "$build/$prog" ]; then
-		check "valgrind: $(basename "$prog")" "$build/$prog"
-	else
-		echo "FAIL: valgrind: $(basename "$prog"): $build/$prog not built"
-		fail=1
-	fi
-done
+check_built "$engine_progs"
 echo "# $n programs under memcheck in $(($(date +%s) - start)) s"
 exit "$fail"
