@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * An event group: open, map, enable/disable, read with rdpmc or read(2),
- * and per-event bases that make reset, write and restart free of system
- * calls.
+ * An event group's measured calls: enable/disable, read with rdpmc or
+ * read(2), and per-event bases that make reset, write and restart free of
+ * system calls.  Building and opening the group is in open.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "group.h"
 #include "mmap_read.h"
@@ -37,336 +33,7 @@ static const struct lope_reader hw_reader = {
 	.cycles = hw_cycles,
 };
 
-static uint64_t measure_read_cost(struct lope_group *g);
 static int settle(struct lope_group *g);
-
-int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
-		    unsigned int flags)
-{
-	struct lope_group *g;
-
-	if (!out || cpu < -1 || (pid == -1 && cpu == -1))
-		return -EINVAL;
-	if (lope_fork_watch())
-		return -ENOMEM;
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	g->pid = pid;
-	g->cpu = cpu;
-	g->flags = flags;
-	g->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	*out = g;
-	return 0;
-}
-
-void lope_group__delete(struct lope_group *g)
-{
-	if (!g)
-		return;
-	lope_group__close(g);
-	free(g->ev);
-	free(g->bval);
-	free(g->bena);
-	free(g->brun);
-	free(g->wr);
-	free(g->cur);
-	free(g->buf);
-	free(g);
-}
-
-/* realloc *@p to @n elements of @size; 0 or -ENOMEM (*@p then kept). */
-static int grow(void *p, size_t n, size_t size)
-{
-	void *q = realloc(*(void **)p, n * size);
-
-	if (!q)
-		return -ENOMEM;
-	*(void **)p = q;
-	return 0;
-}
-
-/* Grow the event arrays and the read buffers to hold @nr events. */
-static int reserve(struct lope_group *g, int nr)
-{
-	size_t cap = g->cap ? (size_t)g->cap : 4;
-
-	if (nr <= g->cap)
-		return 0;
-	while (cap < (size_t)nr)
-		cap *= 2;
-	if (grow(&g->ev, cap, sizeof(*g->ev)) ||
-	    grow(&g->bval, cap, sizeof(*g->bval)) ||
-	    grow(&g->bena, cap, sizeof(*g->bena)) ||
-	    grow(&g->brun, cap, sizeof(*g->brun)) ||
-	    grow(&g->wr, cap, sizeof(*g->wr)) ||
-	    grow(&g->cur, cap, sizeof(*g->cur)) ||
-	    grow(&g->buf, 3 + cap, sizeof(*g->buf)))
-		return -ENOMEM;
-	g->cap = (int)cap;
-	return 0;
-}
-
-int lope_group__add(struct lope_group *g, const struct perf_event_attr *attr)
-{
-	struct lope_event *e;
-	int err;
-
-	if (!g || !attr)
-		return -EINVAL;
-	if (g->opened)
-		return -EBUSY;
-	err = reserve(g, g->nr + 1);
-	if (err)
-		return err;
-	e = &g->ev[g->nr];
-	memset(e, 0, sizeof(*e));
-	memcpy(&e->attr, attr, sizeof(e->attr));
-	e->attr.size = sizeof(e->attr);
-	e->fd = -1;
-	return g->nr++;
-}
-
-int lope_group__nr(const struct lope_group *g)
-{
-	return g ? g->nr : -EINVAL;
-}
-
-struct perf_event_attr *lope_group__attr(struct lope_group *g, int idx)
-{
-	if (!g || idx < 0 || idx >= g->nr)
-		return NULL;
-	return &g->ev[idx].attr;
-}
-
-int lope_group__fd(const struct lope_group *g, int idx)
-{
-	if (!g || idx < 0 || idx >= g->nr)
-		return -EINVAL;
-	return g->ev[idx].fd;
-}
-
-/*
- * Kernel groups: one for the whole set, or one per event when separate
- * (multiplexing).  PERF_FORMAT_GROUP is not combined with inherit, which
- * older kernels refuse, so inherited sets read each event on its own.
- */
-static bool one_kernel_group(const struct lope_group *g)
-{
-	return !(g->flags & LOPE_SEPARATE);
-}
-
-/*
- * A single event is read without PERF_FORMAT_GROUP: the kernel's group
- * read allocates a buffer on every call (doc/benchmarks.md).
- */
-static bool group_read(const struct lope_group *g)
-{
-	return one_kernel_group(g) && !(g->flags & LOPE_INHERIT) && g->nr > 1;
-}
-
-static bool is_leader(const struct lope_group *g, int i)
-{
-	return i == 0 || !one_kernel_group(g);
-}
-
-/* Software-only PMU types whose counters are never user-readable. */
-static bool never_user_readable(const struct perf_event_attr *attr)
-{
-	return attr->type == PERF_TYPE_SOFTWARE ||
-	       attr->type == PERF_TYPE_TRACEPOINT ||
-	       attr->type == PERF_TYPE_BREAKPOINT;
-}
-
-/*
- * In a forked child, a group opened by the parent names the parent's
- * counters (the descriptors were copied) but not its pages (the kernel maps
- * them VM_DONTCOPY): the child may read, but never switches them or unmaps.
- */
-static bool forked(const struct lope_group *g)
-{
-	return g->fork_gen != lope_fork_gen;
-}
-
-/*
- * What lope_group__read() can do at once, decided when something it
- * depends on changes rather than tested on every call.
- */
-static void heat(struct lope_group *g)
-{
-	if (!g->ready || g->written)
-		g->hot = LOPE_HOT_NONE;
-	else if (g->user_read)
-		g->hot = LOPE_HOT_USER;
-	else
-		g->hot = g->fast ? LOPE_HOT_FAST : LOPE_HOT_NONE;
-}
-
-/* Events on the calling thread alone can be read in user space. */
-static bool self_monitoring(const struct lope_group *g)
-{
-	return (g->pid == 0 || g->pid == lope_gettid()) && g->cpu == -1 &&
-	       !(g->flags & LOPE_INHERIT);
-}
-
-/*
- * Will this event be read in user space?  Only then does it ask the kernel
- * for user access and get its page mapped: LOPE_NO_RDPMC asks for neither.
- */
-static bool user_readable(const struct lope_group *g,
-			  const struct perf_event_attr *attr)
-{
-	return self_monitoring(g) && !(g->flags & LOPE_NO_RDPMC) &&
-	       !never_user_readable(attr);
-}
-
-static void prepare_attr(const struct lope_group *g, int i,
-			 struct perf_event_attr *attr)
-{
-	attr->size = sizeof(*attr);
-	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			    PERF_FORMAT_TOTAL_TIME_RUNNING;
-	if (group_read(g))
-		attr->read_format |= PERF_FORMAT_GROUP;
-	attr->disabled = is_leader(g, i);
-	attr->enable_on_exec = attr->disabled &&
-			       (g->flags & LOPE_ENABLE_ON_EXEC);
-	attr->inherit = !!(g->flags & LOPE_INHERIT);
-	if (user_readable(g, attr))
-		lope_arch_prepare_attr(attr);
-}
-
-/*
- * Open event @i with the fields the engine owns set for this group, on a
- * copy: the event keeps its caller's attribute, so a group rebuilt from it
- * with other options (a cpu, inherit) gets nothing this one asked for (an
- * Arm kernel refuses user access to cpu-wide events).  Where the kernel
- * refuses 64-bit counters the PMU lacks, it is opened without.
- */
-static int open_event(struct lope_group *g, int i)
-{
-	struct lope_event *e = &g->ev[i];
-	struct perf_event_attr k = e->attr;
-	int leader = is_leader(g, i) ? -1 : g->ev[0].fd, fd;
-
-	prepare_attr(g, i, &k);
-	lope_overflow__prepare_attr(e, &k);
-	fd = lope_sys__open(&k, g->pid, g->cpu, leader);
-	e->fd = fd < 0 ? -1 : fd;
-	return fd < 0 ? fd : 0;
-}
-
-/*
- * Map the event's page and touch it now, so the first read after start
- * takes no page fault.  Failure (e.g. perf_event_mlock_kb exhausted) only
- * means this event is read with read(2).
- */
-static void map_page(struct lope_group *g, struct lope_event *e)
-{
-	void *p = e->ring; /* a ring buffer starts with the event's page */
-
-	if (!p)
-		p = lope_sys->mmap(g->page_size, PROT_READ,
-				   MAP_SHARED | MAP_POPULATE, e->fd);
-	if (p == MAP_FAILED)
-		return;
-	e->page = p;
-	(void)*(volatile uint32_t *)&e->page->lock;
-	g->nr_mapped++;
-}
-
-int lope_group__open(struct lope_group *g)
-{
-	bool self;
-	int i, err;
-
-	if (!g)
-		return -EINVAL;
-	if (g->opened)
-		return -EBUSY;
-	if (g->nr == 0)
-		return -ENOENT;
-	self = self_monitoring(g);
-	g->user_read = self && !(g->flags & LOPE_NO_RDPMC);
-	/* Before anything is mapped: a failed open unmaps what it mapped. */
-	g->fork_gen = lope_fork_gen;
-	for (i = 0; i < g->nr; i++) {
-		struct lope_event *e = &g->ev[i];
-
-		err = open_event(g, i);
-		if (!err && e->period)
-			err = lope_overflow__open(g, e);
-		if (err) {
-			g->opened = true;
-			lope_group__close(g);
-			return err;
-		}
-		/* The kernel rewrites a mapped page on every reset, enable
-		 * and context switch, so pages that are never read are not
-		 * mapped (doc/design.md). */
-		if (user_readable(g, &e->attr))
-			map_page(g, e);
-	}
-	if (g->nr_mapped != g->nr)
-		g->user_read = false;
-	g->owner = self ? lope_gettid() : 0;
-	memset(g->bval, 0, (size_t)g->nr * sizeof(*g->bval));
-	memset(g->bena, 0, (size_t)g->nr * sizeof(*g->bena));
-	memset(g->brun, 0, (size_t)g->nr * sizeof(*g->brun));
-	g->bgap0 = 0;
-	memset(g->wr, 0, (size_t)g->nr * sizeof(*g->wr));
-	g->written = false;
-	g->grouped = group_read(g);
-	g->fast = !g->user_read && (g->grouped || g->nr == 1);
-	g->fast_buf = g->grouped ? g->buf : (uint64_t *)g->cur;
-	g->fast_len = g->grouped ? (size_t)(3 + g->nr) * sizeof(uint64_t) :
-				   sizeof(*g->cur);
-	g->fast_vals = g->fast_buf + (g->grouped ? 3 : 0);
-	g->fast_snap = g->grouped ? LOPE_SNAP_BUF : LOPE_SNAP_CUR;
-	/* One kernel group: its leader, event 0; else every event leads. */
-	g->nr_leaders = one_kernel_group(g) ? 1 : g->nr;
-	g->snap_at = 0;
-	g->snap = LOPE_SNAP_NONE;
-	g->stamp_reads = false;
-	g->opened = true;
-	g->ready = true;
-	heat(g);
-	g->read_cost = measure_read_cost(g);
-	g->last = LOPE_PATH_NONE;
-	return 0;
-}
-
-void lope_group__close(struct lope_group *g)
-{
-	int i;
-
-	if (!g || !g->opened)
-		return;
-	/* Members before the leader, so the leader goes last. */
-	for (i = g->nr - 1; i >= 0; i--) {
-		struct lope_event *e = &g->ev[i];
-
-		/* munmap of our own page and close cannot fail in a way
-		 * the caller could act on: the resource is gone either way. */
-		if (forked(g)) /* the child has no copy of the mappings */
-			e->ring = NULL;
-		if (e->ring)
-			lope_overflow__close(g, e);
-		else if (e->page && !forked(g))
-			(void)lope_sys->munmap(e->page, g->page_size);
-		if (e->fd >= 0)
-			(void)lope_sys->close(e->fd);
-		e->page = NULL;
-		e->fd = -1;
-	}
-	g->nr_mapped = 0;
-	g->user_read = false;
-	g->running = false;
-	g->opened = false;
-	g->ready = false;
-	g->hot = LOPE_HOT_NONE;
-	g->snap = LOPE_SNAP_NONE;
-}
 
 /* A read(2) that did not return @len bytes: retry on EINTR, else fail. */
 static __attribute__((noinline)) ssize_t read_again(int fd, void *buf,
@@ -493,7 +160,7 @@ read_kernel(struct lope_group *g)
  * nothing measured: the shortest of a few, so a preempted one does not
  * count.  0 (never reuse a sample) if the clock or the reads fail.
  */
-static uint64_t measure_read_cost(struct lope_group *g)
+uint64_t lope_group__read_cost(struct lope_group *g)
 {
 	uint64_t best = 0, t0, t;
 	int i;
@@ -860,7 +527,7 @@ static __attribute__((noinline)) void write_offsets(struct lope_group *g,
 		g->wr[i] = wr ? wr[i] : 0;
 		g->written |= g->wr[i] != 0;
 	}
-	heat(g);
+	lope_group__heat(g);
 }
 
 /* Take the latest sample as every event's base, with @wr on top. */
@@ -901,7 +568,7 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
 		return -EBADF;
 	set_bases(g, NULL);
 	g->ready = true;
-	heat(g);
+	lope_group__heat(g);
 	return 0;
 }
 
@@ -975,7 +642,7 @@ static __attribute__((noinline)) int ioctl_each_leader(struct lope_group *g,
 static inline __attribute__((always_inline)) int
 ioctl_leaders(struct lope_group *g, unsigned long request)
 {
-	if (forked(g))
+	if (lope_group__forked(g))
 		return 0; /* the parent's counters are not the child's to switch */
 	if (__builtin_expect(g->nr_leaders == 1, 1))
 		return lope_sys->ioctl(g->ev[0].fd, request, 0) < 0 ?
@@ -1004,7 +671,8 @@ int lope_group__enable(struct lope_group *g)
 		return err;
 	set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
-	err = g->nr_overflow && !forked(g) ? lope_overflow__arm(g) : 0;
+	err = g->nr_overflow && !lope_group__forked(g) ? lope_overflow__arm(g) :
+							 0;
 	if (!err)
 		err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
 	if (__builtin_expect(err, 0)) {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "lope.h"
+#include "sys.h"
 
 struct lope_event {
 	struct perf_event_attr attr;
@@ -94,6 +95,33 @@ struct lope_group {
 	struct lope_counts *cur; /* LOPE_SNAP_CUR's counts */
 	uint64_t *buf;           /* read(2) buffer: nr, ena, run, cap values */
 };
+
+/*
+ * In a forked child, a group opened by the parent names the parent's
+ * counters (the descriptors were copied) but not its pages (the kernel maps
+ * them VM_DONTCOPY): the child may read, but never switches them or unmaps.
+ */
+static inline bool lope_group__forked(const struct lope_group *g)
+{
+	return g->fork_gen != lope_fork_gen;
+}
+
+/*
+ * What lope_group__read() can do at once (g->hot), decided when something
+ * it depends on changes rather than tested on every call.
+ */
+static inline void lope_group__heat(struct lope_group *g)
+{
+	if (!g->ready || g->written)
+		g->hot = LOPE_HOT_NONE;
+	else if (g->user_read)
+		g->hot = LOPE_HOT_USER;
+	else
+		g->hot = g->fast ? LOPE_HOT_FAST : LOPE_HOT_NONE;
+}
+
+/* How long one read(2) of the open group @g takes (group.c, for open.c). */
+uint64_t lope_group__read_cost(struct lope_group *g);
 
 /* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
 void lope_overflow__prepare_attr(const struct lope_event *e,

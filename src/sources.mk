@@ -9,6 +9,7 @@
 # per-arch header is src/arch/<arch>/lope_arch.h.
 LOPE_ENGINE_SRCS = \
 	group.c \
+	open.c \
 	overflow.c \
 	probe.c \
 	sys.c \
