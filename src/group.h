@@ -37,7 +37,7 @@ enum lope_snap {
 	LOPE_SNAP_CUR,  /* g->cur: one lope_counts per event */
 };
 
-/* What lope_group__read() may do without another test (heat()). */
+/* What lope_group__read() may do without another test (lope_group__heat). */
 enum lope_hot {
 	LOPE_HOT_NONE, /* not ready, offsets written, or neither path below */
 	LOPE_HOT_FAST, /* read_fast() and its values */
