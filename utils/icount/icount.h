@@ -157,9 +157,6 @@ int meter_uses_counter(const struct meter *m);
 
 extern const struct api null_api;
 extern const struct api papi_api;
-/* The engine's per-arch counter reader, for lope_mmap__read(). */
-struct lope_reader;
-extern const struct lope_reader icount_reader;
 /* Parent: can the counter method count here?  1, or 0 with why. */
 int counter_probe(char *why, size_t len);
 /* Measure every case on @t (a set of @nev events), or those of @calls
