@@ -363,17 +363,6 @@ void emit_list(const char *key, char **names, int n)
 	emit("info %s %s", key, line);
 }
 
-void worker_set_delete(int *es)
-{
-	long long v[WORKER_MAX_EVENTS];
-	int state = 0;
-
-	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
-		PAPI_stop(*es, v);
-	PAPI_cleanup_eventset(*es);
-	PAPI_destroy_eventset(es);
-}
-
 int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 {
 	int i, rc, code;
@@ -398,7 +387,7 @@ int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 				 PAPI_strerror(rc));
 	}
 	if (rc != PAPI_OK)
-		worker_set_delete(es);
+		set_delete(es);
 	return rc;
 }
 
@@ -415,7 +404,7 @@ int worker_set_try(char **names, int n, const char *who, char *why, size_t len)
 			 who ? ": " : "", PAPI_strerror(rc));
 	else
 		PAPI_stop(es, v);
-	worker_set_delete(&es);
+	set_delete(&es);
 	return rc;
 }
 
