@@ -183,11 +183,12 @@ $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 
 # The utilities, from their folders as utils/local.mk builds them.
 OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \
-	papi_worker.c floor_worker.c parent.c tables.c goals.c csv.c plot.c)
+	papi_worker.c floor_worker.c parent.c tables.c goals.c csv.c plot.c) \
+	$(srcdir)/utils/goal.c
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
 STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c)
-ICOUNT_SRCS := $(wildcard $(srcdir)/utils/icount/*.c)
+ICOUNT_SRCS := $(wildcard $(srcdir)/utils/icount/*.c) $(srcdir)/utils/goal.c
 # papi_icount reads PAPI's vector and the engine's arch header.
 ICOUNT_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/aarch64 \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
