@@ -6,7 +6,8 @@
 # stock build (utils/worker.c), so the dynamic linker, not the binary,
 # chooses which libpapi is measured.  The build directories are compiled in
 # as defaults for ours and --compare.
-LOPE_WORKER_SOURCES = utils/worker.c utils/worker.h utils/tool.c utils/tool.h
+LOPE_WORKER_SOURCES = utils/worker.c utils/worker.h utils/tool.c utils/tool.h \
+	utils/line.c utils/line.h
 LOPE_WORKER_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'

@@ -13,6 +13,7 @@
 
 #include "papi.h"
 
+#include "line.h"
 #include "tool.h"
 #include "worker.h"
 
@@ -310,19 +311,13 @@ int worker_fd = -1;
 
 void emit(const char *fmt, ...)
 {
-	char buf[2048];
 	va_list ap;
-	int len;
+	int rc;
 
 	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	rc = write_line(worker_fd, fmt, ap);
 	va_end(ap);
-	if (len < 0)
-		return;
-	if ((size_t)len > sizeof(buf) - 2)
-		len = (int)sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(worker_fd, buf, (size_t)len) != len)
+	if (rc)
 		_exit(1);
 }
 
