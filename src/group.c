@@ -14,25 +14,6 @@
 #include "mmap_read.h"
 #include "sys.h"
 
-/* Inlined into the reads, however large the arch's counter switch. */
-static inline __attribute__((always_inline)) uint64_t hw_pmc(void *arg,
-							     uint32_t counter)
-{
-	(void)arg;
-	return lope_arch_rdpmc(counter);
-}
-
-static uint64_t hw_cycles(void *arg)
-{
-	(void)arg;
-	return lope_arch_cycles();
-}
-
-static const struct lope_reader hw_reader = {
-	.pmc = hw_pmc,
-	.cycles = hw_cycles,
-};
-
 static int settle(struct lope_group *g);
 
 /* A read(2) that did not return @len bytes: retry on EINTR, else fail. */
@@ -101,10 +82,11 @@ read_user_into(struct lope_group *g, int64_t *restrict values, bool *slow)
 	if (lope_gettid() != g->owner)
 		return -EOPNOTSUPP;
 	for (i = 0; i < nr; i++) {
-		r = running ? lope_mmap__read_enabled(g->ev[i].page, &hw_reader,
-						      &c[i], NULL) :
-			      lope_mmap__read(g->ev[i].page, &hw_reader, &c[i],
-					      NULL);
+		r = running ? lope_mmap__read_enabled(g->ev[i].page,
+						      &lope_hw_reader, &c[i],
+						      NULL) :
+			      lope_mmap__read(g->ev[i].page, &lope_hw_reader,
+					      &c[i], NULL);
 		if (r < 0)
 			return -EOPNOTSUPP;
 		on += r == 0;
@@ -135,7 +117,7 @@ read_user_plain(struct lope_group *g, int64_t *restrict values)
 	const uint64_t *restrict bval = g->bval;
 
 	do { /* an open group has an event */
-		if (!lope_mmap__read_plain(e->page, &hw_reader, c))
+		if (!lope_mmap__read_plain(e->page, &lope_hw_reader, c))
 			return false;
 		*values = (int64_t)(c->val - *bval);
 		e++, c++, bval++, values++;

@@ -26,6 +26,28 @@ struct lope_reader {
 	void *arg;
 };
 
+/*
+ * The real reader: this CPU's counter-read instruction and clock, for the
+ * engine, its tests and papi_icount alike.  Static, so each file has its
+ * own copy and the reads inline it, however large the arch's counter
+ * switch.
+ */
+static inline __attribute__((always_inline)) uint64_t
+lope_hw_pmc(void *arg, uint32_t counter)
+{
+	(void)arg;
+	return lope_arch_rdpmc(counter);
+}
+
+static inline uint64_t lope_hw_cycles(void *arg)
+{
+	(void)arg;
+	return lope_arch_cycles();
+}
+
+static const struct lope_reader lope_hw_reader = { lope_hw_pmc, lope_hw_cycles,
+						   NULL };
+
 /* Sign-extend the low @width bits of @pmc; the kernel keeps the rest in offset. */
 static inline int64_t lope_sign_extend(uint64_t pmc, unsigned int width)
 {

@@ -80,18 +80,6 @@ static bool kernel_too_old(void)
 	return major < 4 || (major == 4 && minor < 13);
 }
 
-static uint64_t probe_pmc(void *arg, uint32_t counter)
-{
-	(void)arg;
-	return lope_arch_rdpmc(counter);
-}
-
-static uint64_t probe_cycles(void *arg)
-{
-	(void)arg;
-	return lope_arch_cycles();
-}
-
 static void hw_attr(struct perf_event_attr *attr, uint64_t config)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -123,7 +111,6 @@ static int open_hw_counter(struct perf_event_attr *attr)
 /* Open, map and enable one hardware counter and read it in user space. */
 static int probe_event(char *why, size_t len)
 {
-	const struct lope_reader rd = { probe_pmc, probe_cycles, NULL };
 	struct perf_event_attr attr;
 	struct perf_event_mmap_page *pc;
 	struct lope_counts c;
@@ -147,7 +134,7 @@ static int probe_event(char *why, size_t len)
 	else if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		err = say(-errno, why, len, "cannot enable the event: %s",
 			  strerror(errno));
-	else if (lope_mmap__read(pc, &rd, &c, NULL) != 0)
+	else if (lope_mmap__read(pc, &lope_hw_reader, &c, NULL) != 0)
 		err = say(-EOPNOTSUPP, why, len, "%s", page_refusal(pc));
 	else
 		err = say(0, why, len, "rdpmc works");

@@ -6,11 +6,14 @@
 # stock build (utils/worker.c), so the dynamic linker, not the binary,
 # chooses which libpapi is measured.  The build directories are compiled in
 # as defaults for ours and --compare.
-LOPE_WORKER_SOURCES = utils/worker.c utils/worker.h utils/tool.c utils/tool.h
+LOPE_WORKER_SOURCES = utils/worker.c utils/worker.h utils/tool.c utils/tool.h \
+	utils/line.c utils/line.h
 LOPE_WORKER_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
 LOPE_WORKER_LDADD = $(PAPI_OURS_LIBSO) -ldl
+# The goals papi_overhead and papi_icount judge.
+LOPE_GOAL_SOURCES = utils/goal.c utils/goal.h
 
 # utils/papi_overhead: the per-call cost benchmark (see doc/papi_overhead.1
 # and utils/overhead/overhead.h).
@@ -21,7 +24,7 @@ utils_papi_overhead_SOURCES = utils/overhead/main.c \
 	utils/overhead/papi_worker.c utils/overhead/floor_worker.c \
 	utils/overhead/parent.c utils/overhead/tables.c \
 	utils/overhead/goals.c utils/overhead/csv.c utils/overhead/plot.c \
-	$(LOPE_WORKER_SOURCES)
+	$(LOPE_WORKER_SOURCES) $(LOPE_GOAL_SOURCES)
 utils_papi_overhead_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS)
 utils_papi_overhead_LDADD = $(LOPE_WORKER_LDADD)
 # papi.h comes from our PAPI build: build it before compiling.
@@ -60,7 +63,7 @@ utils_papi_icount_SOURCES = utils/icount/main.c utils/icount/icount.h \
 	utils/icount/papi_worker.c utils/icount/framework.c \
 	utils/icount/floor_worker.c utils/icount/parent.c \
 	utils/icount/report.c utils/icount/goals.c utils/icount/csv.c \
-	$(LOPE_WORKER_SOURCES)
+	$(LOPE_WORKER_SOURCES) $(LOPE_GOAL_SOURCES)
 utils_papi_icount_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3

@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "papi.h"
+
 #include "tool.h"
 
 static void vmsg(const char *fmt, va_list ap)
@@ -237,6 +239,17 @@ int syscall_counter_open(int disabled, char *why, size_t len)
 			 "perf_event_open(raw_syscalls:sys_enter): %s",
 			 strerror(errno));
 	return fd;
+}
+
+void set_delete(int *es)
+{
+	int state = 0;
+
+	/* no values: a set may hold more events than any array here */
+	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
+		(void)PAPI_stop(*es, NULL);
+	(void)PAPI_cleanup_eventset(*es);
+	(void)PAPI_destroy_eventset(es);
 }
 
 void csv_str(const char *s)

@@ -2,7 +2,7 @@
 /*
  * What the utilities share: exit codes, messages, allocation that cannot
  * fail, string, option and CSV helpers, the CPU's name, a system-call
- * counter.
+ * counter, the end of a PAPI event set.
  */
 #ifndef LOPE_TOOL_H
 #define LOPE_TOOL_H
@@ -71,5 +71,9 @@ void cpu_model(char *buf, size_t len);
  * mounted, no permission).
  */
 int syscall_counter_open(int disabled, char *why, size_t len);
+
+/* Stop the PAPI event set *@es if it runs, then clean it up and destroy
+ * it (*@es is PAPI_NULL after). */
+void set_delete(int *es);
 
 #endif /* LOPE_TOOL_H */

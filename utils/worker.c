@@ -13,6 +13,7 @@
 
 #include "papi.h"
 
+#include "line.h"
 #include "tool.h"
 #include "worker.h"
 
@@ -310,19 +311,13 @@ int worker_fd = -1;
 
 void emit(const char *fmt, ...)
 {
-	char buf[2048];
 	va_list ap;
-	int len;
+	int rc;
 
 	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	rc = write_line(worker_fd, fmt, ap);
 	va_end(ap);
-	if (len < 0)
-		return;
-	if ((size_t)len > sizeof(buf) - 2)
-		len = (int)sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(worker_fd, buf, (size_t)len) != len)
+	if (rc)
 		_exit(1);
 }
 
@@ -363,17 +358,6 @@ void emit_list(const char *key, char **names, int n)
 	emit("info %s %s", key, line);
 }
 
-void worker_set_delete(int *es)
-{
-	long long v[WORKER_MAX_EVENTS];
-	int state = 0;
-
-	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
-		PAPI_stop(*es, v);
-	PAPI_cleanup_eventset(*es);
-	PAPI_destroy_eventset(es);
-}
-
 int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 {
 	int i, rc, code;
@@ -398,7 +382,7 @@ int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 				 PAPI_strerror(rc));
 	}
 	if (rc != PAPI_OK)
-		worker_set_delete(es);
+		set_delete(es);
 	return rc;
 }
 
@@ -415,7 +399,7 @@ int worker_set_try(char **names, int n, const char *who, char *why, size_t len)
 			 who ? ": " : "", PAPI_strerror(rc));
 	else
 		PAPI_stop(es, v);
-	worker_set_delete(&es);
+	set_delete(&es);
 	return rc;
 }
 

@@ -156,8 +156,6 @@ void emit_list(const char *key, char **names, int n);
  * into *@es: PAPI_OK, or a PAPI error with why in @why and no set.
  */
 int worker_set_new(int *es, char **names, int n, char *why, size_t len);
-/* Worker: stop the set *@es if it runs, then clean it up and destroy it. */
-void worker_set_delete(int *es);
 /*
  * Worker: can @names[0..n) be added and started together?  PAPI_OK, or a
  * PAPI error with why in @why; a refused start is "@who: PAPI_start: ..."

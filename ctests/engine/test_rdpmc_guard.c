@@ -2,11 +2,13 @@
 /*
  * Proves that lope_mmap__read() and lope_mmap__read_enabled() never
  * execute the counter-read instruction (rdpmc on x86, mrs pmevcntr on
- * arm64) when the page forbids it or says the event is off the PMU.  It uses the REAL reader (lope_arch_rdpmc / lope_arch_cycles) on
- * simulated pages, each case in a forked child: on a machine where user
- * space may not read counters the instruction faults (SIGSEGV on x86,
- * SIGILL on arm64), so a child that returns normally, with -EOPNOTSUPP
- * or a descheduled event's count, shows the instruction was not reached.
+ * arm64) when the page forbids it or says the event is off the PMU.  It
+ * uses the engine's REAL reader (lope_hw_reader: lope_arch_rdpmc /
+ * lope_arch_cycles) on simulated pages, each case in a forked child: on
+ * a machine where user space may not read counters the instruction
+ * faults (SIGSEGV on x86, SIGILL on arm64), so a child that returns
+ * normally, with -EOPNOTSUPP or a descheduled event's count, shows the
+ * instruction was not reached.
  *
  * The positive control reads a page that allows the read: the child is
  * expected to die of the fault, which shows the guard cases are
@@ -29,20 +31,6 @@
 #include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static uint64_t real_pmc(void *arg, uint32_t counter)
-{
-	(void)arg;
-	return lope_arch_rdpmc(counter);
-}
-
-static uint64_t real_cycles(void *arg)
-{
-	(void)arg;
-	return lope_arch_cycles();
-}
-
-static const struct lope_reader real_reader = { real_pmc, real_cycles, NULL };
 
 static const struct page_case {
 	int line;
@@ -115,9 +103,10 @@ static int read_in_child(const struct page_case *c)
 		(void)setrlimit(RLIMIT_CORE, &no_core);
 		fill(&page, c);
 		rc = c->enabled ?
-			     lope_mmap__read_enabled(&page, &real_reader, &out,
-						     NULL) :
-			     lope_mmap__read(&page, &real_reader, &out, NULL);
+			     lope_mmap__read_enabled(&page, &lope_hw_reader,
+						     &out, NULL) :
+			     lope_mmap__read(&page, &lope_hw_reader, &out,
+					     NULL);
 		_exit(rc == -EOPNOTSUPP || rc == 1 ? 0 : rc == 0 ? 1 : 2);
 	}
 	while (waitpid(pid, &status, 0) < 0)

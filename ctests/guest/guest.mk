@@ -183,16 +183,18 @@ $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 
 # The utilities, from their folders as utils/local.mk builds them.
 OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \
-	papi_worker.c floor_worker.c parent.c tables.c goals.c csv.c plot.c)
+	papi_worker.c floor_worker.c parent.c tables.c goals.c csv.c plot.c) \
+	$(srcdir)/utils/goal.c
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
 STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c)
-ICOUNT_SRCS := $(wildcard $(srcdir)/utils/icount/*.c)
+ICOUNT_SRCS := $(wildcard $(srcdir)/utils/icount/*.c) $(srcdir)/utils/goal.c
 # papi_icount reads PAPI's vector and the engine's arch header.
 ICOUNT_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/aarch64 \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3
-WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c
+WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c \
+	$(srcdir)/utils/line.c
 UTILS_HDRS := $(wildcard $(srcdir)/utils/*.h $(srcdir)/utils/*/*.h)
 # papi_overhead and papi_accuracy: their defaults are the guest's trees.
 WORKER_FLAGS := -DLOPE_OURS_LIBDIR='"$(GUEST_OURS)"' \
@@ -236,10 +238,12 @@ $(BIN)/three: $(srcdir)/ctests/guest/three.S
 	@mkdir -p $(BIN)
 	@$(CC) -nostdlib -static $< -o $@
 
-$(BIN)/init: $(srcdir)/ctests/guest/init.c
+# /init writes its lines as the utilities' workers do (utils/line.c).
+$(BIN)/init: $(srcdir)/ctests/guest/init.c $(srcdir)/utils/line.c \
+		$(srcdir)/utils/line.h
 	@mkdir -p $(BIN)
 	@echo "  XCC      guest/init"
-	@$(CC) $(CFLAGS) $(WARN) -static $< -o $@
+	@$(CC) $(CFLAGS) $(WARN) -static $(filter %.c,$^) -o $@
 
 # ---------------------------------------------------------------------------
 # The initramfs: a gzip'd newc cpio of $(O)/root.

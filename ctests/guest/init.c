@@ -51,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../utils/line.h"
+
 #define PLAN "/plan"
 #define MAX_LINE 4096
 #define MAX_WORDS 64
@@ -69,34 +71,17 @@ struct job {
 /* Write all of @buf to the console; nothing else can be done on failure. */
 static void out(const char *buf, size_t len)
 {
-	ssize_t n;
-
-	while (len) {
-		n = write(STDOUT_FILENO, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
+	(void)write_all(STDOUT_FILENO, buf, len);
 }
 
+/* One line to the console, in one write (utils/line.h). */
 static __attribute__((format(printf, 1, 2))) void say(const char *fmt, ...)
 {
-	char buf[MAX_LINE];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	(void)write_line(STDOUT_FILENO, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	buf[n++] = '\n';
-	out(buf, (size_t)n);
 }
 
 static long long now_ms(void)

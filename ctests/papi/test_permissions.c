@@ -34,6 +34,7 @@
 #include <sys/prctl.h>
 
 #include "papi_util.h"
+#include "sw_counter.h"
 
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 #define NOBODY 65534
@@ -90,17 +91,8 @@ static int drop_root(void)
 /* The raw kernel answer: does it open task-clock for us? */
 static int kernel_opens(int exclude_kernel)
 {
-	struct perf_event_attr a;
-	int fd;
+	int fd = sw_counter_open(PERF_COUNT_SW_TASK_CLOCK, exclude_kernel);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.disabled = 1;
-	a.exclude_kernel = (unsigned int)exclude_kernel;
-	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 	if (fd < 0)
 		return 0;
 	close(fd);

@@ -88,7 +88,8 @@ void print_csv(const struct ic *ic)
 	eval_goals(ic, g);
 	for (i = 0; i < NGOALS; i++) {
 		printf("goal,%s,,%s,,,,,,,", ic->method, goal_ids[i]);
-		snprintf(d, sizeof(d), "%s: %s: %s", goal_verdict(&g[i]),
+		snprintf(d, sizeof(d), "%s: %s: %s",
+			 goal_verdict(&g[i], GOAL_MET, GOAL_MISSED),
 			 goal_names[i], g[i].text);
 		csv_str(d);
 		putchar('\n');

@@ -71,7 +71,7 @@ static int user_read(int set, long long *v)
 
 	(void)set;
 	for (i = 0; i < raw.nev; i++) {
-		if (lope_mmap__read(raw.page[i], &icount_reader, &c, NULL))
+		if (lope_mmap__read(raw.page[i], &lope_hw_reader, &c, NULL))
 			return -1;
 		v[i] = (long long)c.val;
 	}

@@ -2,7 +2,6 @@
 /*
  * The goals of issue 11, judged from this run's counts.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,33 +24,15 @@ const char *const goal_ids[NGOALS] = {
 	"goal_user_per_event", "goal_user_reset_accum",
 };
 
-/* Append to @g's text. */
-static void __attribute__((format(printf, 2, 3)))
-say(struct goal *g, const char *fmt, ...)
-{
-	size_t l = strlen(g->text);
-	va_list ap;
-
-	if (l && l < sizeof(g->text) - 2)
-		snprintf(g->text + l, sizeof(g->text) - l, "; ");
-	l = strlen(g->text);
-	va_start(ap, fmt);
-	vsnprintf(g->text + l, sizeof(g->text) - l, fmt, ap);
-	va_end(ap);
-}
-
 /* One comparison @v <= @limit, said if it fails or @always. */
 static void check(struct goal *g, double v, double limit, int always,
 		  const char *what)
 {
-	int met = v <= limit + 1e-9;
+	int met = goal_part(g, v <= limit + 1e-9);
 
-	if (!g->evaluated)
-		g->met = 1;
-	g->evaluated = 1;
-	g->met = g->met && met;
 	if (always || !met)
-		say(g, "%s %.1f %s %.1f", what, v, met ? "<=" : ">", limit);
+		goal_say(g, "%s %.1f %s %.1f", what, v, met ? "<=" : ">",
+			 limit);
 }
 
 /* Goal 0: every call of ours-read against stock, 1 and 3 events. */
@@ -77,7 +58,7 @@ static void goal_calls(const struct ic *ic, struct goal *g)
 			all++;
 		}
 	if (all)
-		say(g, "%d of %d calls at most stock's", within, all);
+		goal_say(g, "%d of %d calls at most stock's", within, all);
 }
 
 /* Goal 1: PAPI_read less the framework floor, ours-read and stock. */
@@ -126,10 +107,10 @@ static void goal_user_read(const struct ic *ic, struct goal *g)
 		check(&g[1], rk - r1, 1.2 * (bk - b1), k == ic->nev, what);
 		/* where the events' instructions go: PAPI's or ours */
 		if (k == ic->nev && fk >= 0)
-			say(&g[1],
-			    "of which framework %+.0f, component and "
-			    "engine %+.0f",
-			    fk - fw, rk - r1 - (fk - fw));
+			goal_say(&g[1],
+				 "of which framework %+.0f, component and "
+				 "engine %+.0f",
+				 fk - fw, rk - r1 - (fk - fw));
 	}
 }
 
@@ -169,13 +150,14 @@ static void goal_user_reset(const struct ic *ic, struct goal *g)
 		}
 		fx = per_call(o, "fw", which[i], 1, Q_INS);
 		if (x1 >= 0 && r1 >= 0 && fx >= 0 && f1 >= 0)
-			say(g,
-			    "1 ev PAPI_%s over PAPI_read: %.0f (framework "
-			    "%+.0f, component and engine %+.0f)",
-			    which[i], x1 - r1, fx - f1, (x1 - r1) - (fx - f1));
+			goal_say(g,
+				 "1 ev PAPI_%s over PAPI_read: %.0f (framework "
+				 "%+.0f, component and engine %+.0f)",
+				 which[i], x1 - r1, fx - f1,
+				 (x1 - r1) - (fx - f1));
 	}
 	if (g->evaluated && per_call(o, "papi", "reset", 1, Q_SYS) < 0)
-		say(g, "system calls not counted: %s", o->sys_why);
+		goal_say(g, "system calls not counted: %s", o->sys_why);
 }
 
 /* Why a goal could not be judged. */
@@ -205,7 +187,7 @@ void eval_goals(const struct ic *ic, struct goal *g)
 	memset(g, 0, sizeof(*g) * NGOALS);
 	if (!strcmp(ic->method, "counter"))
 		for (i = 0; i < 2; i++)
-			say(&g[i], "user and kernel instructions");
+			goal_say(&g[i], "user and kernel instructions");
 	goal_calls(ic, &g[0]);
 	goal_share(ic, &g[1]);
 	if (rdpmc_ok(ic)) {
@@ -217,11 +199,6 @@ void eval_goals(const struct ic *ic, struct goal *g)
 			not_judged(ic, i, &g[i]);
 }
 
-const char *goal_verdict(const struct goal *g)
-{
-	return !g->evaluated ? "n/a" : g->met ? "pass" : "miss";
-}
-
 void print_goals(const struct ic *ic)
 {
 	struct goal g[NGOALS];
@@ -230,6 +207,7 @@ void print_goals(const struct ic *ic)
 	eval_goals(ic, g);
 	printf("\ngoals (issue 11; instructions from this run):\n");
 	for (i = 0; i < NGOALS; i++)
-		printf("  %-4s  %s\n        %s\n", goal_verdict(&g[i]),
+		printf("  %-4s  %s\n        %s\n",
+		       goal_verdict(&g[i], GOAL_MET, GOAL_MISSED),
 		       goal_names[i], g[i].text);
 }

@@ -37,7 +37,7 @@
  *   floor_worker.c worker: the raw perf_event floor
  *   parent.c       parent: columns, runs, callgrind dumps
  *   report.c       parent: the tables
- *   goals.c        parent: the goals
+ *   goals.c        parent: the goals (a goal's parts: ../goal.c)
  *   csv.c          parent: --csv
  *
  * Exit status: 0 done, 1 a measurement failed, 2 bad input, 77 the
@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../goal.h"
 #include "../tool.h"
 #include "../worker.h"
 
@@ -157,9 +158,6 @@ int meter_uses_counter(const struct meter *m);
 
 extern const struct api null_api;
 extern const struct api papi_api;
-/* The engine's per-arch counter reader, for lope_mmap__read(). */
-struct lope_reader;
-extern const struct lope_reader icount_reader;
 /* Parent: can the counter method count here?  1, or 0 with why. */
 int counter_probe(char *why, size_t len);
 /* Measure every case on @t (a set of @nev events), or those of @calls
@@ -305,15 +303,12 @@ void cell(char *buf, size_t len, const struct col *c, const char *target,
 void print_report(const struct ic *ic);
 
 #define NGOALS 5
-struct goal {
-	int evaluated;
-	int met;
-	char text[700];
-};
+/* A goal's verdict (goal_verdict()): met, missed. */
+#define GOAL_MET "pass"
+#define GOAL_MISSED "miss"
 extern const char *const goal_names[NGOALS];
 extern const char *const goal_ids[NGOALS];
 void eval_goals(const struct ic *ic, struct goal *g);
-const char *goal_verdict(const struct goal *g);
 void print_goals(const struct ic *ic);
 void print_csv(const struct ic *ic);
 

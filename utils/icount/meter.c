@@ -21,20 +21,6 @@
 
 #include "icount.h"
 
-static uint64_t hw_pmc(void *arg, uint32_t counter)
-{
-	(void)arg;
-	return lope_arch_rdpmc(counter);
-}
-
-static uint64_t hw_cycles(void *arg)
-{
-	(void)arg;
-	return lope_arch_cycles();
-}
-
-const struct lope_reader icount_reader = { hw_pmc, hw_cycles, NULL };
-
 /* The instructions so far; a counter the kernel could not keep running
  * (pinned, so in error state) fails the case. */
 static uint64_t ins_now(struct meter *m)
@@ -43,7 +29,7 @@ static uint64_t ins_now(struct meter *m)
 	uint64_t buf[3];
 
 	if (m->ins_page &&
-	    lope_mmap__read(m->ins_page, &icount_reader, &c, NULL) == 0)
+	    lope_mmap__read(m->ins_page, &lope_hw_reader, &c, NULL) == 0)
 		return c.val;
 	if (read(m->ins_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
 		m->failed = 1;

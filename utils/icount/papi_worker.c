@@ -82,7 +82,7 @@ static void measure_set(char **names, int k, struct meter *m, long n)
 		framework_cases(t.set, v, m, n, k);
 	else
 		cases_err("fw", k, PAPI_strerror(rc));
-	worker_set_delete(&t.set);
+	set_delete(&t.set);
 }
 
 /* The events given, if they start together; else choose them. */

@@ -43,7 +43,7 @@ static void csv_rec(const struct col *c, const struct rec *r)
 void print_csv(const struct ovh *o)
 {
 	const char *ours = rdpmc_col_ok(o) ? "ours-rdpmc" : "ours-read";
-	struct goal_out g[NGOALS];
+	struct goal g[NGOALS];
 	const struct col *c;
 	char d[700];
 	int k, i;
@@ -56,8 +56,8 @@ void print_csv(const struct ovh *o)
 	for (i = 0; i < NGOALS; i++) {
 		printf("goal,%s,%s,%s,,,,,,,,,,,,,", ours, goal_ids[i],
 		       goal_ids[i]);
-		snprintf(d, sizeof(d), "%s: %s", goal_verdict(&g[i]),
-			 g[i].text);
+		snprintf(d, sizeof(d), "%s: %s",
+			 goal_verdict(&g[i], GOAL_MET, GOAL_MISSED), g[i].text);
 		csv_str(d);
 		putchar('\n');
 	}

@@ -23,31 +23,22 @@ const char *const goal_ids[NGOALS] = {
 
 /* One part of a goal: "@what @value <= @limit" (or "> @limit"). */
 static void __attribute__((format(printf, 4, 5)))
-goal_add(struct goal_out *g, double value, double limit, const char *fmt, ...)
+goal_add(struct goal *g, double value, double limit, const char *fmt, ...)
 {
-	size_t l = strlen(g->text);
-	int met = value <= limit;
+	int met = goal_part(g, value <= limit);
 	va_list ap;
+	size_t l;
 
-	if (l)
-		snprintf(g->text + l, sizeof(g->text) - l, "; ");
-	l = strlen(g->text);
 	va_start(ap, fmt);
-	vsnprintf(g->text + l, sizeof(g->text) - l, fmt, ap);
+	goal_vsay(g, fmt, ap);
 	va_end(ap);
 	l = strlen(g->text);
 	snprintf(g->text + l, sizeof(g->text) - l, " %.3f %s %g", value,
 		 met ? "<=" : ">", limit);
-	if (!g->evaluated) {
-		g->evaluated = 1;
-		g->met = 1;
-	}
-	if (!met)
-		g->met = 0;
 }
 
 /* The read, reset and start goals on a set of @n events. */
-static void eval_set(const struct ovh *o, int n, struct goal_out *g)
+static void eval_set(const struct ovh *o, int n, struct goal *g)
 {
 	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
 	const struct col *fl = &o->col[WORKER_FLOOR];
@@ -77,7 +68,7 @@ static void eval_set(const struct ovh *o, int n, struct goal_out *g)
 }
 
 /* Every call of the main table on a set of @n events against stock's. */
-static void eval_calls(const struct ovh *o, int n, struct goal_out *g)
+static void eval_calls(const struct ovh *o, int n, struct goal *g)
 {
 	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
 	double v, s;
@@ -93,7 +84,7 @@ static void eval_calls(const struct ovh *o, int n, struct goal_out *g)
 	}
 }
 
-void eval_goals(const struct ovh *o, struct goal_out *g)
+void eval_goals(const struct ovh *o, struct goal *g)
 {
 	const struct col *st = &o->col[WORKER_STOCK];
 	int k, n, acc_set = -1;
@@ -115,14 +106,9 @@ void eval_goals(const struct ovh *o, struct goal_out *g)
 		goal_add(&g[2], v / s, 0.7, "%d ev: ours/stock", acc_set);
 }
 
-const char *goal_verdict(const struct goal_out *g)
-{
-	return !g->evaluated ? "n/a" : g->met ? "met" : "NOT met";
-}
-
 void print_goals(const struct ovh *o)
 {
-	struct goal_out g[NGOALS];
+	struct goal g[NGOALS];
 	int i;
 
 	eval_goals(o, g);
@@ -132,7 +118,8 @@ void print_goals(const struct ovh *o)
 		       "; no stock measurement, ours/stock not evaluated" :
 		       "");
 	for (i = 0; i < NGOALS; i++)
-		printf("  %-64s %-8s %s\n", goal_names[i], goal_verdict(&g[i]),
+		printf("  %-64s %-8s %s\n", goal_names[i],
+		       goal_verdict(&g[i], GOAL_MET, GOAL_MISSED),
 		       !g[i].evaluated ? "(not measured in this run)" :
 					 g[i].text);
 }

@@ -32,7 +32,7 @@
  *   floor_worker.c  worker: the raw perf_event floor
  *   parent.c        parent: the columns, their rounds, their results
  *   tables.c        parent: the report's tables
- *   goals.c         parent: the goals, from the medians
+ *   goals.c         parent: the goals, from the medians (../goal.c)
  *   csv.c, plot.c   parent: --csv and --plot
  *
  * Exit status: 0 done, 1 a measurement failed, 2 bad input.
@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../goal.h"
 #include "../tool.h"
 #include "../worker.h"
 
@@ -167,14 +168,11 @@ void print_report(const struct ovh *o);
 
 /* goals.c */
 #define NGOALS 5
-struct goal_out {
-	int evaluated; /* 0: could not be evaluated */
-	int met;
-	char text[1024];
-};
+/* A goal's verdict (goal_verdict()): met, missed. */
+#define GOAL_MET "met"
+#define GOAL_MISSED "NOT met"
 extern const char *const goal_ids[NGOALS];
-void eval_goals(const struct ovh *o, struct goal_out *g);
-const char *goal_verdict(const struct goal_out *g);
+void eval_goals(const struct ovh *o, struct goal *g);
 void print_goals(const struct ovh *o);
 
 /* csv.c, plot.c */

@@ -100,7 +100,7 @@ static int prep_new_set(struct ctx *c)
 {
 	struct papi_ctx *p = (struct papi_ctx *)c;
 
-	worker_set_delete(&p->es);
+	set_delete(&p->es);
 	return worker_set_new(&p->es, p->names, p->nev, c->err,
 			      sizeof(c->err)) != PAPI_OK;
 }
@@ -285,7 +285,7 @@ static void run_cases(const struct bench *b, const struct papi_case *cases,
 		bench_run(b, &cases[c].bc, &p.c, n);
 	}
 	if (rc == PAPI_OK)
-		worker_set_delete(&p.es);
+		set_delete(&p.es);
 }
 
 /* Run one @bc that builds or restarts its set itself, on @names[0..n). */
@@ -302,7 +302,7 @@ static void run_first(const struct bench *b, const struct bcase *bc,
 		return;
 	}
 	bench_run(b, bc, &p.c, n);
-	worker_set_delete(&p.es);
+	set_delete(&p.es);
 }
 
 int papi_worker(long n, char **names, int nev, char **scale, int nscale)

@@ -333,33 +333,20 @@ static int set_new(const struct opts *o, int cidx, pid_t pid, int *out)
 		ret = PAPI_EINVAL_DOM;
 	if (ret == PAPI_OK && pid > 0 && ci && ci->attach)
 		ret = attach_on_exec(es, pid);
-	if (ret != PAPI_OK && es != PAPI_NULL) {
-		(void)PAPI_cleanup_eventset(es);
-		(void)PAPI_destroy_eventset(&es);
-	}
+	if (ret != PAPI_OK && es != PAPI_NULL)
+		set_delete(&es);
 	*out = es;
 	return ret;
 }
 
-static void set_delete(int *es)
-{
-	int state = 0;
-
-	if (*es == PAPI_NULL)
-		return;
-	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
-		(void)PAPI_stop(*es, NULL);
-	(void)PAPI_cleanup_eventset(*es);
-	(void)PAPI_destroy_eventset(es);
-	*es = PAPI_NULL;
-}
-
+/* Delete every set built so far (the others are PAPI_NULL). */
 static void sets_delete(struct stat_run *r)
 {
 	int i;
 
 	for (i = 0; i < r->nsets; i++)
-		set_delete(&r->sets[i].es);
+		if (r->sets[i].es != PAPI_NULL)
+			set_delete(&r->sets[i].es);
 }
 
 /* Group the events by component, one set each (not created yet). */
