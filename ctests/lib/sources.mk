@@ -13,6 +13,7 @@ LOPE_TESTLIB_SRCS = \
 	papi_util.c \
 	proc.c \
 	report.c \
+	rows.c \
 	sw_counter.c \
 	tree.c \
 	worker.c
@@ -25,6 +26,7 @@ LOPE_TESTLIB_HDRS = \
 	papi_util.h \
 	proc.h \
 	report.h \
+	rows.h \
 	sw_counter.h \
 	tree.h \
 	worker.h
