@@ -8,6 +8,7 @@
 # uses); LOPE_TESTLIB_INTERPOSE is linked as an object only into the tests
 # with the attribute interpose (interpose.h says why).
 LOPE_TESTLIB_SRCS = \
+	attrs.c \
 	clock.c \
 	core_pmu.c \
 	papi_util.c \
@@ -20,6 +21,7 @@ LOPE_TESTLIB_SRCS = \
 LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
 LOPE_TESTLIB_HDRS = \
+	attrs.h \
 	clock.h \
 	core_pmu.h \
 	interpose.h \
