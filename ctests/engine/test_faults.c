@@ -5,16 +5,17 @@
  * fall-back, and no descriptor or mapping is left behind.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "attrs.h"
+#include "clock.h"
 #include "lope.h"
+#include "proc.h"
 #include "sys.h"
 #include "report.h"
 
@@ -84,42 +85,6 @@ static void inject(enum call c, int nth, int err, int times)
 	inj.times = times;
 }
 
-static int count_entries(const char *dir, const char *needle)
-{
-	char line[512];
-	int n = 0;
-
-	if (needle) {
-		FILE *f = fopen(dir, "r");
-
-		if (!f)
-			return -1;
-		while (fgets(line, sizeof(line), f))
-			n += strstr(line, needle) != NULL;
-		fclose(f);
-		return n;
-	}
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
-static int fds(void)
-{
-	return count_entries("/proc/self/fd", NULL);
-}
-
-static int perf_maps(void)
-{
-	return count_entries("/proc/self/maps", "perf_event");
-}
-
 /* msr/tsc is mappable (not a software event) where the msr PMU exists. */
 static int tsc_attr(struct perf_event_attr *a)
 {
@@ -142,28 +107,19 @@ static int tsc_attr(struct perf_event_attr *a)
 	return ok;
 }
 
+/* [msr/tsc,] the software events, added but not opened. */
 static struct lope_group *make(int with_tsc)
 {
-	static const unsigned long long sw[] = {
-		PERF_COUNT_SW_TASK_CLOCK,
-		PERF_COUNT_SW_PAGE_FAULTS,
-		PERF_COUNT_SW_CONTEXT_SWITCHES,
-	};
-	struct perf_event_attr a;
+	struct perf_event_attr a[1 + SW_ATTRS];
 	struct lope_group *g;
-	size_t i;
+	int i, n = with_tsc && tsc_attr(&a[0]);
 
+	sw_attrs(&a[n], SW_ATTRS);
+	n += SW_ATTRS;
 	if (lope_group__new(&g, 0, -1, 0))
 		return NULL;
-	if (with_tsc && tsc_attr(&a))
-		lope_group__add(g, &a);
-	for (i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
-		memset(&a, 0, sizeof(a));
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = sw[i];
-		a.exclude_kernel = 1;
-		lope_group__add(g, &a);
-	}
+	for (i = 0; i < n; i++)
+		lope_group__add(g, &a[i]);
 	return g;
 }
 
@@ -190,7 +146,7 @@ static void open_faults(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(open_rows) / sizeof(open_rows[0]); i++) {
-		int fd0 = fds(), map0 = perf_maps(), ret;
+		int fd0 = fd_count(), map0 = perf_maps_count(), ret;
 		struct lope_group *g = make(1);
 		char name[160];
 
@@ -205,9 +161,10 @@ static void open_faults(void)
 			lope_group__close(g);
 		lope_name(name, sizeof(name), "%s: nothing leaked",
 			  open_rows[i].name);
-		lope_check(fds() == fd0 && perf_maps() == map0, name,
+		lope_check(fd_count() == fd0 && perf_maps_count() == map0, name,
 			   "row %d: leaked %d descriptors, %d mappings",
-			   open_rows[i].line, fds() - fd0, perf_maps() - map0);
+			   open_rows[i].line, fd_count() - fd0,
+			   perf_maps_count() - map0);
 		lope_name(name, sizeof(name), "%s: reopens without the fault",
 			  open_rows[i].name);
 		ret = lope_group__open(g);
@@ -215,17 +172,6 @@ static void open_faults(void)
 			   open_rows[i].line, ret);
 		lope_group__delete(g);
 	}
-}
-
-static void busy(void)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
-	       5000000L);
 }
 
 /* EINTR is retried; other read/ioctl errors come back as -errno. */
@@ -240,7 +186,7 @@ static void runtime_faults(void)
 		lope_group__delete(g);
 		return;
 	}
-	busy();
+	busy_ns(5 * MS);
 	inject(C_READ, 1, EINTR, 2);
 	ret = lope_group__read(g, v);
 	lope_check(ret == 0 && inj.seen[C_READ] == 3 && v[0] > 0,
@@ -257,7 +203,7 @@ static void runtime_faults(void)
 	inject(C_IOCTL, 1, EBUSY, 1);
 	lope_check(lope_group__enable(g) == -EBUSY,
 		   "ioctl_ebusy_on_enable_comes_back", "wrong return");
-	busy(); /* no recent sample: the reset must read */
+	busy_ns(5 * MS); /* no recent sample: the reset must read */
 	inject(C_READ, 1, EAGAIN, 1);
 	lope_check(lope_group__reset(g) == -EAGAIN &&
 			   lope_group__read(g, w) == 0 && w[0] >= v[0],
@@ -285,7 +231,7 @@ static void mmap_fallback(void)
 	ret = g ? lope_group__open(g) : -1;
 	inject(C_MMAP, 0, 0, 0);
 	if (ret == 0 && lope_group__enable(g) == 0) {
-		busy();
+		busy_ns(5 * MS);
 		ret = lope_group__read(g, v);
 	}
 	lope_check(ret == 0 && lope_group__nr_mapped(g) == 0 && v[0] > 0 &&

@@ -261,33 +261,62 @@ static const struct config {
 #define CASE(fmt, ...) \
 	lope_name(name, sizeof(name), "%s_" fmt, c->name, ##__VA_ARGS__)
 
-/* Check that every value in @v is within [lo[i], hi[i]]. */
-static int within(const int64_t *v, const int64_t *lo, const int64_t *hi, int n,
-		  char *why, size_t len)
+#define UNBOUNDED (-1) /* bounds(): no maximum */
+
+/*
+ * What check_within() holds each of @n values to: at least @base[i] (0
+ * without @base), at most that plus @slack.
+ */
+static void bounds(int64_t *lo, int64_t *hi, int n, const int64_t *base,
+		   int64_t slack)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
+		lo[i] = base ? base[i] : 0;
+		hi[i] = slack == UNBOUNDED ? INT64_MAX : lo[i] + slack;
+	}
+}
+
+/* PASS @name when @rc is 0 and every value @v[i] is in [@lo[i], @hi[i]]. */
+static void check_within(const char *name, int rc, const int64_t *v,
+			 const int64_t *lo, const int64_t *hi, int n)
+{
+	int i;
+
+	if (rc) {
+		lope_fail(name, "rc %d", rc);
+		return;
+	}
+	for (i = 0; i < n; i++) {
 		if (v[i] < lo[i] || v[i] > hi[i]) {
-			snprintf(why, len,
-				 "%s = %" PRId64 " not in [%" PRId64
-				 ", %" PRId64 "]",
-				 sw_name[i], v[i], lo[i], hi[i]);
-			return 0;
+			lope_fail(name,
+				  "%s = %" PRId64 " not in [%" PRId64
+				  ", %" PRId64 "]",
+				  sw_name[i], v[i], lo[i], hi[i]);
+			return;
 		}
 	}
-	return 1;
+	lope_pass(name);
+}
+
+/* PASS @name when @g's last read took read(2), as every read here must. */
+static void check_read_path(const char *name, struct lope_group *g)
+{
+	enum lope_path path = lope_group__last_path(g);
+
+	lope_check(path == LOPE_PATH_READ, name,
+		   "last_path %d, want LOPE_PATH_READ", (int)path);
 }
 
 static void lifecycle(const struct config *c)
 {
 	struct lope_group *g;
-	char name[200], why[400], vs[300];
+	char name[200], vs[300];
 	int64_t v0[NEV], v1[NEV], v2[NEV], w[NEV], lo[NEV], hi[NEV];
 	int64_t t0, t1;
 	int fds_before = fd_count(), fds_open;
 	int i, j, rc, n = c->nev, ok;
-	enum lope_path path;
 
 	rc = make_group(&g, 0, c->flags, n);
 	if (!lope_check(rc == 0, CASE("new_add_open"), "rc %d (%s)", rc,
@@ -322,28 +351,17 @@ static void lifecycle(const struct config *c)
 	busy(30);
 	rc |= lope_group__read(g, v1);
 	t1 = thread_ns();
-	path = lope_group__last_path(g);
 	fmt_vals(vs, sizeof(vs), v1, n);
 	lope_info("%s: after 30 ms busy: %s", c->name, vs);
-	for (i = 0; i < n; i++) {
-		lo[i] = v0[i];
-		hi[i] = INT64_MAX;
-	}
+	bounds(lo, hi, n, v0, UNBOUNDED);
 	lo[EV_TASK_CLOCK] = v0[EV_TASK_CLOCK] + 30 * MS * 9 / 10;
 	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
 	if (n > EV_PAGE_FAULTS)
 		lo[EV_PAGE_FAULTS] = v0[EV_PAGE_FAULTS] + TOUCH_PAGES;
 	if (n > EV_CTX_SWITCHES && !excl_kernel)
 		lo[EV_CTX_SWITCHES] = v0[EV_CTX_SWITCHES] + SLEEPS;
-	if (rc)
-		lope_fail(CASE("read_grows_by_busy_work"), "read rc %d", rc);
-	else if (within(v1, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("read_grows_by_busy_work"));
-	else
-		lope_fail(CASE("read_grows_by_busy_work"), "%s", why);
-	lope_check(path == LOPE_PATH_READ,
-		   CASE("software_events_read_with_read2"),
-		   "last_path %d, want LOPE_PATH_READ", (int)path);
+	check_within(CASE("read_grows_by_busy_work"), rc, v1, lo, hi, n);
+	check_read_path(CASE("software_events_read_with_read2"), g);
 
 	/* monotonic without reset */
 	ok = 1;
@@ -364,21 +382,10 @@ static void lifecycle(const struct config *c)
 	rc = lope_group__reset(g);
 	rc |= lope_group__read(g, v2);
 	t1 = thread_ns();
-	for (i = 0; i < n; i++) {
-		lo[i] = 0;
-		hi[i] = 2; /* a page fault or a switch may slip in */
-	}
-	lo[EV_TASK_CLOCK] = 0;
+	bounds(lo, hi, n, NULL, 2); /* a page fault or a switch may slip in */
 	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
-	if (rc)
-		lope_fail(CASE("reset_restarts_near_0"), "rc %d", rc);
-	else if (within(v2, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("reset_restarts_near_0"));
-	else
-		lope_fail(CASE("reset_restarts_near_0"), "%s", why);
-	path = lope_group__last_path(g);
-	lope_check(path == LOPE_PATH_READ, CASE("reset_last_path_read"),
-		   "last_path %d", (int)path);
+	check_within(CASE("reset_restarts_near_0"), rc, v2, lo, hi, n);
+	check_read_path(CASE("reset_last_path_read"), g);
 
 	/* write: values read back from the written ones */
 	for (i = 0; i < n; i++)
@@ -387,17 +394,9 @@ static void lifecycle(const struct config *c)
 	rc = lope_group__write(g, w);
 	rc |= lope_group__read(g, v2);
 	t1 = thread_ns();
-	for (i = 0; i < n; i++) {
-		lo[i] = w[i];
-		hi[i] = w[i] + 2;
-	}
+	bounds(lo, hi, n, w, 2);
 	hi[EV_TASK_CLOCK] = w[EV_TASK_CLOCK] + t1 - t0 + SLACK_NS;
-	if (rc)
-		lope_fail(CASE("write_continues_from_written"), "rc %d", rc);
-	else if (within(v2, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("write_continues_from_written"));
-	else
-		lope_fail(CASE("write_continues_from_written"), "%s", why);
+	check_within(CASE("write_continues_from_written"), rc, v2, lo, hi, n);
 
 	/* disable: values returned, the stopped counters do not move */
 	burn_ms(5);
@@ -427,22 +426,14 @@ static void lifecycle(const struct config *c)
 	busy(30);
 	rc |= lope_group__read(g, v2);
 	t1 = thread_ns();
-	for (i = 0; i < n; i++) {
-		lo[i] = 0;
-		hi[i] = INT64_MAX;
-	}
+	bounds(lo, hi, n, NULL, UNBOUNDED);
 	lo[EV_TASK_CLOCK] = 30 * MS * 9 / 10;
 	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
 	if (n > EV_PAGE_FAULTS) {
 		lo[EV_PAGE_FAULTS] = TOUCH_PAGES;
 		hi[EV_PAGE_FAULTS] = TOUCH_PAGES + 20;
 	}
-	if (rc)
-		lope_fail(CASE("reenable_counts_from_0"), "rc %d", rc);
-	else if (within(v2, lo, hi, n, why, sizeof(why)))
-		lope_pass(CASE("reenable_counts_from_0"));
-	else
-		lope_fail(CASE("reenable_counts_from_0"), "%s", why);
+	check_within(CASE("reenable_counts_from_0"), rc, v2, lo, hi, n);
 	rc = lope_group__disable(g, NULL);
 	lope_check(rc == 0, CASE("disable_null_values"), "rc %d", rc);
 
@@ -650,11 +641,8 @@ static void test_inherit(void)
 				  "task-clock %" PRId64 " ns: the child "
 				  "was counted without LOPE_INHERIT",
 				  v[EV_TASK_CLOCK]);
-		else if (lope_group__last_path(g) != LOPE_PATH_READ)
-			lope_fail(name, "last_path %d",
-				  (int)lope_group__last_path(g));
 		else
-			lope_pass(name);
+			check_read_path(name, g);
 		lope_info("inherit flags %#x: task-clock %" PRId64
 			  " ns, nr_mapped %d",
 			  rows[r].flags, v[EV_TASK_CLOCK],
@@ -718,11 +706,8 @@ static void test_mappable(void)
 				  "tsc did not advance: %" PRId64
 				  " then %" PRId64,
 				  v0[0], v1[0]);
-		else if (lope_group__last_path(g) != LOPE_PATH_READ)
-			lope_fail(name, "last_path %d: the page forbids rdpmc",
-				  (int)lope_group__last_path(g));
-		else
-			lope_pass(name);
+		else /* the page forbids rdpmc */
+			check_read_path(name, g);
 		lope_info("msr/tsc flags %#x: nr_mapped %d, tsc %" PRId64
 			  " cycles over 5 ms busy",
 			  rows[r].flags, mapped, v1[0] - v0[0]);

@@ -154,13 +154,12 @@ static void work(uint64_t n)
 		sink += i;
 }
 
+/* Instructions and cycles of this thread, one group, counting. */
 static int open_group(void)
 {
 	static const uint64_t config[NEV] = { PERF_COUNT_HW_INSTRUCTIONS,
 					      PERF_COUNT_HW_CPU_CYCLES };
 	struct perf_event_attr a;
-	long psz = sysconf(_SC_PAGESIZE);
-	void *p;
 	int i, err = lope_group__new(&g, 0, -1, 0);
 
 	for (i = 0; !err && i < NEV; i++) {
@@ -174,15 +173,16 @@ static int open_group(void)
 	}
 	if (!err)
 		err = lope_group__open(g);
-	if (!err)
-		err = lope_group__enable(g);
-	if (err)
-		return err;
-	/* A second mapping of the leader's page, to see what it says. */
-	p = mmap(NULL, (size_t)psz, PROT_READ, MAP_SHARED, lope_group__fd(g, 0),
-		 0);
-	page = p == MAP_FAILED ? NULL : p;
-	return 0;
+	return err ? err : lope_group__enable(g);
+}
+
+/* A second mapping of the leader's page, to see what it says; or NULL. */
+static volatile struct perf_event_mmap_page *map_leader(void)
+{
+	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ,
+		       MAP_SHARED, lope_group__fd(g, 0), 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static void test_path(void)
@@ -346,6 +346,7 @@ int main(void)
 		lope_group__delete(g);
 		return lope_done();
 	}
+	page = map_leader();
 	if (page && (!page->cap_user_rdpmc || !page->index)) {
 		snprintf(why, sizeof(why),
 			 "the kernel grants no user-space reads here: page "

@@ -20,6 +20,7 @@
 
 #include "mmap_read.h"
 #include "report.h"
+#include "rows.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -42,7 +43,9 @@ static struct perf_event_mmap_page *page_new(void)
 	return p;
 }
 
+/* A fake counter and clock, read through rd. */
 struct fake {
+	struct lope_reader rd;
 	uint64_t pmc_val;
 	uint64_t cyc_val;
 	unsigned int pmc_calls;
@@ -75,13 +78,6 @@ static uint64_t fake_cycles(void *arg)
 	return f->cyc_val;
 }
 
-static void fake_reader(struct lope_reader *rd, struct fake *f)
-{
-	rd->pmc = fake_pmc;
-	rd->cycles = fake_cycles;
-	rd->arg = f;
-}
-
 /* A readable page: rdpmc allowed, index 1, width 48, ena == run. */
 static void page_readable(struct perf_event_mmap_page *pc)
 {
@@ -92,6 +88,67 @@ static void page_readable(struct perf_event_mmap_page *pc)
 	pc->offset = 0;
 	pc->time_enabled = 1000;
 	pc->time_running = 1000;
+}
+
+/* @f: a counter of @pmc_val, not read yet, no hook; @pc made readable. */
+static void fake_init(struct fake *f, struct perf_event_mmap_page *pc,
+		      uint64_t pmc_val)
+{
+	memset(f, 0, sizeof(*f));
+	f->rd.pmc = fake_pmc;
+	f->rd.cycles = fake_cycles;
+	f->rd.arg = f;
+	f->pmc_val = pmc_val;
+	f->pc = pc;
+	page_readable(pc);
+}
+
+/*
+ * FAIL @name's row (and return 1) when the read gave @rc instead of
+ * @want_rc, or refused after reading the counter or the clock.
+ */
+static int wrong_rc(const char *name, int line, int rc, int want_rc,
+		    const struct fake *f)
+{
+	if (rc != want_rc)
+		lope_fail(name, "row line %d: rc %d, want %d", line, rc,
+			  want_rc);
+	else if (rc != 0 && (f->pmc_calls || f->cyc_calls))
+		lope_fail(name,
+			  "row line %d: refused after reading the counter %u "
+			  "and the clock %u times",
+			  line, f->pmc_calls, f->cyc_calls);
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * A table of alike rows, one case: @name passes when none of its @n rows
+ * fails.  @row_fails(pc, f, i) sets up row @i on the readable page @pc,
+ * reads it with the fake @f, and FAILs the row (returning 1) or gives 0.
+ */
+struct table {
+	const char *name;
+	int (*row_fails)(struct perf_event_mmap_page *pc, struct fake *f,
+			 unsigned int i);
+	unsigned int n;
+};
+
+/* Each row reads the same page, made readable again, with a new fake. */
+static void run_rows(const struct table *t)
+{
+	struct perf_event_mmap_page *pc = page_new();
+	unsigned int i, bad = 0;
+	struct fake f;
+
+	for (i = 0; i < t->n; i++) {
+		fake_init(&f, pc, 0);
+		bad += t->row_fails(pc, &f, i);
+	}
+	free(pc);
+	if (!bad)
+		lope_pass(t->name);
 }
 
 /* Independent reference: offset + (low @width bits of @pmc, signed). */
@@ -163,76 +220,46 @@ static const struct width_row {
 	{ __LINE__, 0xFFFF, 1000, 5, -EOPNOTSUPP, 0 },
 };
 
-static void test_width(void)
+static int width_row(struct perf_event_mmap_page *pc, struct fake *f,
+		     unsigned int i)
 {
-	struct perf_event_mmap_page *pc = page_new();
-	unsigned int i, bad = 0;
+	const struct width_row *r = &width_rows[i];
+	struct lope_counts out = { 0, 0, 0 };
+	int rc;
 
-	for (i = 0; i < ARRAY_SIZE(width_rows); i++) {
-		const struct width_row *r = &width_rows[i];
-		struct fake f = { .pmc_val = r->pmc };
-		struct lope_reader rd;
-		struct lope_counts out = { 0, 0, 0 };
-		int rc;
+	f->pmc_val = r->pmc;
+	pc->pmc_width = (uint16_t)r->width;
+	pc->offset = r->offset;
+	rc = lope_mmap__read(pc, &f->rd, &out, NULL);
 
-		fake_reader(&rd, &f);
-		page_readable(pc);
-		pc->pmc_width = (uint16_t)r->width;
-		pc->offset = r->offset;
-		rc = lope_mmap__read(pc, &rd, &out, NULL);
-
-		if (r->want_rc == 0 &&
-		    ref_value(r->offset, r->pmc, r->width) != r->want) {
-			lope_fail("width_table",
-				  "row line %d: expected value "
-				  "%#" PRIx64
-				  " disagrees with reference %#" PRIx64,
-				  r->line, r->want,
-				  ref_value(r->offset, r->pmc, r->width));
-			bad++;
-			continue;
-		}
-		if (rc != r->want_rc) {
-			lope_fail("width", "row line %d: rc %d, want %d",
-				  r->line, rc, r->want_rc);
-			bad++;
-		} else if (rc == 0 && out.val != r->want) {
-			lope_fail("width",
-				  "row line %d: value %#" PRIx64
-				  ", want %#" PRIx64,
-				  r->line, out.val, r->want);
-			bad++;
-		} else if (rc == 0 && (out.ena != 1000 || out.run != 1000)) {
-			lope_fail("width",
-				  "row line %d: ena/run %" PRIu64 "/%" PRIu64
-				  ", want 1000/1000",
-				  r->line, out.ena, out.run);
-			bad++;
-		} else if (rc == 0 &&
-			   (f.pmc_calls != 1 || f.last_counter != 0)) {
-			lope_fail("width",
-				  "row line %d: pmc called %u times "
-				  "(counter %u), want once for counter 0",
-				  r->line, f.pmc_calls, f.last_counter);
-			bad++;
-		} else if (rc != 0 && f.pmc_calls != 0) {
-			lope_fail("width",
-				  "row line %d: pmc read %u times "
-				  "although the width is unusable",
-				  r->line, f.pmc_calls);
-			bad++;
-		} else if (f.cyc_calls != 0) {
-			lope_fail("width",
-				  "row line %d: clock read although "
-				  "enabled == running",
-				  r->line);
-			bad++;
-		}
-	}
-	if (!bad)
-		lope_pass(
-			"width_sign_extension_at_widths_1_32_40_48_63_64_bad_widths_refused");
-	free(pc);
+	if (r->want_rc == 0 &&
+	    !row_agrees("width_table", r->line, r->want,
+			ref_value(r->offset, r->pmc, r->width)))
+		return 1;
+	if (wrong_rc("width", r->line, rc, r->want_rc, f))
+		return 1;
+	if (rc == 0 && out.val != r->want)
+		lope_fail("width",
+			  "row line %d: value %#" PRIx64 ", want %#" PRIx64,
+			  r->line, out.val, r->want);
+	else if (rc == 0 && (out.ena != 1000 || out.run != 1000))
+		lope_fail("width",
+			  "row line %d: ena/run %" PRIu64 "/%" PRIu64
+			  ", want 1000/1000",
+			  r->line, out.ena, out.run);
+	else if (rc == 0 && (f->pmc_calls != 1 || f->last_counter != 0))
+		lope_fail("width",
+			  "row line %d: pmc called %u times "
+			  "(counter %u), want once for counter 0",
+			  r->line, f->pmc_calls, f->last_counter);
+	else if (f->cyc_calls != 0)
+		lope_fail("width",
+			  "row line %d: clock read although "
+			  "enabled == running",
+			  r->line);
+	else
+		return 0;
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -258,63 +285,42 @@ static const struct guard_row {
 	{ __LINE__, 1, 0x40000001, 48, 0, 0x40000000 },
 };
 
-static void test_guards(void)
+static int guard_row(struct perf_event_mmap_page *pc, struct fake *f,
+		     unsigned int i)
 {
-	struct perf_event_mmap_page *pc = page_new();
-	unsigned int i, bad = 0;
+	const struct guard_row *r = &guard_rows[i];
+	struct lope_counts out = { 0, 0, 0 };
+	unsigned long retries = 0;
+	int rc;
 
-	for (i = 0; i < ARRAY_SIZE(guard_rows); i++) {
-		const struct guard_row *r = &guard_rows[i];
-		struct fake f = { .pmc_val = 7 };
-		struct lope_reader rd;
-		struct lope_counts out = { 0, 0, 0 };
-		unsigned long retries = 0;
-		int rc;
-
-		fake_reader(&rd, &f);
-		page_readable(pc);
-		pc->cap_user_rdpmc = r->cap_user_rdpmc;
-		pc->index = r->index;
-		pc->pmc_width = (uint16_t)r->width;
-		pc->offset = 100;
-		/* multiplexed, to show the clock is not read either */
-		pc->time_running = 500;
-		pc->cap_user_time = 1;
-		pc->time_mult = 1;
-		rc = lope_mmap__read(pc, &rd, &out, &retries);
-		if (rc != r->want_rc) {
-			lope_fail("guards", "row line %d: rc %d, want %d",
-				  r->line, rc, r->want_rc);
-			bad++;
-		} else if (rc != 0 && (f.pmc_calls || f.cyc_calls)) {
-			lope_fail("guards",
-				  "row line %d: refused but pmc read "
-				  "%u times, clock %u times",
-				  r->line, f.pmc_calls, f.cyc_calls);
-			bad++;
-		} else if (rc == 0 && (f.pmc_calls != 1 ||
-				       f.last_counter != r->want_counter ||
-				       out.val != 107)) {
-			lope_fail("guards",
-				  "row line %d: pmc calls %u counter "
-				  "%u value %" PRIu64
-				  ", want 1 call, counter %u, "
-				  "value 107",
-				  r->line, f.pmc_calls, f.last_counter, out.val,
-				  r->want_counter);
-			bad++;
-		} else if (retries != 0) {
-			lope_fail("guards",
-				  "row line %d: %lu retries on a "
-				  "quiet page",
-				  r->line, retries);
-			bad++;
-		}
-	}
-	if (!bad)
-		lope_pass(
-			"guards_cap_user_rdpmc_0_index_0_width_0_never_read_the_counter_index_1_is_the_counter_number");
-	free(pc);
+	f->pmc_val = 7;
+	pc->cap_user_rdpmc = r->cap_user_rdpmc;
+	pc->index = r->index;
+	pc->pmc_width = (uint16_t)r->width;
+	pc->offset = 100;
+	/* multiplexed, to show the clock is not read either */
+	pc->time_running = 500;
+	pc->cap_user_time = 1;
+	pc->time_mult = 1;
+	rc = lope_mmap__read(pc, &f->rd, &out, &retries);
+	if (wrong_rc("guards", r->line, rc, r->want_rc, f))
+		return 1;
+	if (rc == 0 && (f->pmc_calls != 1 ||
+			f->last_counter != r->want_counter || out.val != 107))
+		lope_fail("guards",
+			  "row line %d: pmc calls %u counter "
+			  "%u value %" PRIu64 ", want 1 call, counter %u, "
+			  "value 107",
+			  r->line, f->pmc_calls, f->last_counter, out.val,
+			  r->want_counter);
+	else if (retries != 0)
+		lope_fail("guards",
+			  "row line %d: %lu retries on a "
+			  "quiet page",
+			  r->line, retries);
+	else
+		return 0;
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,80 +386,53 @@ static const struct time_row {
 	  0x0000FFFFFFFFFFFFull, 0x5555000012345678ull, 0, 0, 0 },
 };
 
-static void test_time(void)
+static int time_row(struct perf_event_mmap_page *pc, struct fake *f,
+		    unsigned int i)
 {
-	struct perf_event_mmap_page *pc = page_new();
-	unsigned int i, bad = 0;
+	const struct time_row *r = &time_rows[i];
+	struct lope_counts out = { 0, 0, 0 };
+	uint64_t ref, want_delta;
+	int muxed = r->ena != r->run;
+	int rc;
 
-	for (i = 0; i < ARRAY_SIZE(time_rows); i++) {
-		const struct time_row *r = &time_rows[i];
-		struct fake f = { .pmc_val = 8, .cyc_val = r->cyc };
-		struct lope_reader rd;
-		struct lope_counts out = { 0, 0, 0 };
-		uint64_t ref, want_delta;
-		int muxed = r->ena != r->run;
-		int rc;
+	f->pmc_val = 8;
+	f->cyc_val = r->cyc;
+	pc->offset = 42;
+	pc->time_enabled = r->ena;
+	pc->time_running = r->run;
+	pc->cap_user_time = r->cap_time;
+	pc->cap_user_time_short = r->cap_short;
+	pc->time_offset = r->time_offset;
+	pc->time_mult = r->mult;
+	pc->time_shift = r->shift;
+	pc->time_cycles = r->time_cycles;
+	pc->time_mask = r->time_mask;
 
-		fake_reader(&rd, &f);
-		page_readable(pc);
-		pc->offset = 42;
-		pc->time_enabled = r->ena;
-		pc->time_running = r->run;
-		pc->cap_user_time = r->cap_time;
-		pc->cap_user_time_short = r->cap_short;
-		pc->time_offset = r->time_offset;
-		pc->time_mult = r->mult;
-		pc->time_shift = r->shift;
-		pc->time_cycles = r->time_cycles;
-		pc->time_mask = r->time_mask;
+	ref = ref_delta(r->time_offset, r->mult, r->shift, r->cap_short,
+			r->time_cycles, r->time_mask, r->cyc);
+	want_delta = r->hand ? r->want_delta : ref;
+	if (muxed && r->want_rc == 0 &&
+	    !row_agrees("time_table", r->line, want_delta, ref))
+		return 1;
+	if (!muxed)
+		want_delta = 0;
 
-		ref = ref_delta(r->time_offset, r->mult, r->shift, r->cap_short,
-				r->time_cycles, r->time_mask, r->cyc);
-		want_delta = r->hand ? r->want_delta : ref;
-		if (muxed && r->want_rc == 0 && ref != want_delta) {
-			lope_fail("time_table",
-				  "row line %d: hand value %#" PRIx64
-				  " disagrees with reference %#" PRIx64,
-				  r->line, want_delta, ref);
-			bad++;
-			continue;
-		}
-		if (!muxed)
-			want_delta = 0;
-
-		rc = lope_mmap__read(pc, &rd, &out, NULL);
-		if (rc != r->want_rc) {
-			lope_fail("time", "row line %d: rc %d, want %d",
-				  r->line, rc, r->want_rc);
-			bad++;
-		} else if (rc != 0 && (f.pmc_calls || f.cyc_calls)) {
-			lope_fail("time",
-				  "row line %d: refused after reading "
-				  "pmc %u / clock %u times",
-				  r->line, f.pmc_calls, f.cyc_calls);
-			bad++;
-		} else if (rc == 0 && f.cyc_calls != (unsigned int)muxed) {
-			lope_fail("time",
-				  "row line %d: clock read %u times, "
-				  "want %d",
-				  r->line, f.cyc_calls, muxed);
-			bad++;
-		} else if (rc == 0 &&
-			   (out.ena != r->ena + want_delta ||
-			    out.run != r->run + want_delta || out.val != 50)) {
-			lope_fail("time",
-				  "row line %d: got val/ena/run %" PRIu64
-				  "/%#" PRIx64 "/%#" PRIx64
-				  ", want 50/%#" PRIx64 "/%#" PRIx64,
-				  r->line, out.val, out.ena, out.run,
-				  r->ena + want_delta, r->run + want_delta);
-			bad++;
-		}
-	}
-	if (!bad)
-		lope_pass(
-			"time_enabled_running_advanced_by_the_pages_clock_conversion_plain_and_cap_user_time_short");
-	free(pc);
+	rc = lope_mmap__read(pc, &f->rd, &out, NULL);
+	if (wrong_rc("time", r->line, rc, r->want_rc, f))
+		return 1;
+	if (rc == 0 && f->cyc_calls != (unsigned int)muxed)
+		lope_fail("time", "row line %d: clock read %u times, want %d",
+			  r->line, f->cyc_calls, muxed);
+	else if (rc == 0 && (out.ena != r->ena + want_delta ||
+			     out.run != r->run + want_delta || out.val != 50))
+		lope_fail("time",
+			  "row line %d: got val/ena/run %" PRIu64 "/%#" PRIx64
+			  "/%#" PRIx64 ", want 50/%#" PRIx64 "/%#" PRIx64,
+			  r->line, out.val, out.ena, out.run,
+			  r->ena + want_delta, r->run + want_delta);
+	else
+		return 0;
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -473,21 +452,26 @@ static void hook_deschedule(struct fake *f)
 	f->pc->lock += 2;
 }
 
+/* A read of @pc (made readable) whose counter read sets off @hook @times. */
+static int read_hooked(struct fake *f, struct perf_event_mmap_page *pc,
+		       void (*hook)(struct fake *f), int times,
+		       struct lope_counts *out, unsigned long *retries)
+{
+	fake_init(f, pc, 5);
+	f->hook = hook;
+	f->hook_left = times;
+	return lope_mmap__read(pc, &f->rd, out, retries);
+}
+
 static void test_seqlock_single(void)
 {
 	struct perf_event_mmap_page *pc = page_new();
-	struct fake f = { .pmc_val = 5 };
-	struct lope_reader rd;
+	struct fake f;
 	struct lope_counts out = { 0, 0, 0 };
 	unsigned long retries = 0;
 	int rc;
 
-	fake_reader(&rd, &f);
-	page_readable(pc);
-	f.pc = pc;
-	f.hook = hook_update;
-	f.hook_left = 3;
-	rc = lope_mmap__read(pc, &rd, &out, &retries);
+	rc = read_hooked(&f, pc, hook_update, 3, &out, &retries);
 	lope_check(
 		rc == 0 && retries == 3 && f.pmc_calls == 4 && out.val == 305,
 		"seqlock_a_read_overlapping_3_updates_retries_3_times_and_returns_the_last_consistent_value",
@@ -496,26 +480,14 @@ static void test_seqlock_single(void)
 		rc, retries, f.pmc_calls, out.val);
 
 	/* NULL retries is accepted */
-	memset(&f, 0, sizeof(f));
-	f.pmc_val = 5;
-	f.pc = pc;
-	f.hook = hook_update;
-	f.hook_left = 1;
-	page_readable(pc);
-	rc = lope_mmap__read(pc, &rd, &out, NULL);
+	rc = read_hooked(&f, pc, hook_update, 1, &out, NULL);
 	lope_check(rc == 0 && f.pmc_calls == 2 && out.val == 105,
 		   "seqlock_retries_pointer_may_be_null",
 		   "rc %d pmc calls %u value %" PRIu64, rc, f.pmc_calls,
 		   out.val);
 
-	memset(&f, 0, sizeof(f));
-	f.pmc_val = 5;
-	f.pc = pc;
-	f.hook = hook_deschedule;
-	f.hook_left = 1;
-	page_readable(pc);
 	retries = 0;
-	rc = lope_mmap__read(pc, &rd, &out, &retries);
+	rc = read_hooked(&f, pc, hook_deschedule, 1, &out, &retries);
 	lope_check(
 		rc == -EOPNOTSUPP && f.pmc_calls == 1 && retries == 1,
 		"seqlock_counter_descheduled_mid_read_falls_back_eopnotsupp_on_the_retry",
@@ -543,16 +515,14 @@ static void *odd_releaser(void *p)
 static void test_seqlock_odd(void)
 {
 	struct perf_event_mmap_page *pc = page_new();
-	struct fake f = { .pmc_val = 5 };
-	struct lope_reader rd;
+	struct fake f;
 	struct lope_counts out = { 0, 0, 0 };
 	unsigned long retries = 0;
 	struct odd_arg a = { pc };
 	pthread_t t;
 	int rc;
 
-	fake_reader(&rd, &f);
-	page_readable(pc);
+	fake_init(&f, pc, 5);
 	pc->lock = 3;        /* writer in progress */
 	pc->offset = 999999; /* half-written garbage */
 	if (pthread_create(&t, NULL, odd_releaser, &a)) {
@@ -560,7 +530,7 @@ static void test_seqlock_odd(void)
 		free(pc);
 		return;
 	}
-	rc = lope_mmap__read(pc, &rd, &out, &retries);
+	rc = lope_mmap__read(pc, &f.rd, &out, &retries);
 	pthread_join(t, NULL);
 	lope_check(rc == 0 && retries > 0 && out.val == 1005 &&
 			   f.pmc_calls == 1,
@@ -874,49 +844,37 @@ static const struct desched_row {
 	{ __LINE__, 1, 0, 1, 0, 3000, 1000, 0, -EOPNOTSUPP, 0, 0, 0, 0 },
 };
 
-static void test_descheduled(void)
+static int desched_row(struct perf_event_mmap_page *pc, struct fake *f,
+		       unsigned int i)
 {
-	struct perf_event_mmap_page *pc = page_new();
-	unsigned int i, bad = 0;
+	const struct desched_row *r = &desched_rows[i];
+	struct lope_counts out = { 0, 0, 0 };
+	int rc;
 
-	for (i = 0; i < ARRAY_SIZE(desched_rows); i++) {
-		const struct desched_row *r = &desched_rows[i];
-		struct fake f = { .pmc_val = 5, .cyc_val = 500 };
-		struct lope_reader rd;
-		struct lope_counts out = { 0, 0, 0 };
-		int rc;
-
-		fake_reader(&rd, &f);
-		page_readable(pc);
-		pc->index = r->index;
-		pc->cap_user_time = (uint64_t)r->cap_time;
-		pc->cap_user_rdpmc = (uint64_t)r->rdpmc;
-		pc->time_enabled = r->ena;
-		pc->time_running = r->run;
-		pc->offset = 777;
-		/* delta = time_offset + cycles * 1 >> 0 */
-		pc->time_offset = r->time_offset;
-		pc->time_mult = 1;
-		pc->time_shift = 0;
-		rc = r->enabled ? lope_mmap__read_enabled(pc, &rd, &out, NULL) :
-				  lope_mmap__read(pc, &rd, &out, NULL);
-		if (rc != r->want_rc || f.pmc_calls != r->want_pmc ||
-		    (rc >= 0 &&
-		     (out.val != r->want_val || out.ena != r->want_ena ||
-		      out.run != r->want_run))) {
-			lope_fail("descheduled",
-				  "row line %d: rc %d (want %d), value %" PRIu64
-				  " ena %" PRIu64 " run %" PRIu64
-				  ", %u counter reads",
-				  r->line, rc, r->want_rc, out.val, out.ena,
-				  out.run, f.pmc_calls);
-			bad++;
-		}
-	}
-	free(pc);
-	if (!bad)
-		lope_pass(
-			"descheduled_an_enabled_event_off_the_pmu_reads_its_offset_its_enabled_time_runs_on");
+	f->pmc_val = 5;
+	f->cyc_val = 500;
+	pc->index = r->index;
+	pc->cap_user_time = (uint64_t)r->cap_time;
+	pc->cap_user_rdpmc = (uint64_t)r->rdpmc;
+	pc->time_enabled = r->ena;
+	pc->time_running = r->run;
+	pc->offset = 777;
+	/* delta = time_offset + cycles * 1 >> 0 */
+	pc->time_offset = r->time_offset;
+	pc->time_mult = 1;
+	pc->time_shift = 0;
+	rc = r->enabled ? lope_mmap__read_enabled(pc, &f->rd, &out, NULL) :
+			  lope_mmap__read(pc, &f->rd, &out, NULL);
+	if (rc == r->want_rc && f->pmc_calls == r->want_pmc &&
+	    (rc < 0 || (out.val == r->want_val && out.ena == r->want_ena &&
+			out.run == r->want_run)))
+		return 0;
+	lope_fail("descheduled",
+		  "row line %d: rc %d (want %d), value %" PRIu64 " ena %" PRIu64
+		  " run %" PRIu64 ", %u counter reads",
+		  r->line, rc, r->want_rc, out.val, out.ena, out.run,
+		  f->pmc_calls);
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -944,70 +902,66 @@ static const struct plain_row {
 	{ __LINE__, "writer in between", 2, 1, 1, 48, 1000, 1000, 1, 0 },
 };
 
-static void test_plain(void)
+static int plain_row(struct perf_event_mmap_page *pc, struct fake *f,
+		     unsigned int i)
 {
-	struct perf_event_mmap_page *pc = page_new();
-	unsigned int i, bad = 0;
+	const struct plain_row *r = &plain_rows[i];
+	struct fake g; /* the reference read's, without a hook */
+	struct lope_counts out = { 1, 2, 3 }, ref = { 0, 0, 0 };
+	bool ok;
+	int rc = 0;
 
-	for (i = 0; i < ARRAY_SIZE(plain_rows); i++) {
-		const struct plain_row *r = &plain_rows[i];
-		struct fake f = { .pmc_val = 0xfffffffffff0, .pc = pc };
-		struct fake g = f;
-		struct lope_reader rd, rg;
-		struct lope_counts out = { 1, 2, 3 }, ref = { 0, 0, 0 };
-		bool ok;
-		int rc = 0;
-
-		fake_reader(&rd, &f);
-		page_readable(pc);
-		pc->lock = r->lock;
-		pc->index = r->index;
-		pc->cap_user_rdpmc = (uint64_t)r->rdpmc;
-		pc->pmc_width = (uint16_t)r->width;
-		pc->offset = 1000000;
-		pc->time_enabled = r->ena;
-		pc->time_running = r->run;
-		if (r->writer) {
-			f.hook = hook_update;
-			f.hook_left = 1;
-		}
-		ok = lope_mmap__read_plain(pc, &rd, &out);
-		if (r->want) {
-			/* The reference: the general read of the same page. */
-			fake_reader(&rg, &g);
-			rc = lope_mmap__read(pc, &rg, &ref, NULL);
-		}
-		if (ok != (bool)r->want || f.cyc_calls != 0 ||
-		    (ok &&
-		     (rc != 0 || out.val != ref.val || out.ena != ref.ena ||
-		      out.run != ref.run || f.pmc_calls != 1 ||
-		      f.last_counter != r->index - 1)) ||
-		    (!ok && f.pmc_calls != (unsigned int)r->writer)) {
-			lope_fail("plain",
-				  "row line %d (%s): %s, value %" PRIu64
-				  " ena %" PRIu64 " run %" PRIu64
-				  " (reference rc %d: %" PRIu64 " %" PRIu64
-				  " %" PRIu64
-				  "), %u counter and %u clock reads",
-				  r->line, r->what, ok ? "read" : "refused",
-				  out.val, out.ena, out.run, rc, ref.val,
-				  ref.ena, ref.run, f.pmc_calls, f.cyc_calls);
-			bad++;
-		}
+	f->pmc_val = 0xfffffffffff0;
+	fake_init(&g, pc, f->pmc_val);
+	pc->lock = r->lock;
+	pc->index = r->index;
+	pc->cap_user_rdpmc = (uint64_t)r->rdpmc;
+	pc->pmc_width = (uint16_t)r->width;
+	pc->offset = 1000000;
+	pc->time_enabled = r->ena;
+	pc->time_running = r->run;
+	if (r->writer) {
+		f->hook = hook_update;
+		f->hook_left = 1;
 	}
-	free(pc);
-	if (!bad)
-		lope_pass(
-			"plain_reads_as_lope_mmap_read_where_the_counter_is_user_readable_on_the_pmu_and_never_multiplexed_refuses_anything_else_without_reading_the_counter_or_the_clock");
+	ok = lope_mmap__read_plain(pc, &f->rd, &out);
+	/* The reference: the general read of the same page. */
+	if (r->want)
+		rc = lope_mmap__read(pc, &g.rd, &ref, NULL);
+	if (ok == (bool)r->want && f->cyc_calls == 0 &&
+	    (!ok || (rc == 0 && out.val == ref.val && out.ena == ref.ena &&
+		     out.run == ref.run && f->pmc_calls == 1 &&
+		     f->last_counter == r->index - 1)) &&
+	    (ok || f->pmc_calls == (unsigned int)r->writer))
+		return 0;
+	lope_fail("plain",
+		  "row line %d (%s): %s, value %" PRIu64 " ena %" PRIu64
+		  " run %" PRIu64 " (reference rc %d: %" PRIu64 " %" PRIu64
+		  " %" PRIu64 "), %u counter and %u clock reads",
+		  r->line, r->what, ok ? "read" : "refused", out.val, out.ena,
+		  out.run, rc, ref.val, ref.ena, ref.run, f->pmc_calls,
+		  f->cyc_calls);
+	return 1;
 }
 
 int main(void)
 {
-	test_width();
-	test_plain();
-	test_descheduled();
-	test_guards();
-	test_time();
+	static const struct table tables[] = {
+		{ "width_sign_extension_at_widths_1_32_40_48_63_64_bad_widths_refused",
+		  width_row, ARRAY_SIZE(width_rows) },
+		{ "plain_reads_as_lope_mmap_read_where_the_counter_is_user_readable_on_the_pmu_and_never_multiplexed_refuses_anything_else_without_reading_the_counter_or_the_clock",
+		  plain_row, ARRAY_SIZE(plain_rows) },
+		{ "descheduled_an_enabled_event_off_the_pmu_reads_its_offset_its_enabled_time_runs_on",
+		  desched_row, ARRAY_SIZE(desched_rows) },
+		{ "guards_cap_user_rdpmc_0_index_0_width_0_never_read_the_counter_index_1_is_the_counter_number",
+		  guard_row, ARRAY_SIZE(guard_rows) },
+		{ "time_enabled_running_advanced_by_the_pages_clock_conversion_plain_and_cap_user_time_short",
+		  time_row, ARRAY_SIZE(time_rows) },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tables); i++)
+		run_rows(&tables[i]);
 	test_seqlock_single();
 	test_seqlock_odd();
 	test_seqlock_concurrent();

@@ -9,9 +9,9 @@
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
 #include <stdint.h>
-#include <string.h>
-#include <time.h>
 
+#include "attrs.h"
+#include "clock.h"
 #include "lope.h"
 #include "sys.h"
 #include "report.h"
@@ -26,45 +26,19 @@ static ssize_t counting_read(int fd, void *buf, size_t len)
 
 static struct lope_sys counting;
 
-static void busy_ms(long ms)
+/* The software events, opened and counting. */
+static struct lope_group *open_group(void)
 {
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
-	       ms * 1000000L);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { 0, ms * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static struct lope_group *open_group(int nr)
-{
-	static const unsigned long long cfg[] = {
-		PERF_COUNT_SW_TASK_CLOCK,
-		PERF_COUNT_SW_PAGE_FAULTS,
-		PERF_COUNT_SW_CONTEXT_SWITCHES,
-	};
-	struct perf_event_attr attr;
+	struct perf_event_attr attr[SW_ATTRS];
 	struct lope_group *g;
 	int i;
 
+	sw_attrs(attr, SW_ATTRS);
 	if (lope_group__new(&g, 0, -1, 0))
 		return NULL;
-	for (i = 0; i < nr; i++) {
-		memset(&attr, 0, sizeof(attr));
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = cfg[i];
-		attr.exclude_kernel = 1;
-		if (lope_group__add(g, &attr) < 0)
+	for (i = 0; i < SW_ATTRS; i++)
+		if (lope_group__add(g, &attr[i]) < 0)
 			goto fail;
-	}
 	if (lope_group__open(g) == 0 && lope_group__enable(g) == 0)
 		return g;
 fail:
@@ -83,7 +57,7 @@ static unsigned long reads_of_reset(struct lope_group *g, int read_first,
 	if (read_first && lope_group__read(g, v))
 		return ~0ul;
 	if (pause_ms)
-		sleep_ms(pause_ms);
+		sleep_ns(pause_ms * MS);
 	for (i = 0; i < resets - 1; i++)
 		if (lope_group__reset(g))
 			return ~0ul;
@@ -126,7 +100,7 @@ static void table(struct lope_group *g)
 			/* start each try with no recent sample */
 			if (lope_group__reset(g))
 				break;
-			sleep_ms(5);
+			sleep_ns(5 * MS);
 			got = reads_of_reset(g, rows[i].read_first,
 					     rows[i].pause_ms, rows[i].resets);
 			if (rows[i].expect_reads ? got != rows[i].expect_reads :
@@ -155,7 +129,7 @@ static void continuity(struct lope_group *g)
 	}
 	before = nr_reads;
 	for (i = 0; i < 50; i++) {
-		busy_ms(1);
+		busy_ns(MS);
 		if (lope_group__read(g, v) || lope_group__reset(g)) {
 			ok = 0;
 			break;
@@ -187,7 +161,7 @@ int main(void)
 	counting = lope_sys_kernel;
 	counting.read = counting_read;
 	lope_sys__set(&counting);
-	g = open_group(3);
+	g = open_group();
 	if (!g) {
 		lope_fail("open", "cannot open three software events");
 		return lope_done();

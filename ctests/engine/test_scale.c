@@ -11,6 +11,7 @@
 
 #include "lope.h"
 #include "report.h"
+#include "rows.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U64MAX UINT64_MAX
@@ -72,12 +73,8 @@ static void test_table(void)
 		uint64_t got;
 
 		if (r->run != 0 && r->ena != r->run &&
-		    ref_scale(r->val, r->ena, r->run) != r->want) {
-			lope_fail("scale_table",
-				  "row line %d: hand value %" PRIu64
-				  " disagrees with reference %" PRIu64,
-				  r->line, r->want,
-				  ref_scale(r->val, r->ena, r->run));
+		    !row_agrees("scale_table", r->line, r->want,
+				ref_scale(r->val, r->ena, r->run))) {
 			bad++;
 			continue;
 		}

@@ -145,50 +145,56 @@ static const char *const listed[] = {
 	"unc/two",        "unc/unknown",
 };
 
+/* Events that decode, and what into. */
 static const struct event_row {
 	int line;
 	const char *pmu, *event;
-	int err;
 	uint32_t type;
 	uint64_t config, config1, config2;
 	double scale;
 	const char *unit;
 	int cpu, snapshot;
 } events[] = {
-	{ __LINE__, "msr", "tsc", 0, 9, 0, 0, 0, 1, "", -1, 0 },
-	{ __LINE__, "msr", "smi", 0, 9, 4, 0, 0, 1, "", -1, 0 },
-	{ __LINE__, "power", "energy-pkg", 0, 23, 2, 0, 0, 0x1p-32, "Joules", 0,
+	{ __LINE__, "msr", "tsc", 9, 0, 0, 0, 1, "", -1, 0 },
+	{ __LINE__, "msr", "smi", 9, 4, 0, 0, 1, "", -1, 0 },
+	{ __LINE__, "power", "energy-pkg", 23, 2, 0, 0, 0x1p-32, "Joules", 0,
 	  0 },
-	{ __LINE__, "unc", "two", 0, 30, 0x13c, 0, 0, 1, "", 2, 0 },
-	{ __LINE__, "unc", "flag", 0, 30, 0x40001, 0, 0, 1, "", 2, 0 },
-	{ __LINE__, "unc", "f1", 0, 30, 2, 0xabcd, 0, 1, "", 2, 0 },
-	{ __LINE__, "unc", "f2", 0, 30, 0, 0, 0xff00, 1, "", 2, 0 },
-	{ __LINE__, "unc", "direct", 0, 30, 0x1234, 5, 8, 1, "", 2, 0 },
-	{ __LINE__, "unc", "dec", 0, 30, 10, 0, 0, 1, "", 2, 0 },
-	{ __LINE__, "unc", "mib", 0, 30, 0x304, 0, 0, 6.103515625e-5, "MiB", 2,
+	{ __LINE__, "unc", "two", 30, 0x13c, 0, 0, 1, "", 2, 0 },
+	{ __LINE__, "unc", "flag", 30, 0x40001, 0, 0, 1, "", 2, 0 },
+	{ __LINE__, "unc", "f1", 30, 2, 0xabcd, 0, 1, "", 2, 0 },
+	{ __LINE__, "unc", "f2", 30, 0, 0, 0xff00, 1, "", 2, 0 },
+	{ __LINE__, "unc", "direct", 30, 0x1234, 5, 8, 1, "", 2, 0 },
+	{ __LINE__, "unc", "dec", 30, 10, 0, 0, 1, "", 2, 0 },
+	{ __LINE__, "unc", "mib", 30, 0x304, 0, 0, 6.103515625e-5, "MiB", 2,
 	  0 },
-	{ __LINE__, "unc", "occ", 0, 30, 1, 0, 0, 1, "", 2, 1 },
-	{ __LINE__, "split", "hi", -EINVAL, 0, 0, 0, 0, 0, NULL, 0,
-	  0 }, /* cpumask "x" */
-	{ __LINE__, "nocpu", "e", -ENODEV, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "toowide", -ERANGE, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "huge", -ERANGE, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "unknown", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "notnum", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "sign", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "empty", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "emptyterm", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "ask", -EOPNOTSUPP, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "cfg3", -EOPNOTSUPP, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "cfg3direct", -EOPNOTSUPP, 0, 0, 0, 0, 0, NULL, 0,
-	  0 },
-	{ __LINE__, "unc", "badfield", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "badrange", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "badhigh", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "badformat", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "badscale", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "negscale", -EINVAL, 0, 0, 0, 0, 0, NULL, 0, 0 },
-	{ __LINE__, "unc", "longunit", -EOVERFLOW, 0, 0, 0, 0, 0, NULL, 0, 0 },
+	{ __LINE__, "unc", "occ", 30, 1, 0, 0, 1, "", 2, 1 },
+};
+
+/* Events that do not decode, and the error each gives. */
+static const struct error_row {
+	int line;
+	const char *pmu, *event;
+	int err;
+} errors[] = {
+	{ __LINE__, "split", "hi", -EINVAL }, /* cpumask "x" */
+	{ __LINE__, "nocpu", "e", -ENODEV },
+	{ __LINE__, "unc", "toowide", -ERANGE },
+	{ __LINE__, "unc", "huge", -ERANGE },
+	{ __LINE__, "unc", "unknown", -EINVAL },
+	{ __LINE__, "unc", "notnum", -EINVAL },
+	{ __LINE__, "unc", "sign", -EINVAL },
+	{ __LINE__, "unc", "empty", -EINVAL },
+	{ __LINE__, "unc", "emptyterm", -EINVAL },
+	{ __LINE__, "unc", "ask", -EOPNOTSUPP },
+	{ __LINE__, "unc", "cfg3", -EOPNOTSUPP },
+	{ __LINE__, "unc", "cfg3direct", -EOPNOTSUPP },
+	{ __LINE__, "unc", "badfield", -EINVAL },
+	{ __LINE__, "unc", "badrange", -EINVAL },
+	{ __LINE__, "unc", "badhigh", -EINVAL },
+	{ __LINE__, "unc", "badformat", -EINVAL },
+	{ __LINE__, "unc", "badscale", -EINVAL },
+	{ __LINE__, "unc", "negscale", -EINVAL },
+	{ __LINE__, "unc", "longunit", -EOVERFLOW },
 };
 
 static int make_tree(void)
@@ -259,26 +265,30 @@ static int same_double(double a, double b)
 	return fabs(a - b) <= 1e-15 * fabs(b);
 }
 
+/*
+ * Decode @pmu/@event into @attr and @ev (-ENOENT when it is not listed);
+ * the case's name goes in @name.
+ */
+static int decode(struct lope_pmus *p, const char *pmu, const char *event,
+		  struct perf_event_attr *attr, struct lope_pmu_event *ev,
+		  char *name, size_t len)
+{
+	int idx = lope_pmus__find(p, pmu, event);
+
+	lope_name(name, len, "event_%s_%s", pmu, event);
+	if (idx < 0)
+		return idx;
+	memset(attr, 0xa5, sizeof(*attr));
+	return lope_pmus__event(p, idx, attr, ev);
+}
+
 static void test_event_row(struct lope_pmus *p, const struct event_row *r)
 {
 	struct perf_event_attr attr;
 	struct lope_pmu_event ev;
 	char name[96];
-	int idx, err;
+	int err = decode(p, r->pmu, r->event, &attr, &ev, name, sizeof(name));
 
-	lope_name(name, sizeof(name), "event_%s_%s", r->pmu, r->event);
-	idx = lope_pmus__find(p, r->pmu, r->event);
-	if (idx < 0) {
-		lope_fail(name, "line %d: not found (%d)", r->line, idx);
-		return;
-	}
-	memset(&attr, 0xa5, sizeof(attr));
-	err = lope_pmus__event(p, idx, &attr, &ev);
-	if (r->err) {
-		lope_check(err == r->err, name, "line %d: got %d (%s), want %s",
-			   r->line, err, strerror(-err), strerror(-r->err));
-		return;
-	}
 	if (err) {
 		lope_fail(name, "line %d: %s", r->line, strerror(-err));
 		return;
@@ -300,6 +310,17 @@ static void test_event_row(struct lope_pmus *p, const struct event_row *r)
 		   r->line, attr.type, (uint64_t)attr.config,
 		   (uint64_t)attr.config1, (uint64_t)attr.config2, ev.scale,
 		   ev.unit, ev.cpu, ev.snapshot);
+}
+
+static void test_error_row(struct lope_pmus *p, const struct error_row *r)
+{
+	struct perf_event_attr attr;
+	struct lope_pmu_event ev;
+	char name[96];
+	int err = decode(p, r->pmu, r->event, &attr, &ev, name, sizeof(name));
+
+	lope_check(err == r->err, name, "line %d: got %d (%s), want %s",
+		   r->line, err, strerror(-err), strerror(-r->err));
 }
 
 static void test_split(void)
@@ -538,6 +559,8 @@ int main(void)
 	test_listing(p);
 	for (i = 0; i < ARRAY_SIZE(events); i++)
 		test_event_row(p, &events[i]);
+	for (i = 0; i < ARRAY_SIZE(errors); i++)
+		test_error_row(p, &errors[i]);
 	test_locale(p);
 	test_split();
 	test_vanished(p);

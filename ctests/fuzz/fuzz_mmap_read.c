@@ -41,6 +41,7 @@
 #define HDR_BYTES offsetof(struct perf_event_mmap_page, __reserved)
 #define MAX_WRITES 16
 #define WRITE_BYTES 9
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct fuzz_state {
 	struct perf_event_mmap_page *pc;
@@ -68,48 +69,38 @@ static uint64_t get_le(const uint8_t *p, size_t n)
 	return v;
 }
 
+/* A field of the page: where it is, how many bytes. */
+#define FIELD(f)                                  \
+	offsetof(struct perf_event_mmap_page, f), \
+		sizeof(((struct perf_event_mmap_page *)0)->f)
+
+/* The fields a writer record sets, by number (mod their count). */
+static const struct field {
+	size_t off, size;
+} fields[] = {
+	{ FIELD(index) },        { FIELD(offset) },
+	{ FIELD(time_enabled) }, { FIELD(time_running) },
+	{ FIELD(capabilities) }, { FIELD(pmc_width) },
+	{ FIELD(time_shift) },   { FIELD(time_mult) },
+	{ FIELD(time_offset) },  { FIELD(time_cycles) },
+	{ FIELD(time_mask) },    { FIELD(time_zero) },
+};
+
 /* Field @which of the page gets @v (truncated to the field's size). */
 static void write_field(struct perf_event_mmap_page *pc, unsigned int which,
 			uint64_t v)
 {
-	switch (which % 12) {
-	case 0:
-		pc->index = (uint32_t)v;
-		break;
-	case 1:
-		pc->offset = (int64_t)v;
-		break;
-	case 2:
-		pc->time_enabled = v;
-		break;
-	case 3:
-		pc->time_running = v;
-		break;
-	case 4:
-		pc->capabilities = v;
-		break;
-	case 5:
-		pc->pmc_width = (uint16_t)v;
-		break;
-	case 6:
-		pc->time_shift = (uint16_t)v;
-		break;
-	case 7:
-		pc->time_mult = (uint32_t)v;
-		break;
-	case 8:
-		pc->time_offset = v;
-		break;
-	case 9:
-		pc->time_cycles = v;
-		break;
-	case 10:
-		pc->time_mask = v;
-		break;
-	default:
-		pc->time_zero = v;
-		break;
-	}
+	const struct field *f = &fields[which % ARRAY_SIZE(fields)];
+	unsigned char *p = (unsigned char *)pc + f->off;
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	if (f->size == sizeof(v16))
+		memcpy(p, &v16, sizeof(v16));
+	else if (f->size == sizeof(v32))
+		memcpy(p, &v32, sizeof(v32));
+	else
+		memcpy(p, &v, sizeof(v));
 }
 
 /* The counter reader: a concurrent update happens while it runs. */

@@ -296,6 +296,24 @@ static int ref_field(const char *name, size_t len)
 	return -EINVAL;
 }
 
+/*
+ * The bit number at *@p into @v, past its digits: 0 when there is none.
+ * Anything above 64 is too big, whatever the rest of its digits.
+ */
+static int ref_bit(const char **p, unsigned long *v)
+{
+	int digits = 0;
+
+	*v = 0;
+	while (**p >= '0' && **p <= '9' && *v <= 64) {
+		*v = *v * 10 + (unsigned long)(*(*p)++ - '0');
+		digits++;
+	}
+	while (**p >= '0' && **p <= '9')
+		(*p)++;
+	return digits;
+}
+
 /* "config1:0-7,32-35": field index and bit mask. */
 static int ref_format(const char *s, int *field, uint64_t *mask)
 {
@@ -309,30 +327,15 @@ static int ref_format(const char *s, int *field, uint64_t *mask)
 	*mask = 0;
 	p = colon + 1;
 	for (;;) {
-		unsigned long lo = 0, hi;
-		int digits = 0;
+		unsigned long lo, hi;
 
-		while (*p >= '0' && *p <= '9' && lo <= 64) {
-			lo = lo * 10 + (unsigned long)(*p++ - '0');
-			digits++;
-		}
-		if (!digits)
+		if (!ref_bit(&p, &lo))
 			return -EINVAL;
-		while (*p >= '0' && *p <= '9')
-			p++; /* already too big */
 		hi = lo;
 		if (*p == '-') {
 			p++;
-			hi = 0;
-			digits = 0;
-			while (*p >= '0' && *p <= '9' && hi <= 64) {
-				hi = hi * 10 + (unsigned long)(*p++ - '0');
-				digits++;
-			}
-			if (!digits)
+			if (!ref_bit(&p, &hi))
 				return -EINVAL;
-			while (*p >= '0' && *p <= '9')
-				p++;
 		}
 		if (lo > hi || hi > 63)
 			return -EINVAL;

@@ -200,29 +200,19 @@ UTILS_HDRS := $(wildcard $(srcdir)/utils/*.h $(srcdir)/utils/*/*.h)
 WORKER_FLAGS := -DLOPE_OURS_LIBDIR='"$(GUEST_OURS)"' \
 	-DLOPE_STOCK_LIBDIR='"$(GUEST_STOCK)"'
 
-$(BIN)/papi_overhead: $(OVERHEAD_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
-		$(O)/papi/ours.built
+# worker_util NAME,SRCS[,FLAGS]: utility NAME from SRCS and utils/worker.c.
+define worker_util
+$(BIN)/$(1): $(2) $(WORKER_SRCS) $(UTILS_HDRS) $(O)/papi/ours.built
 	@mkdir -p $(BIN)
-	@echo "  XCC      guest/papi_overhead"
-	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(OVERHEAD_SRCS) \
-		$(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
-
-$(BIN)/papi_accuracy: $(ACCURACY_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
-		$(O)/papi/ours.built
-	@mkdir -p $(BIN)
-	@echo "  XCC      guest/papi_accuracy"
-	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(ACCURACY_SRCS) \
-		$(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) -ldl -lm
-
+	@echo "  XCC      guest/$(1)"
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(3) $(2) \
+		$(WORKER_SRCS) $(OURS_SO) -o $$@ $(XLDFLAGS) -ldl -lm
+endef
+$(eval $(call worker_util,papi_overhead,$(OVERHEAD_SRCS)))
+$(eval $(call worker_util,papi_accuracy,$(ACCURACY_SRCS)))
 # papi_icount: its counter method (the guest has no valgrind): under
 # icount, exact instructions, user and kernel.
-$(BIN)/papi_icount: $(ICOUNT_SRCS) $(WORKER_SRCS) $(UTILS_HDRS) \
-		$(O)/papi/ours.built
-	@mkdir -p $(BIN)
-	@echo "  XCC      guest/papi_icount"
-	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(ICOUNT_FLAGS) \
-		$(ICOUNT_SRCS) $(WORKER_SRCS) $(OURS_SO) -o $@ $(XLDFLAGS) \
-		-ldl -lm
+$(eval $(call worker_util,papi_icount,$(ICOUNT_SRCS),$(ICOUNT_FLAGS)))
 
 # papi_stat: against our libpapi.so (the host links it statically; here
 # the guest's LD_LIBRARY_PATH names ours).

@@ -8,23 +8,27 @@
 # uses); LOPE_TESTLIB_INTERPOSE is linked as an object only into the tests
 # with the attribute interpose (interpose.h says why).
 LOPE_TESTLIB_SRCS = \
+	attrs.c \
 	clock.c \
 	core_pmu.c \
 	papi_util.c \
 	proc.c \
 	report.c \
+	rows.c \
 	sw_counter.c \
 	tree.c \
 	worker.c
 LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
 LOPE_TESTLIB_HDRS = \
+	attrs.h \
 	clock.h \
 	core_pmu.h \
 	interpose.h \
 	papi_util.h \
 	proc.h \
 	report.h \
+	rows.h \
 	sw_counter.h \
 	tree.h \
 	worker.h
