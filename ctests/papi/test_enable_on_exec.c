@@ -29,6 +29,7 @@
 
 #include <papi.h>
 
+#include "proc.h"
 #include "report.h"
 
 #define ENV "LOPE_ENABLE_ON_EXEC"
@@ -194,19 +195,13 @@ static void case_self_ignores_env(void)
 int main(int argc, char **argv)
 {
 	char self[4096];
-	ssize_t n;
 
 	if (argc == 3 && strcmp(argv[1], "--busy") == 0) {
 		burn_ms(atoll(argv[2]));
 		return 0;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		lope_fail("setup", "readlink /proc/self/exe: %s",
-			  strerror(errno));
+	if (self_exe_or_fail(self, sizeof(self)))
 		return lope_done();
-	}
-	self[n] = '\0';
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
 		lope_fail("library_init", "PAPI_library_init failed");
 		return lope_done();

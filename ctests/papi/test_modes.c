@@ -486,17 +486,11 @@ static void test_fake_sysfs(const char *self)
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
-	ssize_t n;
 
 	if (argc > 2 && !strcmp(argv[1], CHILD_ARG))
 		return fake_child(argv[2]);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		lope_fail("setup", "readlink /proc/self/exe: %s",
-			  strerror(errno));
+	if (self_exe_or_fail(self, sizeof(self)))
 		return lope_done();
-	}
-	self[n] = '\0';
 	test_fake_sysfs(self);
 	papi_init_or_exit();
 	test_mode();

@@ -555,17 +555,11 @@ static void test_fd_leak(void)
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
-	ssize_t n;
 
 	if (argc > 1 && !strcmp(argv[1], "--fake-sysfs"))
 		return fake_child();
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		lope_fail("setup", "readlink /proc/self/exe: %s",
-			  strerror(errno));
+	if (self_exe_or_fail(self, sizeof(self)))
 		return lope_done();
-	}
-	self[n] = '\0';
 	/* Children that start PAPI themselves go first. */
 	test_eperm();
 	test_fake_sysfs(self);
