@@ -385,10 +385,17 @@ static int fake_child(void)
 
 static void test_fake_sysfs(void)
 {
+	static const struct tree_file files[] = {
+		{ "fakemsr/format/event", "config:0-63\n" },
+		{ "fakemsr/events/tsc", "event=0x00\n" },
+		{ "fakemsr/events/tsc.scale", "0.5\n" },
+		{ "fakemsr/events/tsc.unit", "halfticks\n" },
+		{ "fakemsr/events/smi", "event=0x04\n" },
+	};
 	char type[32],
 		*argv[] = { "test_frontend_caliper", "--fake-sysfs", NULL };
 	FILE *f = fopen(SYSFS "/msr/type", "re");
-	int err = 0, st;
+	int st;
 	pid_t pid;
 
 	if (!f || !fgets(type, sizeof(type), f)) {
@@ -402,13 +409,8 @@ static void test_fake_sysfs(void)
 		lope_fail("fake_sysfs", "mkdtemp failed");
 		return;
 	}
-	err |= tree_put(tree, "fakemsr/type", type);
-	err |= tree_put(tree, "fakemsr/format/event", "config:0-63\n");
-	err |= tree_put(tree, "fakemsr/events/tsc", "event=0x00\n");
-	err |= tree_put(tree, "fakemsr/events/tsc.scale", "0.5\n");
-	err |= tree_put(tree, "fakemsr/events/tsc.unit", "halfticks\n");
-	err |= tree_put(tree, "fakemsr/events/smi", "event=0x04\n");
-	if (err) {
+	if (tree_put(tree, "fakemsr/type", type) ||
+	    tree_put_all(tree, files, sizeof(files) / sizeof(files[0]))) {
 		lope_fail("fake_sysfs", "cannot write %s", tree);
 	} else {
 		fflush(stdout);

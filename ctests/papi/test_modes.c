@@ -324,20 +324,20 @@ static void test_listed_presets_add(void)
 /* Core PMUs, x86- and Arm-named, on the software PMU's type (1). */
 static int make_tree(void)
 {
-	int err = 0;
+	static const struct tree_file files[] = {
+		{ "cpu/type", "1\n" },
+		{ "cpu/format/event", "config:0-7\n" },
+		{ "cpu/format/umask", "config:8-15\n" },
+		{ "cpu/events/task-clock", "event=0x01\n" },
+		{ "armv8_pmuv3_0/type", "1\n" },
+		{ "armv8_pmuv3_0/cpus", "0\n" },
+		{ "armv8_pmuv3_0/format/event", "config:0-15\n" },
+		{ "armv8_pmuv3_0/events/page_faults", "event=0x0002\n" },
+	};
 
 	if (tree_make(tree, sizeof(tree), "modes"))
 		return -1;
-	err |= tree_put(tree, "cpu/type", "1\n");
-	err |= tree_put(tree, "cpu/format/event", "config:0-7\n");
-	err |= tree_put(tree, "cpu/format/umask", "config:8-15\n");
-	err |= tree_put(tree, "cpu/events/task-clock", "event=0x01\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/type", "1\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/cpus", "0\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/format/event", "config:0-15\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/events/page_faults",
-			"event=0x0002\n");
-	return err;
+	return tree_put_all(tree, files, sizeof(files) / sizeof(files[0]));
 }
 
 /* Case @label: count @name over some work: 'c'pu time in ns, or 'p'age

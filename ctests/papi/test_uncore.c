@@ -192,28 +192,27 @@ static void test_eperm(void)
 /* The real msr and software PMU types under made-up names. */
 static int make_fake_tree(int msr_type)
 {
+	static const struct tree_file files[] = {
+		{ "fakeenergy/format/event", "config:0-63\n" },
+		{ "fakeenergy/events/joules", "event=0x00\n" },
+		{ "fakeenergy/events/joules.scale", "0.5\n" },
+		{ "fakeenergy/events/joules.unit", "Joules\n" },
+		{ "fakeenergy/events/ticks", "event=0x00\n" },
+		{ "fakeenergy/events/ticks.unit", "ticks\n" },
+		{ "fakeenergy/events/broken", "event=0x00,nosuch=1\n" },
+		{ "fakesw/type", "1\n" },
+		{ "fakesw/cpumask", "0\n" },
+		{ "fakesw/format/event", "config:0-63\n" },
+		{ "fakesw/events/clock", "event=0x0\n" }, /* cpu-clock */
+		{ "fakesw/events/clock.unit", "ns\n" },
+	};
 	char type[32];
-	int err = 0;
 
-	if (tree_make(tree, sizeof(tree), "uncore"))
-		return -1;
 	snprintf(type, sizeof(type), "%d\n", msr_type);
-	err |= tree_put(tree, "fakeenergy/type", type);
-	err |= tree_put(tree, "fakeenergy/format/event", "config:0-63\n");
-	err |= tree_put(tree, "fakeenergy/events/joules", "event=0x00\n");
-	err |= tree_put(tree, "fakeenergy/events/joules.scale", "0.5\n");
-	err |= tree_put(tree, "fakeenergy/events/joules.unit", "Joules\n");
-	err |= tree_put(tree, "fakeenergy/events/ticks", "event=0x00\n");
-	err |= tree_put(tree, "fakeenergy/events/ticks.unit", "ticks\n");
-	err |= tree_put(tree, "fakeenergy/events/broken",
-			"event=0x00,nosuch=1\n");
-	err |= tree_put(tree, "fakesw/type", "1\n");
-	err |= tree_put(tree, "fakesw/cpumask", "0\n");
-	err |= tree_put(tree, "fakesw/format/event", "config:0-63\n");
-	err |= tree_put(tree, "fakesw/events/clock",
-			"event=0x0\n"); /* cpu-clock */
-	err |= tree_put(tree, "fakesw/events/clock.unit", "ns\n");
-	return err;
+	if (tree_make(tree, sizeof(tree), "uncore") ||
+	    tree_put(tree, "fakeenergy/type", type))
+		return -1;
+	return tree_put_all(tree, files, sizeof(files) / sizeof(files[0]));
 }
 
 static int event_info(const char *name, PAPI_event_info_t *info)
