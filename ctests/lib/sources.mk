@@ -15,6 +15,7 @@ LOPE_TESTLIB_SRCS = \
 	report.c \
 	sw_counter.c \
 	tree.c \
+	witness.c \
 	worker.c
 LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
@@ -27,4 +28,5 @@ LOPE_TESTLIB_HDRS = \
 	report.h \
 	sw_counter.h \
 	tree.h \
+	witness.h \
 	worker.h
