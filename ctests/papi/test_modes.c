@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "papi_util.h"
+#include "sw_counter.h"
 #include "tree.h"
 
 #define CHILD_ARG "--fake-sysfs"
@@ -140,26 +141,6 @@ static void test_task_clock(void)
 		   own);
 }
 
-/* Does the kernel open this generic event for us, user mode only? */
-static int kernel_opens(const struct generic *g)
-{
-	struct perf_event_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = g->type;
-	a.config = g->config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 /* The preset and its generic event in one set count as one counter. */
 static void count_both(const struct generic *g, int preset)
 {
@@ -198,7 +179,7 @@ static void test_generic_presets(void)
 		const struct generic *g = &generic[i];
 		PAPI_event_info_t info;
 		char name[160];
-		int code, listed, opens = kernel_opens(g);
+		int code, listed, opens = perf_opens(g->type, g->config, 1);
 
 		listed = PAPI_event_name_to_code(g->preset, &code) == PAPI_OK &&
 			 PAPI_query_event(code) == PAPI_OK;
