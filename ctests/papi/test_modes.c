@@ -43,42 +43,36 @@
 
 #define CHILD_ARG "--fake-sysfs"
 
-/* The generic presets, as lope_presets.csv defines them. */
+/*
+ * The generic presets, as lope_presets.csv defines them: a hardware event
+ * HW(PERF_COUNT_HW_*) or a cache one HWC(PERF_COUNT_HW_CACHE_*, op, result).
+ */
 static const struct generic {
 	const char *preset, *native;
 	uint32_t type;
 	uint64_t config;
 } generic[] = {
-#define HWC(c, op, r)                                                   \
-	(PERF_COUNT_HW_CACHE_##c | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
-	 (PERF_COUNT_HW_CACHE_RESULT_##r << 16))
-	{ "PAPI_TOT_INS", "perf::INSTRUCTIONS", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_INSTRUCTIONS },
-	{ "PAPI_TOT_CYC", "perf::CYCLES", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CPU_CYCLES },
-	{ "PAPI_REF_CYC", "perf::REF-CYCLES", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "PAPI_BR_INS", "perf::BRANCH-INSTRUCTIONS", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "PAPI_BR_MSP", "perf::BRANCH-MISSES", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_MISSES },
-	{ "PAPI_L1_DCR", "perf::L1-DCACHE-LOADS", PERF_TYPE_HW_CACHE,
-	  HWC(L1D, READ, ACCESS) },
-	{ "PAPI_L1_DCW", "perf::L1-DCACHE-STORES", PERF_TYPE_HW_CACHE,
-	  HWC(L1D, WRITE, ACCESS) },
-	{ "PAPI_L1_LDM", "perf::L1-DCACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
-	  HWC(L1D, READ, MISS) },
-	{ "PAPI_L1_STM", "perf::L1-DCACHE-STORE-MISSES", PERF_TYPE_HW_CACHE,
+#define HW(c) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c
+#define HWC(c, op, r)                                             \
+	PERF_TYPE_HW_CACHE, (PERF_COUNT_HW_CACHE_##c |            \
+			     (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+			     (PERF_COUNT_HW_CACHE_RESULT_##r << 16))
+	{ "PAPI_TOT_INS", "perf::INSTRUCTIONS", HW(INSTRUCTIONS) },
+	{ "PAPI_TOT_CYC", "perf::CYCLES", HW(CPU_CYCLES) },
+	{ "PAPI_REF_CYC", "perf::REF-CYCLES", HW(REF_CPU_CYCLES) },
+	{ "PAPI_BR_INS", "perf::BRANCH-INSTRUCTIONS", HW(BRANCH_INSTRUCTIONS) },
+	{ "PAPI_BR_MSP", "perf::BRANCH-MISSES", HW(BRANCH_MISSES) },
+	{ "PAPI_L1_DCR", "perf::L1-DCACHE-LOADS", HWC(L1D, READ, ACCESS) },
+	{ "PAPI_L1_DCW", "perf::L1-DCACHE-STORES", HWC(L1D, WRITE, ACCESS) },
+	{ "PAPI_L1_LDM", "perf::L1-DCACHE-LOAD-MISSES", HWC(L1D, READ, MISS) },
+	{ "PAPI_L1_STM", "perf::L1-DCACHE-STORE-MISSES",
 	  HWC(L1D, WRITE, MISS) },
-	{ "PAPI_L1_ICR", "perf::L1-ICACHE-LOADS", PERF_TYPE_HW_CACHE,
-	  HWC(L1I, READ, ACCESS) },
-	{ "PAPI_L1_ICA", "perf::L1-ICACHE-LOADS", PERF_TYPE_HW_CACHE,
-	  HWC(L1I, READ, ACCESS) },
-	{ "PAPI_L1_ICM", "perf::L1-ICACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
-	  HWC(L1I, READ, MISS) },
-	{ "PAPI_TLB_IM", "perf::ITLB-LOAD-MISSES", PERF_TYPE_HW_CACHE,
-	  HWC(ITLB, READ, MISS) },
+	{ "PAPI_L1_ICR", "perf::L1-ICACHE-LOADS", HWC(L1I, READ, ACCESS) },
+	{ "PAPI_L1_ICA", "perf::L1-ICACHE-LOADS", HWC(L1I, READ, ACCESS) },
+	{ "PAPI_L1_ICM", "perf::L1-ICACHE-LOAD-MISSES", HWC(L1I, READ, MISS) },
+	{ "PAPI_TLB_IM", "perf::ITLB-LOAD-MISSES", HWC(ITLB, READ, MISS) },
 #undef HWC
+#undef HW
 };
 
 static char tree[PATH_MAX];
