@@ -135,26 +135,33 @@ static void test_task_clock(void)
 		   own);
 }
 
-/* The preset and its generic event in one set count as one counter. */
-static void count_both(const struct generic *g, int preset)
+/*
+ * @a and @b (named events or presets) in one set over @ns of work: their
+ * values in @v; PAPI_OK or the first error.
+ */
+static int count_two(const char *a, const char *b, long long ns, long long v[2])
 {
-	char name[160];
-	long long v[2] = { 0, 0 };
-	int set = PAPI_NULL, rc;
+	const char *const names[] = { a, b };
+	int set, rc = make_named_set(&set, names, 2);
 
-	lope_name(name, sizeof(name), "%s counts as %s in one set", g->preset,
-		  g->native);
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_event(set, preset);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, g->native);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	busy_ns(5 * MS);
+	busy_ns(ns);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	drop_set(&set);
+	return rc;
+}
+
+/* The preset and its generic event in one set count as one counter. */
+static void count_both(const struct generic *g)
+{
+	char name[160];
+	long long v[2] = { 0, 0 };
+	int rc = count_two(g->preset, g->native, 5 * MS, v);
+
+	lope_name(name, sizeof(name), "%s counts as %s in one set", g->preset,
+		  g->native);
 	lope_check(rc == PAPI_OK && v[0] == v[1], name, "rc %s: %lld and %lld",
 		   papi_err(rc), v[0], v[1]);
 }
@@ -191,7 +198,7 @@ static void test_generic_presets(void)
 				   !strcmp(info.name[0], g->native),
 			   name, "%u terms, first '%s'", info.count,
 			   info.count ? info.name[0] : "");
-		count_both(g, code);
+		count_both(g);
 	}
 }
 
@@ -204,19 +211,8 @@ static void test_generic_presets(void)
 static void same_count(const char *name, const char *a, const char *b)
 {
 	long long v[2] = { 0, 0 };
-	int set = PAPI_NULL, rc;
+	int rc = count_two(a, b, 2 * MS, v);
 
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, a);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, b);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	busy_ns(2 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	drop_set(&set);
 	lope_check(rc == PAPI_OK && v[0] > 0 && v[1] >= v[0] &&
 			   v[1] - v[0] < 1000,
 		   name, "rc %s: %s %lld, %s %lld", papi_err(rc), a, v[0], b,
