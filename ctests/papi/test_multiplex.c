@@ -106,18 +106,24 @@ static void test_cmpinfo(void)
 }
 
 /*
- * The load every value check measures: spin for @ns, then touch NPAGES
- * fresh pages (*rc = PAPI_ESYS when they cannot be mapped).  Returns the
- * thread's CPU time over both.
+ * The load every value check measures: start @set, spin for @ns, touch
+ * NPAGES fresh pages, then read the set into @v (stop it, when @stop).
+ * *@own: the thread's CPU time over the load.  PAPI_OK or the first
+ * error (PAPI_ESYS when the pages cannot be mapped).
  */
-static long long load(long long ns, int *rc)
+static int load(int set, long long ns, int stop, long long *v, long long *own)
 {
-	long long t0 = thread_ns();
+	long long t0;
+	int rc = PAPI_start(set);
 
+	t0 = thread_ns();
 	busy_ns(ns);
 	if (touch_pages(NPAGES) < 0)
-		*rc = PAPI_ESYS;
-	return thread_ns() - t0;
+		rc = PAPI_ESYS;
+	*own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = stop ? PAPI_stop(set, v) : PAPI_read(set, v);
+	return rc;
 }
 
 static void test_small(void)
@@ -138,10 +144,7 @@ static void test_small(void)
 	lope_check(rc == PAPI_EINVAL, "set_multiplex_twice_einval",
 		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
 
-	rc = PAPI_start(set);
-	own = load(30 * MS, &rc);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
+	rc = load(set, 30 * MS, 0, v, &own);
 	bad = bad_value(v, NSMALL, own, NPAGES);
 	lope_check(rc == PAPI_OK && bad < 0, "mpx_values_sane",
 		   "rc=%s first bad: %s; task-clock %lld cpu-clock %lld ns "
@@ -222,7 +225,7 @@ static void test_small(void)
 static void test_convert(void)
 {
 	const char *n[NSMALL];
-	long long v[NSMALL] = { 0 }, own;
+	long long v[NSMALL] = { 0 }, own = 0;
 	int set = PAPI_NULL, rc, i, bad;
 
 	for (i = 0; i < NSMALL; i++)
@@ -233,10 +236,7 @@ static void test_convert(void)
 	lope_check(rc == PAPI_OK && PAPI_get_multiplex(set) == 1,
 		   "set_multiplex_after_add", "rc=%s", papi_err(rc));
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	own = load(20 * MS, &rc);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
+		rc = load(set, 20 * MS, 1, v, &own);
 	bad = bad_value(v, NSMALL, own, NPAGES);
 	lope_check(rc == PAPI_OK && bad < 0, "converted_set_values_sane",
 		   "rc=%s first bad: %s (task-clock %lld, own %lld)",
@@ -262,10 +262,7 @@ static void test_twenty(void)
 		return;
 	}
 	memset(v, 0xff, sizeof(v)); /* -1 everywhere: must be overwritten */
-	rc = PAPI_start(set);
-	own = load(30 * MS, &rc);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
+	rc = load(set, 30 * MS, 0, v, &own);
 	bad = bad_value(v, NALL, own, NPAGES);
 	lope_check(rc == PAPI_OK && bad < 0, "mpx20_values_sane",
 		   "rc=%s first bad: %s = %lld (own %lld ns, %d pages)",
