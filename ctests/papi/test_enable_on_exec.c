@@ -117,16 +117,28 @@ static void measure(const char *exec_path, int env, struct result *r)
 	PAPI_destroy_eventset(&es);
 }
 
+/*
+ * measure() with the case @setup: the set attached, started and stopped.
+ * 1 when it was, and the counts as information.
+ */
+static int measured(const char *setup, const char *exec_path, int env,
+		    struct result *r)
+{
+	measure(exec_path, env, r);
+	if (!lope_check(r->ret == PAPI_OK, setup, "%s", PAPI_strerror(r->ret)))
+		return 0;
+	lope_info("%s %s%s, exec %s: read before exec %lld ns, total %lld ns",
+		  env ? "with" : "without", ENV, env ? "=1" : "", exec_path,
+		  r->read, r->stop);
+	return 1;
+}
+
 static void case_counts_from_exec(const char *self)
 {
 	struct result r;
 
-	measure(self, 1, &r);
-	if (!lope_check(r.ret == PAPI_OK, "env_setup", "%s",
-			PAPI_strerror(r.ret)))
+	if (!measured("env_setup", self, 1, &r))
 		return;
-	lope_info("with %s=1: read before exec %lld ns, total %lld ns", ENV,
-		  r.read, r.stop);
 	lope_check(r.read == 0, "env_start_does_not_count_before_exec",
 		   "read %lld ns while the target burnt CPU before its exec",
 		   r.read);
@@ -143,12 +155,8 @@ static void case_without_env(const char *self)
 {
 	struct result r;
 
-	measure(self, 0, &r);
-	if (!lope_check(r.ret == PAPI_OK, "noenv_setup", "%s",
-			PAPI_strerror(r.ret)))
+	if (!measured("noenv_setup", self, 0, &r))
 		return;
-	lope_info("without %s: read before exec %lld ns, total %lld ns", ENV,
-		  r.read, r.stop);
 	lope_check(r.stop >= (PRE_MS + POST_MS) * MS * 3 / 4,
 		   "noenv_counts_from_start",
 		   "task-clock %lld ns: expected about %d ms", r.stop,
@@ -159,9 +167,7 @@ static void case_failed_exec(void)
 {
 	struct result r;
 
-	measure("/nonexistent/lope-test", 1, &r);
-	if (!lope_check(r.ret == PAPI_OK, "failed_exec_setup", "%s",
-			PAPI_strerror(r.ret)))
+	if (!measured("failed_exec_setup", "/nonexistent/lope-test", 1, &r))
 		return;
 	lope_check(r.stop == 0, "failed_exec_counts_nothing",
 		   "task-clock %lld ns: a failed exec must not enable", r.stop);
