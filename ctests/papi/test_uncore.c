@@ -246,21 +246,37 @@ static void fake_types(void)
 		   info.units);
 }
 
+/*
+ * @a and @b in one uncore set across a sleep of @ms: their values in @v,
+ * the wall time slept in *@ns.  PAPI_OK or the first error.
+ */
+static int count_across_sleep(const char *a, const char *b, long ms,
+			      long long v[2], uint64_t *ns)
+{
+	uint64_t t0;
+	int set, rc = uncore_set(&set, a, -1);
+
+	if (rc == PAPI_OK)
+		rc = PAPI_add_named_event(set, b);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = now_ns();
+	sleep_ms(ms);
+	*ns = now_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	drop_set(&set);
+	return rc;
+}
+
 static void fake_scaled_value(void)
 {
 	long long v[2];
+	uint64_t ns;
 	double j;
-	int set, rc;
+	int rc = count_across_sleep("fakeenergy::joules", "fakeenergy::ticks",
+				    50, v, &ns);
 
-	rc = uncore_set(&set, "fakeenergy::joules", -1);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, "fakeenergy::ticks");
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	sleep_ms(50);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	drop_set(&set);
 	if (rc != PAPI_OK) {
 		lope_fail("fake_scaled_value_is_raw_times_scale", "%s",
 			  PAPI_strerror(rc));
@@ -293,30 +309,20 @@ static void fake_broken(void)
 static void fake_mixed(void)
 {
 	long long v[2];
-	uint64_t t0, t1;
+	uint64_t ns;
 	double ratio;
-	int set, rc;
+	int rc = count_across_sleep("fakeenergy::ticks", "fakesw::clock", 100,
+				    v, &ns);
 
-	rc = uncore_set(&set, "fakeenergy::ticks", -1);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, "fakesw::clock");
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	t0 = now_ns();
-	sleep_ms(100);
-	t1 = now_ns();
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	drop_set(&set);
 	if (rc != PAPI_OK) {
 		lope_fail("fake_two_pmus_in_one_set", "%s", PAPI_strerror(rc));
 		return;
 	}
-	ratio = (double)v[1] / (double)(t1 - t0);
+	ratio = (double)v[1] / (double)ns;
 	lope_check(v[0] > 0 && ratio > 0.8 && ratio < 1.2,
 		   "fake_two_pmus_in_one_set",
 		   "ticks %lld, cpu-clock of cpu 0 %lld ns over %llu ns", v[0],
-		   v[1], (unsigned long long)(t1 - t0));
+		   v[1], (unsigned long long)ns);
 }
 
 static int fake_child(void)
