@@ -349,11 +349,8 @@ int main(void)
 	sio.sa_handler = on_sigio;
 	sigaction(SIGIO, &sio, &old_sio);
 	pthread_barrier_init(&barrier, NULL, NTHREADS + 1);
-	for (t = 0; t < NTHREADS; t++)
-		if (pthread_create(&th[t], NULL, thread_main, &seen[t]) != 0) {
-			lope_fail("threads", "pthread_create failed");
-			return lope_done();
-		}
+	start_threads_or_exit("threads", th, NTHREADS, thread_main, seen,
+			      sizeof(seen[0]));
 
 	pthread_barrier_wait(&barrier); /* every set started */
 	installed = sigaction(ci->hardware_intr_sig, NULL, &papi_sa) == 0 &&

@@ -282,11 +282,9 @@ int main(void)
 	if (!lope_check(rc == PAPI_OK, "event_names_resolve", "%s",
 			papi_err(rc)))
 		return lope_done();
-	for (t = 1; t < NLOC; t++)
-		if (pthread_create(&th[t], NULL, location_main, &loc[t]) != 0) {
-			lope_fail("threads", "pthread_create failed");
-			return lope_done();
-		}
+	/* location 0 is this thread */
+	start_threads_or_exit("threads", th + 1, NLOC - 1, location_main,
+			      loc + 1, sizeof(loc[0]));
 	location_main(&loc[0]);
 	for (t = 1; t < NLOC; t++)
 		pthread_join(th[t], NULL);

@@ -264,11 +264,8 @@ int main(void)
 
 	pthread_barrier_init(&barrier, NULL, NTHREADS);
 	(void)tau_thread_id(); /* the main thread is TAU's thread 0 */
-	for (t = 1; t < NTHREADS; t++)
-		if (pthread_create(&th[t], NULL, thread_main, &res[t]) != 0) {
-			lope_fail("threads", "pthread_create failed");
-			return lope_done();
-		}
+	start_threads_or_exit("threads", th + 1, NTHREADS - 1, thread_main,
+			      res + 1, sizeof(res[0]));
 	measure(&res[0]);
 	for (t = 1; t < NTHREADS; t++)
 		pthread_join(th[t], NULL);

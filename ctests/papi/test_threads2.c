@@ -228,7 +228,8 @@ int main(void)
 	memset(res, 0, sizeof(res));
 	for (i = 0; i < NTHREADS; i++)
 		res[i].idx = i;
-	start_threads_or_exit(th, NTHREADS, worker, res, sizeof(res[0]));
+	start_threads_or_exit("pthread_create", th, NTHREADS, worker, res,
+			      sizeof(res[0]));
 	pthread_barrier_wait(&all_sets_exist);
 	if (res[0].rc_set == PAPI_OK)
 		cross_read(th[0]);
