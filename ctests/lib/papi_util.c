@@ -64,6 +64,14 @@ void papi_init_quiet_or_exit(void)
 	init_or_exit();
 }
 
+void thread_init_or_exit(const char *name, unsigned long (*id)(void))
+{
+	int rc = PAPI_thread_init(id);
+
+	if (!lope_check(rc == PAPI_OK, name, "%s", papi_err(rc)))
+		lope_exit();
+}
+
 int papi_run_tests(void (*const *tests)(void), size_t n)
 {
 	size_t i;

@@ -61,6 +61,12 @@ void papi_init_or_exit(void);
 void papi_init_quiet_or_exit(void);
 
 /*
+ * PAPI_thread_init(@id) as the case @name (@id: pthread_self, or a tool's
+ * own thread ids); leaves the program when it fails.
+ */
+void thread_init_or_exit(const char *name, unsigned long (*id)(void));
+
+/*
  * The usual main of a PAPI test: PAPI initialised (the case library_init),
  * @tests run in order, the case no_fd_leak_over_whole_run (as many
  * descriptors as after the init), PAPI shut down.  Returns lope_done().

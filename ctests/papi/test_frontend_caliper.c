@@ -430,14 +430,12 @@ static void test_fake_sysfs(void)
 int main(int argc, char **argv)
 {
 	struct sweep s;
-	int fds, maps, rc;
+	int fds, maps;
 
 	if (argc > 1 && !strcmp(argv[1], "--fake-sysfs"))
 		return fake_child();
 	papi_init_or_exit();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "papi_thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("papi_thread_init", pthread_self);
 	fds = fd_count();
 	maps = perf_maps_count();
 	tc = code_of("perf::TASK-CLOCK");

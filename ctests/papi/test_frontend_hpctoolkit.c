@@ -323,9 +323,7 @@ int main(void)
 	int fds, maps, rc, code, cidx, t, installed;
 
 	papi_init_or_exit();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("thread_init", pthread_self);
 	fds = fd_count();
 	maps = perf_maps_count();
 

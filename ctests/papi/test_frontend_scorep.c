@@ -274,9 +274,7 @@ int main(void)
 	papi_init_or_exit();
 	fds = fd_count();
 	maps = perf_maps_count();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "papi_thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("papi_thread_init", pthread_self);
 	for (t = 0, rc = PAPI_OK; rc == PAPI_OK && t < NEV; t++)
 		rc = PAPI_event_name_to_code(names[t], &codes[t]);
 	if (!lope_check(rc == PAPI_OK, "event_names_resolve", "%s",

@@ -240,10 +240,7 @@ int main(void)
 	papi_init_or_exit();
 	fds = fd_count();
 	maps = perf_maps_count();
-	rc = PAPI_thread_init(tau_thread_id);
-	if (!lope_check(rc == PAPI_OK, "papi_thread_init_taus_ids", "%s",
-			papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("papi_thread_init_taus_ids", tau_thread_id);
 	ci = PAPI_get_component_info(0);
 	if (!lope_check(ci != NULL, "component_0_info", "NULL"))
 		return lope_done();

@@ -620,12 +620,10 @@ static void test_threads(void)
 
 int main(void)
 {
-	int fds, maps, rc;
+	int fds, maps;
 
 	papi_init_or_exit();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("thread_init", pthread_self);
 	calibrate();
 	fds = fd_count();
 	maps = perf_maps_count();
