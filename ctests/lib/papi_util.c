@@ -141,6 +141,17 @@ int count_worker_spin(int set, int rc, struct worker *w, long long ns,
 	return rc;
 }
 
+int start_read_stop(int set, int rc, long long *v)
+{
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	return rc;
+}
+
 void expect_rc(const char *name, int got, int want, int fd_before)
 {
 	int fd_after = fd_count();

@@ -94,6 +94,12 @@ int count_worker_spin(int set, int rc, struct worker *w, long long ns,
 		      long long *v, long long *spun);
 
 /*
+ * When @rc (what came before) is PAPI_OK: start @set, read it into @v,
+ * stop it into @v (every path of a set once).  The PAPI result, or @rc.
+ */
+int start_read_stop(int set, int rc, long long *v);
+
+/*
  * The case @name: the PAPI call returned @want and the process has
  * @fd_before descriptors still (a refused call leaks none).
  */
