@@ -115,6 +115,15 @@ int make_named_set(int *set, const char *const *names, int n)
 	return rc;
 }
 
+int make_empty_set(int *set)
+{
+	int rc;
+
+	*set = PAPI_NULL;
+	rc = PAPI_create_eventset(set);
+	return rc == PAPI_OK ? PAPI_assign_eventset_component(*set, 0) : rc;
+}
+
 void drop_set(int *set)
 {
 	long long v[256]; /* more than any set of ours holds */

@@ -82,6 +82,12 @@ int code_of(const char *name);
 /* A new event set with @n named events; PAPI_OK or the first error. */
 int make_named_set(int *set, const char *const *names, int n);
 
+/*
+ * A new set without events on component 0 (perf_event), for the options
+ * that need a component before any event; PAPI_OK or the first error.
+ */
+int make_empty_set(int *set);
+
 /* Stop (if running), clean up and destroy; tolerant of a NULL set. */
 void drop_set(int *set);
 

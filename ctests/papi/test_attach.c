@@ -34,10 +34,7 @@ static int attached_set(int *set, pid_t pid, const char *const *names, int n)
 {
 	int rc, i;
 
-	*set = PAPI_NULL;
-	rc = PAPI_create_eventset(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(*set, 0);
+	rc = make_empty_set(set);
 	if (rc == PAPI_OK)
 		rc = PAPI_attach(*set, (unsigned long)pid);
 	for (i = 0; rc == PAPI_OK && i < n; i++)

@@ -221,9 +221,7 @@ static void test_cpu_attach_before_add(void)
 	struct work wk;
 	int set = PAPI_NULL, rc, i;
 
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_domain(set, PAPI_DOM_ALL);
 	if (rc == PAPI_OK)

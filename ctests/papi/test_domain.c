@@ -284,7 +284,7 @@ static void test_semantics(void)
 static void test_default_domain(void)
 {
 	struct deltas d;
-	int set = PAPI_NULL, rc;
+	int set = PAPI_NULL, rc, i;
 
 	rc = PAPI_set_domain(PAPI_DOM_KERNEL);
 	lope_check(rc == PAPI_OK, "set_domain_kernel", "rc=%s", papi_err(rc));
@@ -305,17 +305,11 @@ static void test_default_domain(void)
 	(void)PAPI_set_domain(PAPI_DOM_USER);
 
 	/* Domain set on an empty set, checked when events come. */
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_domain(set, PAPI_DOM_KERNEL);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, names[TC]);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, names[PF]);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, names[CS]);
+	for (i = 0; rc == PAPI_OK && i < NEV; i++)
+		rc = PAPI_add_named_event(set, names[i]);
 	lope_check(rc == PAPI_OK, "set_opt_domain_before_add", "rc=%s",
 		   papi_err(rc));
 	memset(&d, 0, sizeof(d));

@@ -347,9 +347,7 @@ static void test_child_forked_before(void)
 		lope_fail("inherit_excludes_child_forked_before", "fork");
 		return;
 	}
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_inherit(set, 1);
 	for (i = 0; rc == PAPI_OK && i < NEV; i++)

@@ -59,10 +59,7 @@ static int mpx_set(int *set, int n)
 {
 	int rc, i;
 
-	*set = PAPI_NULL;
-	rc = PAPI_create_eventset(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(*set, 0);
+	rc = make_empty_set(set);
 	if (rc == PAPI_OK)
 		rc = PAPI_set_multiplex(*set);
 	for (i = 0; rc == PAPI_OK && i < n; i++)
@@ -316,9 +313,7 @@ static void test_force_sw(void)
 			  "each event with PAPI_TOT_CYC)");
 		return;
 	}
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK) {
 		memset(&opt, 0, sizeof(opt));
 		opt.multiplex.eventset = set;
@@ -387,9 +382,7 @@ static void test_hw(void)
 			 sysfs[i]);
 	/* more than the counters the component reports, at least 8 */
 	counters = ci && ci->num_cntrs > 7 ? ci->num_cntrs : 7;
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_set_multiplex(set);
 	for (i = 0; rc == PAPI_OK && i < n; i++)
