@@ -124,6 +124,37 @@ int make_empty_set(int *set)
 	return rc == PAPI_OK ? PAPI_assign_eventset_component(*set, 0) : rc;
 }
 
+int register_with_set(int *set, const int *codes, int n, const char **call)
+{
+	int i, rc;
+
+	*set = PAPI_NULL;
+	*call = "PAPI_register_thread";
+	rc = PAPI_register_thread();
+	if (rc == PAPI_OK) {
+		*call = "PAPI_create_eventset";
+		rc = PAPI_create_eventset(set);
+	}
+	for (i = 0; rc == PAPI_OK && i < n; i++) {
+		*call = "PAPI_add_event";
+		rc = PAPI_add_event(*set, codes[i]);
+	}
+	return rc;
+}
+
+int read_went_down(int set, long long *v, long long *last, int n)
+{
+	int i, down = 0;
+
+	if (PAPI_read(set, v) != PAPI_OK)
+		return -1;
+	for (i = 0; i < n; i++) {
+		down += v[i] < last[i];
+		last[i] = v[i];
+	}
+	return down;
+}
+
 void drop_set(int *set)
 {
 	long long v[256]; /* more than any set of ours holds */

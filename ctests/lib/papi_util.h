@@ -88,6 +88,20 @@ int make_named_set(int *set, const char *const *names, int n);
  */
 int make_empty_set(int *set);
 
+/*
+ * What a tool's thread does first: PAPI_register_thread, then a new set
+ * of the @n events @codes.  PAPI_OK, or the first error and in *@call the
+ * name of the call that failed.
+ */
+int register_with_set(int *set, const int *codes, int n, const char **call);
+
+/*
+ * A tool's read of @set's @n values into @v, each held against @last
+ * (then replaced by it): how many went down since, or -1 when the read
+ * failed.
+ */
+int read_went_down(int set, long long *v, long long *last, int n);
+
 /* Stop (if running), clean up and destroy; tolerant of a NULL set. */
 void drop_set(int *set);
 

@@ -90,18 +90,14 @@ static void metrics(struct location *l)
 {
 	struct phase *p = l->cur;
 	long long v[NEV];
-	int e;
+	int down;
 
 	p->reads++;
-	if (PAPI_read(l->set, v) != PAPI_OK) {
+	down = read_went_down(l->set, v, p->last, NEV);
+	if (down < 0)
 		p->read_errors++;
-		return;
-	}
-	for (e = 0; e < NEV; e++) {
-		if (v[e] < p->last[e])
-			p->went_down++;
-		p->last[e] = v[e];
-	}
+	else
+		p->went_down += down;
 }
 
 static void region(struct location *l, int depth)
@@ -153,22 +149,14 @@ static void overflow(struct location *l, int threshold, const char *what)
 static void *location_main(void *arg)
 {
 	struct location *l = arg;
-	int e, rc;
+	const char *call;
+	int rc;
 
 	me = l;
 	l->tid = (pid_t)syscall(SYS_gettid);
-	l->set = PAPI_NULL;
-	rc = PAPI_register_thread();
+	rc = register_with_set(&l->set, codes, NEV, &call);
 	if (rc != PAPI_OK)
-		fail_at(l, "PAPI_register_thread", rc);
-	rc = PAPI_create_eventset(&l->set);
-	if (rc != PAPI_OK)
-		fail_at(l, "PAPI_create_eventset", rc);
-	for (e = 0; e < NEV; e++) {
-		rc = PAPI_add_event(l->set, codes[e]);
-		if (rc != PAPI_OK)
-			fail_at(l, "PAPI_add_event", rc);
-	}
+		fail_at(l, call, rc);
 	l->fc = sw_counter_open(PERF_COUNT_SW_TASK_CLOCK, 1);
 	l->ff = sw_counter_open(PERF_COUNT_SW_PAGE_FAULTS, 1);
 	if (l->fc < 0 || l->ff < 0)
