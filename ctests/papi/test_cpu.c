@@ -169,7 +169,6 @@ static void test_cpu_attach(void)
 	long long v[NEV] = { 0 };
 	struct work wk;
 	int set = PAPI_NULL, rc, fds = fd_count();
-	unsigned long nreads;
 
 	rc = make_cpu_set(&set);
 	if (rc == PAPI_OK)
@@ -194,14 +193,8 @@ static void test_cpu_attach(void)
 
 	/* cpu-wide events are read with read(2), one per kernel group. */
 	rc = PAPI_start(set);
-	nreads = lope_calls(LOPE_CALL_READ);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	nreads = lope_calls(LOPE_CALL_READ) - nreads;
-	lope_check(rc == PAPI_OK && nreads >= 1,
-		   "cpu_attach_read_uses_read_syscall",
-		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
-		   nreads);
+	rc = papi_read_makes_reads("cpu_attach_read_uses_read_syscall", set, rc,
+				   v, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 

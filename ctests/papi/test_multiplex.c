@@ -127,7 +127,6 @@ static void test_small(void)
 {
 	long long v[NSMALL] = { 0 }, prev[NSMALL] = { 0 }, t0, own, sum = 0;
 	int set = PAPI_NULL, rc, bad, i, j, mono = 1;
-	unsigned long nreads;
 
 	rc = mpx_set(&set, NSMALL);
 	if (!lope_check(rc == PAPI_OK, "set_multiplex_then_add", "rc=%s",
@@ -183,14 +182,8 @@ static void test_small(void)
 		   "rc=%s; 200 reads, monotonic %d", papi_err(rc), mono);
 
 	/* One kernel group per event: one read(2) per event. */
-	nreads = lope_calls(LOPE_CALL_READ);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	nreads = lope_calls(LOPE_CALL_READ) - nreads;
-	lope_check(rc == PAPI_OK && nreads >= NSMALL,
-		   "mpx_read_reads_each_event",
-		   "rc=%s, %lu read(2) calls for %d events", papi_err(rc),
-		   nreads, NSMALL);
+	rc = papi_read_makes_reads("mpx_read_reads_each_event", set, rc, v,
+				   NSMALL);
 
 	/* Accum: the sum of accums covers the whole span. */
 	if (rc == PAPI_OK)
