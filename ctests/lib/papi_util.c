@@ -169,6 +169,14 @@ void drop_set(int *set)
 	*set = PAPI_NULL;
 }
 
+int set_ok_or_drop(const char *name, int rc, int *set)
+{
+	if (lope_check(rc == PAPI_OK, name, "rc=%s", papi_err(rc)))
+		return 1;
+	drop_set(set);
+	return 0;
+}
+
 int count_worker_spin(int set, int rc, struct worker *w, long long ns,
 		      long long *v, long long *spun)
 {

@@ -106,6 +106,12 @@ int read_went_down(int set, long long *v, long long *last, int n);
 void drop_set(int *set);
 
 /*
+ * The case @name: @rc (what making @set returned) is PAPI_OK.  When it is
+ * not, @set is dropped and 0 returned: the caller goes no further.
+ */
+int set_ok_or_drop(const char *name, int rc, int *set);
+
+/*
  * When @rc (what came before) is PAPI_OK: start @set, have the worker @w
  * spin @ns of its own CPU time (*spun: the time it measured), stop into
  * @v.  The PAPI result, or @rc.

@@ -173,11 +173,8 @@ static void test_cpu_attach(void)
 	rc = make_cpu_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_cpu_attach(set, 0);
-	if (!lope_check(rc == PAPI_OK, "cpu_attach_cpu0", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("cpu_attach_cpu0", rc, &set))
 		return;
-	}
 	memset(&opt, 0, sizeof(opt));
 	opt.cpu.eventset = set;
 	rc = PAPI_get_opt(PAPI_CPU_ATTACH, &opt);
@@ -221,11 +218,8 @@ static void test_cpu_attach_before_add(void)
 		rc = set_cpu_attach(set, 0);
 	for (i = 0; rc == PAPI_OK && i < NEV; i++)
 		rc = PAPI_add_named_event(set, names[i]);
-	if (!lope_check(rc == PAPI_OK, "cpu_attach_before_add", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("cpu_attach_before_add", rc, &set))
 		return;
-	}
 	rc = run_worker_on_cpu0(set, v, &wk);
 	check_cpu_wide("cpu_attach_before_add", rc, v, &wk);
 	drop_set(&set);

@@ -142,11 +142,8 @@ static void test_inherit_children(void)
 	int set = PAPI_NULL, rc, fds = fd_count();
 
 	rc = inherited_set(&set);
-	if (!lope_check(rc == PAPI_OK, "set_opt_inherit", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("set_opt_inherit", rc, &set))
 		return;
-	}
 	memset(&opt, 0, sizeof(opt));
 	opt.inherit.eventset = set;
 	rc = PAPI_get_opt(PAPI_INHERIT, &opt);

@@ -129,11 +129,8 @@ static void test_small(void)
 	int set = PAPI_NULL, rc, bad, i, j, mono = 1;
 
 	rc = mpx_set(&set, NSMALL);
-	if (!lope_check(rc == PAPI_OK, "set_multiplex_then_add", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("set_multiplex_then_add", rc, &set))
 		return;
-	}
 	rc = PAPI_get_multiplex(set);
 	lope_check(rc == 1, "get_multiplex_true", "PAPI_get_multiplex=%d", rc);
 	rc = PAPI_set_multiplex(set);
