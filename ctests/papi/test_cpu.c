@@ -390,7 +390,7 @@ static void test_hw(void)
 {
 	static const char *const ins[] = { "perf::INSTRUCTIONS" };
 	struct worker w;
-	long long v = 0;
+	long long v = 0, spun = 0;
 	int set = PAPI_NULL, rc;
 
 	if (!lope_core_pmu()) {
@@ -405,17 +405,12 @@ static void test_hw(void)
 	rc = make_named_set(&set, ins, 1);
 	if (rc == PAPI_OK)
 		rc = set_cpu_attach(set, 0);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		(void)worker_do(&w, 'b', 50 * MS);
-		rc = PAPI_stop(set, &v);
-	}
+	rc = count_worker_spin(set, rc, &w, 50 * MS, &v, &spun);
 	lope_check(rc == PAPI_OK && v > 1000000,
 		   "hw_cpu_attach_counts_other_process",
 		   "rc=%s instructions on cpu 0: %lld while the worker spun "
-		   "50 ms there",
-		   papi_err(rc), v);
+		   "%lld ns there",
+		   papi_err(rc), v, spun);
 	drop_set(&set);
 	worker_finish(&w);
 }
