@@ -64,6 +64,14 @@ void papi_init_quiet_or_exit(void)
 	init_or_exit();
 }
 
+void thread_init_or_exit(const char *name, unsigned long (*id)(void))
+{
+	int rc = PAPI_thread_init(id);
+
+	if (!lope_check(rc == PAPI_OK, name, "%s", papi_err(rc)))
+		lope_exit();
+}
+
 int papi_run_tests(void (*const *tests)(void), size_t n)
 {
 	size_t i;
@@ -107,6 +115,46 @@ int make_named_set(int *set, const char *const *names, int n)
 	return rc;
 }
 
+int make_empty_set(int *set)
+{
+	int rc;
+
+	*set = PAPI_NULL;
+	rc = PAPI_create_eventset(set);
+	return rc == PAPI_OK ? PAPI_assign_eventset_component(*set, 0) : rc;
+}
+
+int register_with_set(int *set, const int *codes, int n, const char **call)
+{
+	int i, rc;
+
+	*set = PAPI_NULL;
+	*call = "PAPI_register_thread";
+	rc = PAPI_register_thread();
+	if (rc == PAPI_OK) {
+		*call = "PAPI_create_eventset";
+		rc = PAPI_create_eventset(set);
+	}
+	for (i = 0; rc == PAPI_OK && i < n; i++) {
+		*call = "PAPI_add_event";
+		rc = PAPI_add_event(*set, codes[i]);
+	}
+	return rc;
+}
+
+int read_went_down(int set, long long *v, long long *last, int n)
+{
+	int i, down = 0;
+
+	if (PAPI_read(set, v) != PAPI_OK)
+		return -1;
+	for (i = 0; i < n; i++) {
+		down += v[i] < last[i];
+		last[i] = v[i];
+	}
+	return down;
+}
+
 void drop_set(int *set)
 {
 	long long v[256]; /* more than any set of ours holds */
@@ -121,6 +169,14 @@ void drop_set(int *set)
 	*set = PAPI_NULL;
 }
 
+int set_ok_or_drop(const char *name, int rc, int *set)
+{
+	if (lope_check(rc == PAPI_OK, name, "rc=%s", papi_err(rc)))
+		return 1;
+	drop_set(set);
+	return 0;
+}
+
 int count_worker_spin(int set, int rc, struct worker *w, long long ns,
 		      long long *v, long long *spun)
 {
@@ -130,6 +186,17 @@ int count_worker_spin(int set, int rc, struct worker *w, long long ns,
 		*spun = worker_do(w, 'b', ns);
 		rc = PAPI_stop(set, v);
 	}
+	return rc;
+}
+
+int start_read_stop(int set, int rc, long long *v)
+{
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
 	return rc;
 }
 

@@ -61,6 +61,12 @@ void papi_init_or_exit(void);
 void papi_init_quiet_or_exit(void);
 
 /*
+ * PAPI_thread_init(@id) as the case @name (@id: pthread_self, or a tool's
+ * own thread ids); leaves the program when it fails.
+ */
+void thread_init_or_exit(const char *name, unsigned long (*id)(void));
+
+/*
  * The usual main of a PAPI test: PAPI initialised (the case library_init),
  * @tests run in order, the case no_fd_leak_over_whole_run (as many
  * descriptors as after the init), PAPI shut down.  Returns lope_done().
@@ -76,8 +82,34 @@ int code_of(const char *name);
 /* A new event set with @n named events; PAPI_OK or the first error. */
 int make_named_set(int *set, const char *const *names, int n);
 
+/*
+ * A new set without events on component 0 (perf_event), for the options
+ * that need a component before any event; PAPI_OK or the first error.
+ */
+int make_empty_set(int *set);
+
+/*
+ * What a tool's thread does first: PAPI_register_thread, then a new set
+ * of the @n events @codes.  PAPI_OK, or the first error and in *@call the
+ * name of the call that failed.
+ */
+int register_with_set(int *set, const int *codes, int n, const char **call);
+
+/*
+ * A tool's read of @set's @n values into @v, each held against @last
+ * (then replaced by it): how many went down since, or -1 when the read
+ * failed.
+ */
+int read_went_down(int set, long long *v, long long *last, int n);
+
 /* Stop (if running), clean up and destroy; tolerant of a NULL set. */
 void drop_set(int *set);
+
+/*
+ * The case @name: @rc (what making @set returned) is PAPI_OK.  When it is
+ * not, @set is dropped and 0 returned: the caller goes no further.
+ */
+int set_ok_or_drop(const char *name, int rc, int *set);
 
 /*
  * When @rc (what came before) is PAPI_OK: start @set, have the worker @w
@@ -86,6 +118,12 @@ void drop_set(int *set);
  */
 int count_worker_spin(int set, int rc, struct worker *w, long long ns,
 		      long long *v, long long *spun);
+
+/*
+ * When @rc (what came before) is PAPI_OK: start @set, read it into @v,
+ * stop it into @v (every path of a set once).  The PAPI result, or @rc.
+ */
+int start_read_stop(int set, int rc, long long *v);
 
 /*
  * The case @name: the PAPI call returned @want and the process has

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Descriptors and mappings (proc.h). */
+/* Descriptors, mappings and the program's own path (proc.h). */
 #include "proc.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "report.h"
 
 int fd_count(void)
 {
@@ -125,4 +128,17 @@ int read_int(const char *path)
 		v = INT_MIN;
 	fclose(f);
 	return v;
+}
+
+int self_exe_or_fail(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n <= 0) {
+		lope_fail("setup", "readlink /proc/self/exe: %s",
+			  strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
 }

@@ -2,10 +2,12 @@
 /*
  * What /proc says of a process: its descriptors and its mappings, the
  * tests' measure of leaks (a set destroyed must close its descriptors and
- * unmap its perf pages).
+ * unmap its perf pages); and the program's own path, to re-execute it.
  */
 #ifndef LOPE_PROC_H
 #define LOPE_PROC_H
+
+#include <stddef.h>
 
 /* Entries of /proc/self/fd (the directory's own descriptor included). */
 int fd_count(void);
@@ -30,5 +32,11 @@ int perf_maps_count(void);
 
 /* The integer a file starts with (sysfs, /proc/sys), or INT_MIN. */
 int read_int(const char *path);
+
+/*
+ * This program's path (/proc/self/exe) in @buf: 0, or -1 after failing
+ * the case setup (a test that re-executes itself cannot go on).
+ */
+int self_exe_or_fail(char *buf, size_t size);
 
 #endif /* LOPE_PROC_H */

@@ -17,6 +17,7 @@ LOPE_TESTLIB_SRCS = \
 	rows.c \
 	sw_counter.c \
 	tree.c \
+	witness.c \
 	worker.c
 LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
@@ -31,4 +32,5 @@ LOPE_TESTLIB_HDRS = \
 	rows.h \
 	sw_counter.h \
 	tree.h \
+	witness.h \
 	worker.h

@@ -42,6 +42,16 @@ int tree_put(const char *dir, const char *rel, const char *text)
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+int tree_put_all(const char *dir, const struct tree_file *files, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++)
+		err |= tree_put(dir, files[i].rel, files[i].text);
+	return err;
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag,
 		      struct FTW *ftw)
 {

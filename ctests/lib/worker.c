@@ -188,15 +188,16 @@ int worker_finish(struct worker *w)
 	return st;
 }
 
-void start_threads_or_exit(pthread_t *th, int n, void *(*fn)(void *),
-			   void *args, size_t size)
+void start_threads_or_exit(const char *name, pthread_t *th, int n,
+			   void *(*fn)(void *), void *args, size_t size)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (pthread_create(&th[i], NULL, fn,
 				   (char *)args + (size_t)i * size) != 0) {
-			lope_fail("pthread_create", "thread %d", i);
+			lope_fail(name, "pthread_create failed for thread %d",
+				  i);
 			lope_exit();
 		}
 }

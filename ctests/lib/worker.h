@@ -58,9 +58,9 @@ int worker_finish(struct worker *w);
 /*
  * Start @n threads running @fn, the ith on the ith of the @n arguments of
  * @size bytes at @args, their ids in @th; when one cannot be created, the
- * case pthread_create fails and the test ends (lope_exit()).
+ * case @name fails and the test ends (lope_exit()).
  */
-void start_threads_or_exit(pthread_t *th, int n, void *(*fn)(void *),
-			   void *args, size_t size);
+void start_threads_or_exit(const char *name, pthread_t *th, int n,
+			   void *(*fn)(void *), void *args, size_t size);
 
 #endif /* LOPE_WORKER_H */

@@ -25,16 +25,11 @@ static void test_counting(void)
 	const size_t npages = 512;
 
 	rc = make_named_set(&set, sw_events, NEV);
-	if (!lope_check(rc == PAPI_OK, "build_set_4_sw_events", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("build_set_4_sw_events", rc, &set))
 		return;
-	}
 	rc = PAPI_start(set);
-	if (!lope_check(rc == PAPI_OK, "start", "rc=%s", papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("start", rc, &set))
 		return;
-	}
 
 	/* monotonic without reset */
 	ok = 1;

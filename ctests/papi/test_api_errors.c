@@ -236,12 +236,7 @@ static void test_cleanup_baseline(void)
 	fd_base = fd_count();
 	maps_base = maps_count(&perf_base);
 	rc = make_named_set(&set, sw_events, NEV);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
+	rc = start_read_stop(set, rc, v);
 	fd_with = fd_count();
 	maps_with = maps_count(&perf_with);
 	lope_info("descriptors: baseline %d, with a 4-event set %d; perf "

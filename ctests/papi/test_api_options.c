@@ -25,9 +25,7 @@ static void test_option(const char *name, int (*cfg)(int set), int child)
 	long long v[3] = { 0, 0, 0 };
 	char tn[96];
 
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc != PAPI_OK) {
 		lope_fail(name, "create/assign rc=%s", papi_err(rc));
 		return;
@@ -128,9 +126,7 @@ static void test_attach(void)
 	}
 	close(go[0]);
 	close(done[1]);
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_attach(set, (unsigned long)pid);
 	lope_check(rc == PAPI_OK, "attach_to_child", "PAPI_attach rc=%s",

@@ -39,6 +39,7 @@
 #include <stdarg.h>
 
 #include "papi_util.h"
+#include "witness.h"
 
 #define DOC 1  /* the expected code is in PAPI's documentation */
 #define P7 0   /* PAPI 7's (or the component's) behaviour, see comment */
@@ -499,37 +500,7 @@ static int overflow_then_attach(int profile)
 
 /* ------------------------------------- witness, reference, row runner */
 
-static struct {
-	int set;
-	int rc;
-	volatile int stop;
-	int ready;
-	long long final, cpu, last;
-} wit = { PAPI_NULL, 0, 0, 0, 0, 0, 0 };
-
-static void *witness_main(void *arg)
-{
-	long long t0;
-	int rc;
-
-	(void)arg;
-	rc = PAPI_register_thread();
-	if (rc == PAPI_OK)
-		rc = make_named_set(&wit.set, &task_clock, 1);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(wit.set);
-	t0 = thread_ns();
-	wit.rc = rc;
-	__atomic_store_n(&wit.ready, 1, __ATOMIC_RELEASE);
-	while (!wit.stop)
-		busy_ns(100 * 1000);
-	if (rc == PAPI_OK)
-		wit.rc = PAPI_stop(wit.set, &wit.final);
-	wit.cpu = thread_ns() - t0;
-	drop_set(&wit.set);
-	(void)PAPI_unregister_thread();
-	return NULL;
-}
+static struct witness wit = { .set = PAPI_NULL }; /* until witness_start() */
 
 static int ref = PAPI_NULL;     /* this thread's reference set, stopped */
 static int tsc_set = PAPI_NULL; /* msr::tsc, running in this thread */
@@ -1316,9 +1287,7 @@ static int stock_main(void)
 
 int main(void)
 {
-	pthread_t witness;
 	int fds0, maps0, rc;
-	long long ns;
 
 	if (getenv("LOPE_BADINPUT_STOCK"))
 		return stock_main();
@@ -1340,18 +1309,8 @@ int main(void)
 	if (!lope_check(rc == PAPI_OK, "setup_reference_set", "%s",
 			papi_err(rc)))
 		return lope_done();
-	if (pthread_create(&witness, NULL, witness_main, NULL) != 0) {
-		lope_fail("setup_witness_thread", "pthread_create failed");
+	if (witness_start(&wit))
 		return lope_done();
-	}
-	while (!__atomic_load_n(&wit.ready, __ATOMIC_ACQUIRE))
-		sleep_ns(MS);
-	if (!lope_check(wit.rc == PAPI_OK, "setup_witness_set_running", "%s",
-			papi_err(wit.rc))) {
-		wit.stop = 1;
-		(void)pthread_join(witness, NULL);
-		return lope_done();
-	}
 	if (make_named_set(&tsc_set, (const char *const[]){ "msr::tsc" }, 1) !=
 		    PAPI_OK ||
 	    PAPI_start(tsc_set) != PAPI_OK) {
@@ -1370,14 +1329,7 @@ int main(void)
 	lope_info("%u rows, %u with the code PAPI documents, %u failed, "
 		  "%u not compared (no stock answer)",
 		  nrows, nrows_doc, nrows_failed, nrows_unsure);
-	wit.stop = 1;
-	(void)pthread_join(witness, NULL);
-	ns = wit.cpu;
-	lope_check(wit.rc == PAPI_OK && wit.final >= wit.last &&
-			   near(wit.final, ns, 0.10, 2 * MS),
-		   "witness_set_counted_whole_run",
-		   "stop %s, final %lld ns, last read %lld, thread CPU %lld ns",
-		   papi_err(wit.rc), wit.final, wit.last, ns);
+	witness_finish(&wit, "witness_set_counted_whole_run");
 	drop_set(&tsc_set);
 	drop_set(&ref);
 	lope_check(

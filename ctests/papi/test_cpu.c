@@ -169,16 +169,12 @@ static void test_cpu_attach(void)
 	long long v[NEV] = { 0 };
 	struct work wk;
 	int set = PAPI_NULL, rc, fds = fd_count();
-	unsigned long nreads;
 
 	rc = make_cpu_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_cpu_attach(set, 0);
-	if (!lope_check(rc == PAPI_OK, "cpu_attach_cpu0", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("cpu_attach_cpu0", rc, &set))
 		return;
-	}
 	memset(&opt, 0, sizeof(opt));
 	opt.cpu.eventset = set;
 	rc = PAPI_get_opt(PAPI_CPU_ATTACH, &opt);
@@ -194,14 +190,8 @@ static void test_cpu_attach(void)
 
 	/* cpu-wide events are read with read(2), one per kernel group. */
 	rc = PAPI_start(set);
-	nreads = lope_calls(LOPE_CALL_READ);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	nreads = lope_calls(LOPE_CALL_READ) - nreads;
-	lope_check(rc == PAPI_OK && nreads >= 1,
-		   "cpu_attach_read_uses_read_syscall",
-		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
-		   nreads);
+	rc = papi_read_makes_reads("cpu_attach_read_uses_read_syscall", set, rc,
+				   v, 1);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 
@@ -221,20 +211,15 @@ static void test_cpu_attach_before_add(void)
 	struct work wk;
 	int set = PAPI_NULL, rc, i;
 
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_domain(set, PAPI_DOM_ALL);
 	if (rc == PAPI_OK)
 		rc = set_cpu_attach(set, 0);
 	for (i = 0; rc == PAPI_OK && i < NEV; i++)
 		rc = PAPI_add_named_event(set, names[i]);
-	if (!lope_check(rc == PAPI_OK, "cpu_attach_before_add", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("cpu_attach_before_add", rc, &set))
 		return;
-	}
 	rc = run_worker_on_cpu0(set, v, &wk);
 	check_cpu_wide("cpu_attach_before_add", rc, v, &wk);
 	drop_set(&set);
@@ -405,7 +390,7 @@ static void test_hw(void)
 {
 	static const char *const ins[] = { "perf::INSTRUCTIONS" };
 	struct worker w;
-	long long v = 0;
+	long long v = 0, spun = 0;
 	int set = PAPI_NULL, rc;
 
 	if (!lope_core_pmu()) {
@@ -420,17 +405,12 @@ static void test_hw(void)
 	rc = make_named_set(&set, ins, 1);
 	if (rc == PAPI_OK)
 		rc = set_cpu_attach(set, 0);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		(void)worker_do(&w, 'b', 50 * MS);
-		rc = PAPI_stop(set, &v);
-	}
+	rc = count_worker_spin(set, rc, &w, 50 * MS, &v, &spun);
 	lope_check(rc == PAPI_OK && v > 1000000,
 		   "hw_cpu_attach_counts_other_process",
 		   "rc=%s instructions on cpu 0: %lld while the worker spun "
-		   "50 ms there",
-		   papi_err(rc), v);
+		   "%lld ns there",
+		   papi_err(rc), v, spun);
 	drop_set(&set);
 	worker_finish(&w);
 }

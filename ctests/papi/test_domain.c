@@ -37,6 +37,25 @@ static const char *const names[NEV] = {
 
 static int available; /* the component's available_domains */
 
+/*
+ * The domains the cases name: user, kernel and all first (what
+ * test_semantics measures), then the others and some unions.
+ */
+static const struct domain {
+	int dom;
+	const char *name;
+} domains[] = {
+	{ PAPI_DOM_USER, "user" },
+	{ PAPI_DOM_KERNEL, "kernel" },
+	{ PAPI_DOM_ALL, "all" },
+	{ PAPI_DOM_OTHER, "other" },
+	{ PAPI_DOM_SUPERVISOR, "supervisor" },
+	{ PAPI_DOM_USER | PAPI_DOM_KERNEL, "user_kernel" },
+	{ PAPI_DOM_USER | PAPI_DOM_OTHER, "user_other" },
+	{ PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR, "kernel_supervisor" },
+};
+#define NDOMAINS ((int)(sizeof(domains) / sizeof(domains[0])))
+
 /* Fault @n fresh pages in kernel mode: read(2) of /dev/zero into them. */
 static int kernel_faults(size_t n)
 {
@@ -61,6 +80,23 @@ struct deltas {
 	long long pf_user, pf_kernel, cs, tc, own;
 	int rc;
 };
+
+/*
+ * With @set's domain @dom: start @set, read it into @a, fault NPAGES
+ * fresh pages in user mode, read it into @b.  PAPI_OK or the first error.
+ */
+static int user_faults_read(int set, int dom, long long *a, long long *b)
+{
+	int rc = set_domain(set, dom);
+
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, a);
+	if (rc == PAPI_OK && touch_pages(NPAGES) == 0)
+		rc = PAPI_read(set, b);
+	return rc;
+}
 
 static struct deltas measure(int set)
 {
@@ -113,18 +149,6 @@ static void test_cmpinfo(void)
 /* Which domains a set accepts follows available_domains, bit by bit. */
 static void test_consistency(void)
 {
-	static const struct {
-		int dom;
-		const char *name;
-	} doms[] = {
-		{ PAPI_DOM_USER, "user" },
-		{ PAPI_DOM_KERNEL, "kernel" },
-		{ PAPI_DOM_OTHER, "other" },
-		{ PAPI_DOM_SUPERVISOR, "supervisor" },
-		{ PAPI_DOM_USER | PAPI_DOM_KERNEL, "user_kernel" },
-		{ PAPI_DOM_USER | PAPI_DOM_OTHER, "user_other" },
-		{ PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR, "kernel_supervisor" },
-	};
 	char n[96];
 	int i, set = PAPI_NULL, rc, rc_def, ok, fds;
 
@@ -133,27 +157,29 @@ static void test_consistency(void)
 		drop_set(&set);
 		return;
 	}
-	for (i = 0; i < (int)(sizeof(doms) / sizeof(doms[0])); i++) {
-		int in = (doms[i].dom & ~available) == 0;
+	for (i = 0; i < NDOMAINS; i++) {
+		int in = (domains[i].dom & ~available) == 0;
 
+		if (domains[i].dom == PAPI_DOM_ALL)
+			continue; /* every available domain: checked below */
 		fds = fd_count();
-		rc = set_domain(set, doms[i].dom);
-		ok = in ? rc == PAPI_OK && get_domain(set) == doms[i].dom :
+		rc = set_domain(set, domains[i].dom);
+		ok = in ? rc == PAPI_OK && get_domain(set) == domains[i].dom :
 			  rc == PAPI_EINVAL_DOM && fd_count() == fds;
-		snprintf(n, sizeof(n), "set_opt_domain_%s_%s", doms[i].name,
+		snprintf(n, sizeof(n), "set_opt_domain_%s_%s", domains[i].name,
 			 in ? "accepted" : "refused_not_available");
 		lope_check(ok, n,
 			   "domain %#x, available %#x: rc=%s, domain now %#x, "
 			   "descriptors %d -> %d",
-			   doms[i].dom, available, papi_err(rc),
+			   domains[i].dom, available, papi_err(rc),
 			   get_domain(set), fds, fd_count());
 
-		rc_def = PAPI_set_domain(doms[i].dom);
-		snprintf(n, sizeof(n), "set_domain_%s_%s", doms[i].name,
+		rc_def = PAPI_set_domain(domains[i].dom);
+		snprintf(n, sizeof(n), "set_domain_%s_%s", domains[i].name,
 			 in ? "accepted" : "refused_not_available");
 		lope_check(in ? rc_def == PAPI_OK : rc_def == PAPI_ENOSUPP, n,
 			   "PAPI_set_domain(%#x), available %#x: rc=%s",
-			   doms[i].dom, available, papi_err(rc_def));
+			   domains[i].dom, available, papi_err(rc_def));
 	}
 	(void)PAPI_set_domain(PAPI_DOM_USER);
 
@@ -205,14 +231,7 @@ static void test_consistency(void)
 /* What each domain counts, on a set set per set (after its events). */
 static void test_semantics(void)
 {
-	static const struct {
-		int dom;
-		const char *name;
-	} doms[] = {
-		{ PAPI_DOM_USER, "user" },
-		{ PAPI_DOM_KERNEL, "kernel" },
-		{ PAPI_DOM_ALL, "all" },
-	};
+	const struct domain *doms = domains; /* user, kernel, all */
 	struct deltas d[3];
 	char n[96];
 	int i, set, rc;
@@ -265,7 +284,7 @@ static void test_semantics(void)
 static void test_default_domain(void)
 {
 	struct deltas d;
-	int set = PAPI_NULL, rc;
+	int set = PAPI_NULL, rc, i;
 
 	rc = PAPI_set_domain(PAPI_DOM_KERNEL);
 	lope_check(rc == PAPI_OK, "set_domain_kernel", "rc=%s", papi_err(rc));
@@ -286,17 +305,11 @@ static void test_default_domain(void)
 	(void)PAPI_set_domain(PAPI_DOM_USER);
 
 	/* Domain set on an empty set, checked when events come. */
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_domain(set, PAPI_DOM_KERNEL);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, names[TC]);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, names[PF]);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, names[CS]);
+	for (i = 0; rc == PAPI_OK && i < NEV; i++)
+		rc = PAPI_add_named_event(set, names[i]);
 	lope_check(rc == PAPI_OK, "set_opt_domain_before_add", "rc=%s",
 		   papi_err(rc));
 	memset(&d, 0, sizeof(d));
@@ -320,13 +333,7 @@ static void test_modifiers(void)
 
 	rc = make_named_set(&set, ev, 2);
 	if (rc == PAPI_OK)
-		rc = set_domain(set, PAPI_DOM_KERNEL);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, a);
-	if (rc == PAPI_OK && touch_pages(NPAGES) == 0)
-		rc = PAPI_read(set, b);
+		rc = user_faults_read(set, PAPI_DOM_KERNEL, a, b);
 	if (rc == PAPI_OK && kernel_faults(NPAGES) == 0)
 		rc = PAPI_stop(set, c);
 	lope_check(rc == PAPI_OK && b[0] - a[0] >= NPAGES * 9 / 10 &&
@@ -373,13 +380,7 @@ static int unpriv_child(void)
 	rc = set_domain(set, PAPI_DOM_KERNEL);
 	if (level >= 2 && rc != PAPI_EINVAL_DOM)
 		return 2;
-	rc = set_domain(set, PAPI_DOM_ALL);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, a);
-	if (rc == PAPI_OK && touch_pages(NPAGES) == 0)
-		rc = PAPI_stop(set, b);
+	rc = user_faults_read(set, PAPI_DOM_ALL, a, b);
 	if (rc != PAPI_OK || b[1] - a[1] < NPAGES * 9 / 10)
 		return 3;
 	return 0;

@@ -29,6 +29,7 @@
 
 #include <papi.h>
 
+#include "proc.h"
 #include "report.h"
 
 #define ENV "LOPE_ENABLE_ON_EXEC"
@@ -116,16 +117,28 @@ static void measure(const char *exec_path, int env, struct result *r)
 	PAPI_destroy_eventset(&es);
 }
 
+/*
+ * measure() with the case @setup: the set attached, started and stopped.
+ * 1 when it was, and the counts as information.
+ */
+static int measured(const char *setup, const char *exec_path, int env,
+		    struct result *r)
+{
+	measure(exec_path, env, r);
+	if (!lope_check(r->ret == PAPI_OK, setup, "%s", PAPI_strerror(r->ret)))
+		return 0;
+	lope_info("%s %s%s, exec %s: read before exec %lld ns, total %lld ns",
+		  env ? "with" : "without", ENV, env ? "=1" : "", exec_path,
+		  r->read, r->stop);
+	return 1;
+}
+
 static void case_counts_from_exec(const char *self)
 {
 	struct result r;
 
-	measure(self, 1, &r);
-	if (!lope_check(r.ret == PAPI_OK, "env_setup", "%s",
-			PAPI_strerror(r.ret)))
+	if (!measured("env_setup", self, 1, &r))
 		return;
-	lope_info("with %s=1: read before exec %lld ns, total %lld ns", ENV,
-		  r.read, r.stop);
 	lope_check(r.read == 0, "env_start_does_not_count_before_exec",
 		   "read %lld ns while the target burnt CPU before its exec",
 		   r.read);
@@ -142,12 +155,8 @@ static void case_without_env(const char *self)
 {
 	struct result r;
 
-	measure(self, 0, &r);
-	if (!lope_check(r.ret == PAPI_OK, "noenv_setup", "%s",
-			PAPI_strerror(r.ret)))
+	if (!measured("noenv_setup", self, 0, &r))
 		return;
-	lope_info("without %s: read before exec %lld ns, total %lld ns", ENV,
-		  r.read, r.stop);
 	lope_check(r.stop >= (PRE_MS + POST_MS) * MS * 3 / 4,
 		   "noenv_counts_from_start",
 		   "task-clock %lld ns: expected about %d ms", r.stop,
@@ -158,9 +167,7 @@ static void case_failed_exec(void)
 {
 	struct result r;
 
-	measure("/nonexistent/lope-test", 1, &r);
-	if (!lope_check(r.ret == PAPI_OK, "failed_exec_setup", "%s",
-			PAPI_strerror(r.ret)))
+	if (!measured("failed_exec_setup", "/nonexistent/lope-test", 1, &r))
 		return;
 	lope_check(r.stop == 0, "failed_exec_counts_nothing",
 		   "task-clock %lld ns: a failed exec must not enable", r.stop);
@@ -194,19 +201,13 @@ static void case_self_ignores_env(void)
 int main(int argc, char **argv)
 {
 	char self[4096];
-	ssize_t n;
 
 	if (argc == 3 && strcmp(argv[1], "--busy") == 0) {
 		burn_ms(atoll(argv[2]));
 		return 0;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		lope_fail("setup", "readlink /proc/self/exe: %s",
-			  strerror(errno));
+	if (self_exe_or_fail(self, sizeof(self)))
 		return lope_done();
-	}
-	self[n] = '\0';
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
 		lope_fail("library_init", "PAPI_library_init failed");
 		return lope_done();

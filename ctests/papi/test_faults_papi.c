@@ -51,6 +51,7 @@
 
 #include "interpose.h"
 #include "papi_util.h"
+#include "witness.h"
 
 /* ---------------------------------------------------------- injection */
 
@@ -878,38 +879,7 @@ static int op_ovf_stop(const struct row *r, int *set)
 
 /* ------------------------------------------ witness and the row runner */
 
-static struct {
-	int set;
-	int rc;
-	volatile int stop;
-	int ready;
-	long long last, final, cpu;
-} wit = { PAPI_NULL, 0, 0, 0, 0, 0, 0 };
-
-static void *witness_main(void *arg)
-{
-	const char *const names[] = { ev[0] };
-	long long t0;
-	int rc;
-
-	(void)arg;
-	rc = PAPI_register_thread();
-	if (rc == PAPI_OK)
-		rc = make_named_set(&wit.set, names, 1);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(wit.set);
-	t0 = thread_ns();
-	wit.rc = rc;
-	__atomic_store_n(&wit.ready, 1, __ATOMIC_RELEASE);
-	while (!wit.stop)
-		busy_ns(100 * 1000);
-	if (rc == PAPI_OK)
-		wit.rc = PAPI_stop(wit.set, &wit.final);
-	wit.cpu = thread_ns() - t0;
-	drop_set(&wit.set);
-	(void)PAPI_unregister_thread();
-	return NULL;
-}
+static struct witness wit = { .set = PAPI_NULL }; /* until witness_start() */
 
 static unsigned int nrows, nfailed, nfaults, by_call[LOPE_NCALLS];
 
@@ -1032,7 +1002,6 @@ static void run_open_row(const struct open_errno *e,
 int main(int argc, char **argv)
 {
 	const char *const ref_names[] = { ev[0] };
-	pthread_t witness;
 	int fds0, perf0, maps0, rc;
 	size_t i, j;
 
@@ -1052,18 +1021,8 @@ int main(int argc, char **argv)
 	if (!lope_check(rc == PAPI_OK, "setup_codes_and_reference_set", "%s",
 			papi_err(rc)))
 		return lope_done();
-	if (pthread_create(&witness, NULL, witness_main, NULL) != 0) {
-		lope_fail("setup_witness_thread", "pthread_create failed");
+	if (witness_start(&wit))
 		return lope_done();
-	}
-	while (!__atomic_load_n(&wit.ready, __ATOMIC_ACQUIRE))
-		sleep_ns(MS);
-	if (!lope_check(wit.rc == PAPI_OK, "setup_witness_set_running", "%s",
-			papi_err(wit.rc))) {
-		wit.stop = 1;
-		(void)pthread_join(witness, NULL);
-		return lope_done();
-	}
 	base_fds = fd_count();
 	base_perf = perf_fd_count();
 	base_maps = perf_maps_count();
@@ -1085,13 +1044,7 @@ int main(int argc, char **argv)
 		nrows, nfaults, by_call[LOPE_CALL_PERF_OPEN],
 		by_call[LOPE_CALL_READ], by_call[LOPE_CALL_IOCTL],
 		by_call[LOPE_CALL_MMAP], by_call[LOPE_CALL_FCNTL], nfailed);
-	wit.stop = 1;
-	(void)pthread_join(witness, NULL);
-	lope_check(wit.rc == PAPI_OK && wit.final >= wit.last &&
-			   near(wit.final, wit.cpu, 0.10, 2 * MS),
-		   "witness_set_counted_its_threads_whole_run",
-		   "stop %s, final %lld ns, last read %lld, thread CPU %lld ns",
-		   papi_err(wit.rc), wit.final, wit.last, wit.cpu);
+	witness_finish(&wit, "witness_set_counted_its_threads_whole_run");
 	drop_set(&ref);
 	lope_check(
 		fd_count() == fds0 && perf_fd_count() == perf0 &&

@@ -385,10 +385,17 @@ static int fake_child(void)
 
 static void test_fake_sysfs(void)
 {
+	static const struct tree_file files[] = {
+		{ "fakemsr/format/event", "config:0-63\n" },
+		{ "fakemsr/events/tsc", "event=0x00\n" },
+		{ "fakemsr/events/tsc.scale", "0.5\n" },
+		{ "fakemsr/events/tsc.unit", "halfticks\n" },
+		{ "fakemsr/events/smi", "event=0x04\n" },
+	};
 	char type[32],
 		*argv[] = { "test_frontend_caliper", "--fake-sysfs", NULL };
 	FILE *f = fopen(SYSFS "/msr/type", "re");
-	int err = 0, st;
+	int st;
 	pid_t pid;
 
 	if (!f || !fgets(type, sizeof(type), f)) {
@@ -402,13 +409,8 @@ static void test_fake_sysfs(void)
 		lope_fail("fake_sysfs", "mkdtemp failed");
 		return;
 	}
-	err |= tree_put(tree, "fakemsr/type", type);
-	err |= tree_put(tree, "fakemsr/format/event", "config:0-63\n");
-	err |= tree_put(tree, "fakemsr/events/tsc", "event=0x00\n");
-	err |= tree_put(tree, "fakemsr/events/tsc.scale", "0.5\n");
-	err |= tree_put(tree, "fakemsr/events/tsc.unit", "halfticks\n");
-	err |= tree_put(tree, "fakemsr/events/smi", "event=0x04\n");
-	if (err) {
+	if (tree_put(tree, "fakemsr/type", type) ||
+	    tree_put_all(tree, files, sizeof(files) / sizeof(files[0]))) {
 		lope_fail("fake_sysfs", "cannot write %s", tree);
 	} else {
 		fflush(stdout);
@@ -428,14 +430,12 @@ static void test_fake_sysfs(void)
 int main(int argc, char **argv)
 {
 	struct sweep s;
-	int fds, maps, rc;
+	int fds, maps;
 
 	if (argc > 1 && !strcmp(argv[1], "--fake-sysfs"))
 		return fake_child();
 	papi_init_or_exit();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "papi_thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("papi_thread_init", pthread_self);
 	fds = fd_count();
 	maps = perf_maps_count();
 	tc = code_of("perf::TASK-CLOCK");

@@ -90,7 +90,7 @@ static pthread_barrier_t barrier;
 static void handler(int set, void *pc, long long vector, void *ctx)
 {
 	struct thread_seen *s = me;
-	int idx[NEV], n = NEV, i;
+	int idx[NEV], n = NEV, i, down;
 	long long v[NEV];
 
 	(void)ctx;
@@ -118,15 +118,11 @@ static void handler(int set, void *pc, long long vector, void *ctx)
 				s->samples[idx[i]]++;
 		}
 	}
-	if (PAPI_read(set, v) != PAPI_OK) {
+	down = read_went_down(set, v, s->last, NEV);
+	if (down < 0)
 		s->read_errors++;
-		return;
-	}
-	for (i = 0; i < NEV; i++) {
-		if (v[i] < s->last[i])
-			s->went_down++;
-		s->last[i] = v[i];
-	}
+	else
+		s->went_down += down;
 }
 
 /* libmonitor's place: in front of PAPI's handler while the threads run. */
@@ -188,23 +184,15 @@ static void *thread_main(void *arg)
 {
 	long long u0, s0, u1, s1;
 	struct thread_seen *s = arg;
+	const char *call;
 	int i, rc;
 	long long t0;
 
 	me = s;
-	s->set = PAPI_NULL;
 	s->tid = (pid_t)syscall(SYS_gettid);
-	rc = PAPI_register_thread();
+	rc = register_with_set(&s->set, codes, NEV, &call);
 	if (rc != PAPI_OK)
-		fail_at(s, "PAPI_register_thread", rc);
-	rc = PAPI_create_eventset(&s->set);
-	if (rc != PAPI_OK)
-		fail_at(s, "PAPI_create_eventset", rc);
-	for (i = 0; i < NEV; i++) {
-		rc = PAPI_add_event(s->set, codes[i]);
-		if (rc != PAPI_OK)
-			fail_at(s, "PAPI_add_event", rc);
-	}
+		fail_at(s, call, rc);
 	for (i = 0; i < NOVF; i++) {
 		rc = PAPI_overflow(s->set, codes[i], thresholds[i], 0, handler);
 		if (rc != PAPI_OK)
@@ -323,9 +311,7 @@ int main(void)
 	int fds, maps, rc, code, cidx, t, installed;
 
 	papi_init_or_exit();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("thread_init", pthread_self);
 	fds = fd_count();
 	maps = perf_maps_count();
 
@@ -349,11 +335,8 @@ int main(void)
 	sio.sa_handler = on_sigio;
 	sigaction(SIGIO, &sio, &old_sio);
 	pthread_barrier_init(&barrier, NULL, NTHREADS + 1);
-	for (t = 0; t < NTHREADS; t++)
-		if (pthread_create(&th[t], NULL, thread_main, &seen[t]) != 0) {
-			lope_fail("threads", "pthread_create failed");
-			return lope_done();
-		}
+	start_threads_or_exit("threads", th, NTHREADS, thread_main, seen,
+			      sizeof(seen[0]));
 
 	pthread_barrier_wait(&barrier); /* every set started */
 	installed = sigaction(ci->hardware_intr_sig, NULL, &papi_sa) == 0 &&

@@ -90,18 +90,14 @@ static void metrics(struct location *l)
 {
 	struct phase *p = l->cur;
 	long long v[NEV];
-	int e;
+	int down;
 
 	p->reads++;
-	if (PAPI_read(l->set, v) != PAPI_OK) {
+	down = read_went_down(l->set, v, p->last, NEV);
+	if (down < 0)
 		p->read_errors++;
-		return;
-	}
-	for (e = 0; e < NEV; e++) {
-		if (v[e] < p->last[e])
-			p->went_down++;
-		p->last[e] = v[e];
-	}
+	else
+		p->went_down += down;
 }
 
 static void region(struct location *l, int depth)
@@ -153,22 +149,14 @@ static void overflow(struct location *l, int threshold, const char *what)
 static void *location_main(void *arg)
 {
 	struct location *l = arg;
-	int e, rc;
+	const char *call;
+	int rc;
 
 	me = l;
 	l->tid = (pid_t)syscall(SYS_gettid);
-	l->set = PAPI_NULL;
-	rc = PAPI_register_thread();
+	rc = register_with_set(&l->set, codes, NEV, &call);
 	if (rc != PAPI_OK)
-		fail_at(l, "PAPI_register_thread", rc);
-	rc = PAPI_create_eventset(&l->set);
-	if (rc != PAPI_OK)
-		fail_at(l, "PAPI_create_eventset", rc);
-	for (e = 0; e < NEV; e++) {
-		rc = PAPI_add_event(l->set, codes[e]);
-		if (rc != PAPI_OK)
-			fail_at(l, "PAPI_add_event", rc);
-	}
+		fail_at(l, call, rc);
 	l->fc = sw_counter_open(PERF_COUNT_SW_TASK_CLOCK, 1);
 	l->ff = sw_counter_open(PERF_COUNT_SW_PAGE_FAULTS, 1);
 	if (l->fc < 0 || l->ff < 0)
@@ -274,19 +262,15 @@ int main(void)
 	papi_init_or_exit();
 	fds = fd_count();
 	maps = perf_maps_count();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "papi_thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("papi_thread_init", pthread_self);
 	for (t = 0, rc = PAPI_OK; rc == PAPI_OK && t < NEV; t++)
 		rc = PAPI_event_name_to_code(names[t], &codes[t]);
 	if (!lope_check(rc == PAPI_OK, "event_names_resolve", "%s",
 			papi_err(rc)))
 		return lope_done();
-	for (t = 1; t < NLOC; t++)
-		if (pthread_create(&th[t], NULL, location_main, &loc[t]) != 0) {
-			lope_fail("threads", "pthread_create failed");
-			return lope_done();
-		}
+	/* location 0 is this thread */
+	start_threads_or_exit("threads", th + 1, NLOC - 1, location_main,
+			      loc + 1, sizeof(loc[0]));
 	location_main(&loc[0]);
 	for (t = 1; t < NLOC; t++)
 		pthread_join(th[t], NULL);

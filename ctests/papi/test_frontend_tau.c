@@ -240,10 +240,7 @@ int main(void)
 	papi_init_or_exit();
 	fds = fd_count();
 	maps = perf_maps_count();
-	rc = PAPI_thread_init(tau_thread_id);
-	if (!lope_check(rc == PAPI_OK, "papi_thread_init_taus_ids", "%s",
-			papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("papi_thread_init_taus_ids", tau_thread_id);
 	ci = PAPI_get_component_info(0);
 	if (!lope_check(ci != NULL, "component_0_info", "NULL"))
 		return lope_done();
@@ -264,11 +261,8 @@ int main(void)
 
 	pthread_barrier_init(&barrier, NULL, NTHREADS);
 	(void)tau_thread_id(); /* the main thread is TAU's thread 0 */
-	for (t = 1; t < NTHREADS; t++)
-		if (pthread_create(&th[t], NULL, thread_main, &res[t]) != 0) {
-			lope_fail("threads", "pthread_create failed");
-			return lope_done();
-		}
+	start_threads_or_exit("threads", th + 1, NTHREADS - 1, thread_main,
+			      res + 1, sizeof(res[0]));
 	measure(&res[0]);
 	for (t = 1; t < NTHREADS; t++)
 		pthread_join(th[t], NULL);

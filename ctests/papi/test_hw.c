@@ -62,10 +62,7 @@ static int make_set(int *set, int cyc)
 {
 	int rc;
 
-	*set = PAPI_NULL;
-	rc = PAPI_create_eventset(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(*set, 0);
+	rc = make_empty_set(set);
 	if (rc == PAPI_OK) {
 		rc = set_domain(*set, PAPI_DOM_USER);
 	}

@@ -69,6 +69,43 @@ static int counts_child(const long long *v, const struct run *r)
 	       r->pages_ok && v[PF] >= NPAGES * 9 / 10;
 }
 
+/*
+ * When @rc is PAPI_OK, the case @name: a child that spins @ns and touches
+ * NPAGES pages is in @set's next read.  The PAPI result, or @rc.
+ */
+static int child_counted(const char *name, int set, int rc, long long ns)
+{
+	long long v[NEV] = { 0 };
+	struct run r = { 0 };
+
+	rc = child_run(rc, &r, ns);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	lope_check(rc == PAPI_OK && counts_child(v, &r), name,
+		   "rc=%s task-clock %lld ns page-faults %lld; the child spun "
+		   "%lld ns and touched %d pages, we used %lld ns",
+		   papi_err(rc), v[TC], v[PF], r.child_busy, NPAGES, r.own);
+	return rc;
+}
+
+/*
+ * When @rc is PAPI_OK, the case @name: @set's next read is near zero
+ * (task-clock under @tc_max, page faults under 16) @when.  The PAPI
+ * result, or @rc.
+ */
+static int reads_near_zero(const char *name, int set, int rc, long long tc_max,
+			   const char *when)
+{
+	long long v[NEV] = { 0 };
+
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	lope_check(rc == PAPI_OK && v[TC] < tc_max && v[PF] < 16, name,
+		   "rc=%s task-clock %lld ns page-faults %lld %s", papi_err(rc),
+		   v[TC], v[PF], when);
+	return rc;
+}
+
 static void test_cmpinfo(void)
 {
 	const PAPI_component_info_t *ci = cmpinfo_or_exit();
@@ -100,17 +137,13 @@ static void test_no_inherit(void)
 static void test_inherit_children(void)
 {
 	PAPI_option_t opt;
-	unsigned long nreads;
-	long long v[NEV] = { 0 }, v2[NEV] = { 0 };
-	struct run r = { 0 }, r2 = { 0 };
+	long long v[NEV] = { 0 };
+	struct run r = { 0 };
 	int set = PAPI_NULL, rc, fds = fd_count();
 
 	rc = inherited_set(&set);
-	if (!lope_check(rc == PAPI_OK, "set_opt_inherit", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("set_opt_inherit", rc, &set))
 		return;
-	}
 	memset(&opt, 0, sizeof(opt));
 	opt.inherit.eventset = set;
 	rc = PAPI_get_opt(PAPI_INHERIT, &opt);
@@ -119,56 +152,30 @@ static void test_inherit_children(void)
 		   opt.inherit.inherit);
 
 	rc = PAPI_start(set);
-	rc = child_run(rc, &r, 80 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	lope_check(rc == PAPI_OK && counts_child(v, &r),
-		   "inherit_counts_exited_child",
-		   "rc=%s task-clock %lld ns page-faults %lld; the child spun "
-		   "%lld ns and touched %d pages, we used %lld ns",
-		   papi_err(rc), v[TC], v[PF], r.child_busy, NPAGES, r.own);
+	rc = child_counted("inherit_counts_exited_child", set, rc, 80 * MS);
 
 	/* Reset takes the children's counts as the base too. */
 	if (rc == PAPI_OK)
 		rc = PAPI_reset(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v2);
-	lope_check(rc == PAPI_OK && v2[TC] < 2 * MS && v2[PF] < 16,
-		   "inherit_reset_near_zero",
-		   "rc=%s task-clock %lld ns page-faults %lld after reset",
-		   papi_err(rc), v2[TC], v2[PF]);
-	rc = child_run(rc, &r2, 40 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v2);
-	lope_check(rc == PAPI_OK && counts_child(v2, &r2),
-		   "inherit_counts_child_after_reset",
-		   "rc=%s task-clock %lld ns page-faults %lld; the child spun "
-		   "%lld ns, we used %lld ns",
-		   papi_err(rc), v2[TC], v2[PF], r2.child_busy, r2.own);
+	rc = reads_near_zero("inherit_reset_near_zero", set, rc, 2 * MS,
+			     "after reset");
+	rc = child_counted("inherit_counts_child_after_reset", set, rc,
+			   40 * MS);
 
-	nreads = lope_calls(LOPE_CALL_READ);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v2);
-	nreads = lope_calls(LOPE_CALL_READ) - nreads;
-	lope_check(rc == PAPI_OK && nreads >= 1,
-		   "inherit_read_uses_read_syscall",
-		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
-		   nreads);
+	rc = papi_read_makes_reads("inherit_read_uses_read_syscall", set, rc, v,
+				   1);
 
 	/* A stopped set: a child that lives and dies meanwhile is not
 	 * counted after the restart either. */
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	rc = child_run(rc, &r, 40 * MS);
+	lope_info("a child spun %lld ns while the set was stopped",
+		  r.child_busy);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v2);
-	lope_check(rc == PAPI_OK && v2[TC] < 3 * MS && v2[PF] < 16,
-		   "inherit_child_while_stopped_not_counted",
-		   "rc=%s task-clock %lld ns page-faults %lld right after the "
-		   "restart; the child spun %lld ns while the set was stopped",
-		   papi_err(rc), v2[TC], v2[PF], r.child_busy);
+	rc = reads_near_zero("inherit_child_while_stopped_not_counted", set, rc,
+			     3 * MS, "right after the restart");
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 
@@ -330,9 +337,7 @@ static void test_child_forked_before(void)
 		lope_fail("inherit_excludes_child_forked_before", "fork");
 		return;
 	}
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = set_inherit(set, 1);
 	for (i = 0; rc == PAPI_OK && i < NEV; i++)

@@ -38,46 +38,41 @@
 #include <stdint.h>
 
 #include "papi_util.h"
+#include "sw_counter.h"
 #include "tree.h"
 
 #define CHILD_ARG "--fake-sysfs"
 
-/* The generic presets, as lope_presets.csv defines them. */
+/*
+ * The generic presets, as lope_presets.csv defines them: a hardware event
+ * HW(PERF_COUNT_HW_*) or a cache one HWC(PERF_COUNT_HW_CACHE_*, op, result).
+ */
 static const struct generic {
 	const char *preset, *native;
 	uint32_t type;
 	uint64_t config;
 } generic[] = {
-#define HWC(c, op, r)                                                   \
-	(PERF_COUNT_HW_CACHE_##c | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
-	 (PERF_COUNT_HW_CACHE_RESULT_##r << 16))
-	{ "PAPI_TOT_INS", "perf::INSTRUCTIONS", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_INSTRUCTIONS },
-	{ "PAPI_TOT_CYC", "perf::CYCLES", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CPU_CYCLES },
-	{ "PAPI_REF_CYC", "perf::REF-CYCLES", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "PAPI_BR_INS", "perf::BRANCH-INSTRUCTIONS", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "PAPI_BR_MSP", "perf::BRANCH-MISSES", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_MISSES },
-	{ "PAPI_L1_DCR", "perf::L1-DCACHE-LOADS", PERF_TYPE_HW_CACHE,
-	  HWC(L1D, READ, ACCESS) },
-	{ "PAPI_L1_DCW", "perf::L1-DCACHE-STORES", PERF_TYPE_HW_CACHE,
-	  HWC(L1D, WRITE, ACCESS) },
-	{ "PAPI_L1_LDM", "perf::L1-DCACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
-	  HWC(L1D, READ, MISS) },
-	{ "PAPI_L1_STM", "perf::L1-DCACHE-STORE-MISSES", PERF_TYPE_HW_CACHE,
+#define HW(c) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c
+#define HWC(c, op, r)                                             \
+	PERF_TYPE_HW_CACHE, (PERF_COUNT_HW_CACHE_##c |            \
+			     (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+			     (PERF_COUNT_HW_CACHE_RESULT_##r << 16))
+	{ "PAPI_TOT_INS", "perf::INSTRUCTIONS", HW(INSTRUCTIONS) },
+	{ "PAPI_TOT_CYC", "perf::CYCLES", HW(CPU_CYCLES) },
+	{ "PAPI_REF_CYC", "perf::REF-CYCLES", HW(REF_CPU_CYCLES) },
+	{ "PAPI_BR_INS", "perf::BRANCH-INSTRUCTIONS", HW(BRANCH_INSTRUCTIONS) },
+	{ "PAPI_BR_MSP", "perf::BRANCH-MISSES", HW(BRANCH_MISSES) },
+	{ "PAPI_L1_DCR", "perf::L1-DCACHE-LOADS", HWC(L1D, READ, ACCESS) },
+	{ "PAPI_L1_DCW", "perf::L1-DCACHE-STORES", HWC(L1D, WRITE, ACCESS) },
+	{ "PAPI_L1_LDM", "perf::L1-DCACHE-LOAD-MISSES", HWC(L1D, READ, MISS) },
+	{ "PAPI_L1_STM", "perf::L1-DCACHE-STORE-MISSES",
 	  HWC(L1D, WRITE, MISS) },
-	{ "PAPI_L1_ICR", "perf::L1-ICACHE-LOADS", PERF_TYPE_HW_CACHE,
-	  HWC(L1I, READ, ACCESS) },
-	{ "PAPI_L1_ICA", "perf::L1-ICACHE-LOADS", PERF_TYPE_HW_CACHE,
-	  HWC(L1I, READ, ACCESS) },
-	{ "PAPI_L1_ICM", "perf::L1-ICACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
-	  HWC(L1I, READ, MISS) },
-	{ "PAPI_TLB_IM", "perf::ITLB-LOAD-MISSES", PERF_TYPE_HW_CACHE,
-	  HWC(ITLB, READ, MISS) },
+	{ "PAPI_L1_ICR", "perf::L1-ICACHE-LOADS", HWC(L1I, READ, ACCESS) },
+	{ "PAPI_L1_ICA", "perf::L1-ICACHE-LOADS", HWC(L1I, READ, ACCESS) },
+	{ "PAPI_L1_ICM", "perf::L1-ICACHE-LOAD-MISSES", HWC(L1I, READ, MISS) },
+	{ "PAPI_TLB_IM", "perf::ITLB-LOAD-MISSES", HWC(ITLB, READ, MISS) },
 #undef HWC
+#undef HW
 };
 
 static char tree[PATH_MAX];
@@ -140,46 +135,33 @@ static void test_task_clock(void)
 		   own);
 }
 
-/* Does the kernel open this generic event for us, user mode only? */
-static int kernel_opens(const struct generic *g)
+/*
+ * @a and @b (named events or presets) in one set over @ns of work: their
+ * values in @v; PAPI_OK or the first error.
+ */
+static int count_two(const char *a, const char *b, long long ns, long long v[2])
 {
-	struct perf_event_attr a;
-	int fd;
+	const char *const names[] = { a, b };
+	int set, rc = make_named_set(&set, names, 2);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = g->type;
-	a.config = g->config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
-/* The preset and its generic event in one set count as one counter. */
-static void count_both(const struct generic *g, int preset)
-{
-	char name[160];
-	long long v[2] = { 0, 0 };
-	int set = PAPI_NULL, rc;
-
-	lope_name(name, sizeof(name), "%s counts as %s in one set", g->preset,
-		  g->native);
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_event(set, preset);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, g->native);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	busy_ns(5 * MS);
+	busy_ns(ns);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	drop_set(&set);
+	return rc;
+}
+
+/* The preset and its generic event in one set count as one counter. */
+static void count_both(const struct generic *g)
+{
+	char name[160];
+	long long v[2] = { 0, 0 };
+	int rc = count_two(g->preset, g->native, 5 * MS, v);
+
+	lope_name(name, sizeof(name), "%s counts as %s in one set", g->preset,
+		  g->native);
 	lope_check(rc == PAPI_OK && v[0] == v[1], name, "rc %s: %lld and %lld",
 		   papi_err(rc), v[0], v[1]);
 }
@@ -198,7 +180,7 @@ static void test_generic_presets(void)
 		const struct generic *g = &generic[i];
 		PAPI_event_info_t info;
 		char name[160];
-		int code, listed, opens = kernel_opens(g);
+		int code, listed, opens = perf_opens(g->type, g->config, 1);
 
 		listed = PAPI_event_name_to_code(g->preset, &code) == PAPI_OK &&
 			 PAPI_query_event(code) == PAPI_OK;
@@ -216,7 +198,7 @@ static void test_generic_presets(void)
 				   !strcmp(info.name[0], g->native),
 			   name, "%u terms, first '%s'", info.count,
 			   info.count ? info.name[0] : "");
-		count_both(g, code);
+		count_both(g);
 	}
 }
 
@@ -229,19 +211,8 @@ static void test_generic_presets(void)
 static void same_count(const char *name, const char *a, const char *b)
 {
 	long long v[2] = { 0, 0 };
-	int set = PAPI_NULL, rc;
+	int rc = count_two(a, b, 2 * MS, v);
 
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, a);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, b);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	busy_ns(2 * MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	drop_set(&set);
 	lope_check(rc == PAPI_OK && v[0] > 0 && v[1] >= v[0] &&
 			   v[1] - v[0] < 1000,
 		   name, "rc %s: %s %lld, %s %lld", papi_err(rc), a, v[0], b,
@@ -324,20 +295,20 @@ static void test_listed_presets_add(void)
 /* Core PMUs, x86- and Arm-named, on the software PMU's type (1). */
 static int make_tree(void)
 {
-	int err = 0;
+	static const struct tree_file files[] = {
+		{ "cpu/type", "1\n" },
+		{ "cpu/format/event", "config:0-7\n" },
+		{ "cpu/format/umask", "config:8-15\n" },
+		{ "cpu/events/task-clock", "event=0x01\n" },
+		{ "armv8_pmuv3_0/type", "1\n" },
+		{ "armv8_pmuv3_0/cpus", "0\n" },
+		{ "armv8_pmuv3_0/format/event", "config:0-15\n" },
+		{ "armv8_pmuv3_0/events/page_faults", "event=0x0002\n" },
+	};
 
 	if (tree_make(tree, sizeof(tree), "modes"))
 		return -1;
-	err |= tree_put(tree, "cpu/type", "1\n");
-	err |= tree_put(tree, "cpu/format/event", "config:0-7\n");
-	err |= tree_put(tree, "cpu/format/umask", "config:8-15\n");
-	err |= tree_put(tree, "cpu/events/task-clock", "event=0x01\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/type", "1\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/cpus", "0\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/format/event", "config:0-15\n");
-	err |= tree_put(tree, "armv8_pmuv3_0/events/page_faults",
-			"event=0x0002\n");
-	return err;
+	return tree_put_all(tree, files, sizeof(files) / sizeof(files[0]));
 }
 
 /* Case @label: count @name over some work: 'c'pu time in ns, or 'p'age
@@ -486,17 +457,11 @@ static void test_fake_sysfs(const char *self)
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
-	ssize_t n;
 
 	if (argc > 2 && !strcmp(argv[1], CHILD_ARG))
 		return fake_child(argv[2]);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		lope_fail("setup", "readlink /proc/self/exe: %s",
-			  strerror(errno));
+	if (self_exe_or_fail(self, sizeof(self)))
 		return lope_done();
-	}
-	self[n] = '\0';
 	test_fake_sysfs(self);
 	papi_init_or_exit();
 	test_mode();

@@ -59,10 +59,7 @@ static int mpx_set(int *set, int n)
 {
 	int rc, i;
 
-	*set = PAPI_NULL;
-	rc = PAPI_create_eventset(set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(*set, 0);
+	rc = make_empty_set(set);
 	if (rc == PAPI_OK)
 		rc = PAPI_set_multiplex(*set);
 	for (i = 0; rc == PAPI_OK && i < n; i++)
@@ -106,42 +103,41 @@ static void test_cmpinfo(void)
 }
 
 /*
- * The load every value check measures: spin for @ns, then touch NPAGES
- * fresh pages (*rc = PAPI_ESYS when they cannot be mapped).  Returns the
- * thread's CPU time over both.
+ * The load every value check measures: start @set, spin for @ns, touch
+ * NPAGES fresh pages, then read the set into @v (stop it, when @stop).
+ * *@own: the thread's CPU time over the load.  PAPI_OK or the first
+ * error (PAPI_ESYS when the pages cannot be mapped).
  */
-static long long load(long long ns, int *rc)
+static int load(int set, long long ns, int stop, long long *v, long long *own)
 {
-	long long t0 = thread_ns();
+	long long t0;
+	int rc = PAPI_start(set);
 
+	t0 = thread_ns();
 	busy_ns(ns);
 	if (touch_pages(NPAGES) < 0)
-		*rc = PAPI_ESYS;
-	return thread_ns() - t0;
+		rc = PAPI_ESYS;
+	*own = thread_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = stop ? PAPI_stop(set, v) : PAPI_read(set, v);
+	return rc;
 }
 
 static void test_small(void)
 {
 	long long v[NSMALL] = { 0 }, prev[NSMALL] = { 0 }, t0, own, sum = 0;
 	int set = PAPI_NULL, rc, bad, i, j, mono = 1;
-	unsigned long nreads;
 
 	rc = mpx_set(&set, NSMALL);
-	if (!lope_check(rc == PAPI_OK, "set_multiplex_then_add", "rc=%s",
-			papi_err(rc))) {
-		drop_set(&set);
+	if (!set_ok_or_drop("set_multiplex_then_add", rc, &set))
 		return;
-	}
 	rc = PAPI_get_multiplex(set);
 	lope_check(rc == 1, "get_multiplex_true", "PAPI_get_multiplex=%d", rc);
 	rc = PAPI_set_multiplex(set);
 	lope_check(rc == PAPI_EINVAL, "set_multiplex_twice_einval",
 		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
 
-	rc = PAPI_start(set);
-	own = load(30 * MS, &rc);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
+	rc = load(set, 30 * MS, 0, v, &own);
 	bad = bad_value(v, NSMALL, own, NPAGES);
 	lope_check(rc == PAPI_OK && bad < 0, "mpx_values_sane",
 		   "rc=%s first bad: %s; task-clock %lld cpu-clock %lld ns "
@@ -183,14 +179,8 @@ static void test_small(void)
 		   "rc=%s; 200 reads, monotonic %d", papi_err(rc), mono);
 
 	/* One kernel group per event: one read(2) per event. */
-	nreads = lope_calls(LOPE_CALL_READ);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	nreads = lope_calls(LOPE_CALL_READ) - nreads;
-	lope_check(rc == PAPI_OK && nreads >= NSMALL,
-		   "mpx_read_reads_each_event",
-		   "rc=%s, %lu read(2) calls for %d events", papi_err(rc),
-		   nreads, NSMALL);
+	rc = papi_read_makes_reads("mpx_read_reads_each_event", set, rc, v,
+				   NSMALL);
 
 	/* Accum: the sum of accums covers the whole span. */
 	if (rc == PAPI_OK)
@@ -222,7 +212,7 @@ static void test_small(void)
 static void test_convert(void)
 {
 	const char *n[NSMALL];
-	long long v[NSMALL] = { 0 }, own;
+	long long v[NSMALL] = { 0 }, own = 0;
 	int set = PAPI_NULL, rc, i, bad;
 
 	for (i = 0; i < NSMALL; i++)
@@ -233,10 +223,7 @@ static void test_convert(void)
 	lope_check(rc == PAPI_OK && PAPI_get_multiplex(set) == 1,
 		   "set_multiplex_after_add", "rc=%s", papi_err(rc));
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	own = load(20 * MS, &rc);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
+		rc = load(set, 20 * MS, 1, v, &own);
 	bad = bad_value(v, NSMALL, own, NPAGES);
 	lope_check(rc == PAPI_OK && bad < 0, "converted_set_values_sane",
 		   "rc=%s first bad: %s (task-clock %lld, own %lld)",
@@ -262,10 +249,7 @@ static void test_twenty(void)
 		return;
 	}
 	memset(v, 0xff, sizeof(v)); /* -1 everywhere: must be overwritten */
-	rc = PAPI_start(set);
-	own = load(30 * MS, &rc);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
+	rc = load(set, 30 * MS, 0, v, &own);
 	bad = bad_value(v, NALL, own, NPAGES);
 	lope_check(rc == PAPI_OK && bad < 0, "mpx20_values_sane",
 		   "rc=%s first bad: %s = %lld (own %lld ns, %d pages)",
@@ -319,9 +303,7 @@ static void test_force_sw(void)
 			  "each event with PAPI_TOT_CYC)");
 		return;
 	}
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK) {
 		memset(&opt, 0, sizeof(opt));
 		opt.multiplex.eventset = set;
@@ -390,9 +372,7 @@ static void test_hw(void)
 			 sysfs[i]);
 	/* more than the counters the component reports, at least 8 */
 	counters = ci && ci->num_cntrs > 7 ? ci->num_cntrs : 7;
-	rc = PAPI_create_eventset(&set);
-	if (rc == PAPI_OK)
-		rc = PAPI_assign_eventset_component(set, 0);
+	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_set_multiplex(set);
 	for (i = 0; rc == PAPI_OK && i < n; i++)

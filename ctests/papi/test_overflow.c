@@ -472,12 +472,30 @@ static unsigned long sum16(const unsigned short *b, size_t lo, size_t hi)
 	return s;
 }
 
+/*
+ * When @rc is PAPI_OK: start @set, run profiled_loop for about @ms of
+ * CPU time (*@ns: how long it took), stop.  The PAPI result, or @rc.
+ */
+static int run_profiled(int set, int rc, long ms, long long *ns)
+{
+	long long v[1], t0;
+
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	if (rc != PAPI_OK)
+		return rc;
+	t0 = thread_ns();
+	(void)profiled_loop(ms * iters_per_ms);
+	*ns = thread_ns() - t0;
+	return PAPI_stop(set, v);
+}
+
 /* PAPI_profil with @flags: samples on profiled_loop, most in its body. */
 static void test_profil(int flags, const char *name)
 {
 	const char *const names[] = { task_clock };
 	static unsigned short buf[PROF_BYTES / 2];
-	long long v[1], t0 = 0, ns = 0;
+	long long ns = 0;
 	unsigned long all, body;
 	int set, rc;
 
@@ -486,14 +504,7 @@ static void test_profil(int flags, const char *name)
 	if (rc == PAPI_OK)
 		rc = PAPI_profil(buf, sizeof(buf), (vptr_t)profiled_loop, 65536,
 				 set, code_of(task_clock), THRESHOLD, flags);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		t0 = thread_ns();
-		(void)profiled_loop(300 * iters_per_ms);
-		ns = thread_ns() - t0;
-		rc = PAPI_stop(set, v);
-	}
+	rc = run_profiled(set, rc, 300, &ns);
 	/* Scale 65536: one 16-bit bucket per 2 bytes of code. */
 	all = sum16(buf, 0, PROF_BYTES / 2);
 	body = sum16(buf, 0, 256 / 2);
@@ -519,7 +530,7 @@ static void test_sprofil(void)
 		{ loop_buf, sizeof(loop_buf), (vptr_t)profiled_loop, 65536 },
 		{ other_buf, sizeof(other_buf), (vptr_t)busy_ns, 65536 },
 	};
-	long long v[1], ns = 0;
+	long long ns = 0;
 	unsigned long loop = 0, other = 0;
 	int set, rc, i;
 
@@ -529,14 +540,7 @@ static void test_sprofil(void)
 	if (rc == PAPI_OK)
 		rc = PAPI_sprofil(prof, 2, set, code_of(task_clock), THRESHOLD,
 				  PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_32);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		ns = thread_ns();
-		(void)profiled_loop(200 * iters_per_ms);
-		ns = thread_ns() - ns;
-		rc = PAPI_stop(set, v);
-	}
+	rc = run_profiled(set, rc, 200, &ns);
 	for (i = 0; i < PROF_BYTES / 2; i++) {
 		loop += loop_buf[i];
 		other += other_buf[i];
@@ -616,12 +620,10 @@ static void test_threads(void)
 
 int main(void)
 {
-	int fds, maps, rc;
+	int fds, maps;
 
 	papi_init_or_exit();
-	rc = PAPI_thread_init(pthread_self);
-	if (!lope_check(rc == PAPI_OK, "thread_init", "%s", papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("thread_init", pthread_self);
 	calibrate();
 	fds = fd_count();
 	maps = perf_maps_count();

@@ -41,17 +41,6 @@ static const char *const ev_names[NEV] = {
 	"perf::CONTEXT-SWITCHES",
 };
 
-static int build_set(int *set)
-{
-	int i, rc;
-
-	*set = PAPI_NULL;
-	rc = PAPI_create_eventset(set);
-	for (i = 0; i < NEV && rc == PAPI_OK; i++)
-		rc = PAPI_add_named_event(*set, ev_names[i]);
-	return rc;
-}
-
 int main(void)
 {
 	struct rusage ru0, ru1;
@@ -63,13 +52,8 @@ int main(void)
 	papi_init_or_exit();
 
 	/* Warm-up on another set: same calls, same events. */
-	rc = build_set(&warm);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(warm);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(warm, vals);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(warm, vals);
+	rc = make_named_set(&warm, ev_names, NEV);
+	rc = start_read_stop(warm, rc, vals);
 	if (rc == PAPI_OK)
 		rc = PAPI_cleanup_eventset(warm);
 	if (rc == PAPI_OK)
@@ -79,7 +63,7 @@ int main(void)
 		lope_exit();
 
 	maps_before = perf_maps_count();
-	rc = build_set(&set);
+	rc = make_named_set(&set, ev_names, NEV);
 	if (!lope_check(rc == PAPI_OK, "build_measured_set", "rc=%d (%s)", rc,
 			PAPI_strerror(rc)))
 		lope_exit();

@@ -135,6 +135,17 @@ static void werr(struct worker_res *r, const char *what, int rc)
 	}
 }
 
+/* Two reads of the three events, @a then @b: negative, or gone down? */
+static void tally(struct worker_res *r, const long long *a, const long long *b)
+{
+	int e;
+
+	for (e = 0; e < 3; e++) {
+		r->negative += a[e] < 0 || b[e] < 0;
+		r->down += b[e] < a[e];
+	}
+}
+
 static int build(struct worker_res *r, int *set)
 {
 	int rc = PAPI_create_eventset(set), i;
@@ -181,10 +192,7 @@ static void *loop_main(void *arg)
 		rc = PAPI_accum(set, acc);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_accum", rc);
-		for (e = 0; e < 3; e++) {
-			r->negative += v[e] < 0 || acc[e] < 0;
-			r->down += acc[e] < v[e];
-		}
+		tally(r, v, acc);
 		/* Not counted, a reset follows: 16 page faults it must drop
 		 * (faults, not time: a vCPU the host preempts right after the
 		 * reset makes task-clock jump by as much). */
@@ -206,10 +214,7 @@ static void *loop_main(void *arg)
 		rc = PAPI_read(set, v);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_read", rc);
-		for (e = 0; e < 3; e++) {
-			r->negative += v[e] < 0 || w[e] < 0;
-			r->down += v[e] < w[e];
-		}
+		tally(r, w, v);
 		rc = PAPI_stop(set, w);
 		if (rc != PAPI_OK) {
 			werr(r, "PAPI_stop", rc);
@@ -342,9 +347,10 @@ static int fork_child_counts(void)
 }
 
 /* Exit statuses of @n forks other than 0, or -1 if a fork failed. */
-static int run_forks(int n)
+static long run_forks(int n)
 {
-	int i, bad = 0, st;
+	long bad = 0;
+	int i, st;
 	pid_t pid;
 
 	fflush(stdout);
@@ -415,7 +421,7 @@ static int exec_helper(int argc, char **argv)
 }
 
 /* The chain's exit status (0 when all @n execs were fine). */
-static int run_execs(int n)
+static long run_execs(int n)
 {
 	char left_s[16];
 	char *argv[] = { "test_stress", "--exec-helper", left_s, "-1", "-1",
@@ -435,6 +441,28 @@ static int run_execs(int n)
 	return st;
 }
 
+/*
+ * The phases after the threads': each runs @warm times in the warm-up,
+ * then @n times as the case @name, which its result must leave 0 (what
+ * another value means: @why).
+ */
+static const struct phase {
+	const char *label;
+	long (*run)(int n);
+	int warm, n;
+	const char *name, *why;
+} phases[] = {
+	{ "thread churn", run_churn, 8, CHURN,
+	  "thread_churn_96_threads_register_count_unregister", "errors" },
+	{ "forks", run_forks, 6, NFORKS,
+	  "forks_100_children_50_re_initialise_papi_and_count_exit_0",
+	  "children failed (-1: fork failed)" },
+	{ "execs", run_execs, 2, NEXECS,
+	  "execs_50_images_in_a_chain_each_with_a_running_set_at_exec",
+	  "chain exit (10 perf fd inherited, 11 perf mapping inherited, 12 descriptor count grew, 13 VmRSS grew, 14 init, 15 count, 16 exec)" },
+};
+#define NPHASES (sizeof(phases) / sizeof(phases[0]))
+
 static int children_left(void)
 {
 	return waitpid(-1, NULL, WNOHANG) >= 0; /* ECHILD: none */
@@ -442,10 +470,11 @@ static int children_left(void)
 
 int main(int argc, char **argv)
 {
+	const struct phase *p;
 	struct usage base, after;
 	long long t0;
-	long churn;
-	int rc, started, forks, execs, i;
+	long res;
+	int rc, started, i;
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-helper"))
 		return exec_helper(argc, argv);
@@ -465,9 +494,8 @@ int main(int argc, char **argv)
 	/* Warm-up: every phase once, short. */
 	t0 = wall_ns();
 	(void)run_threads(200 * MS);
-	(void)run_churn(8);
-	(void)run_forks(6);
-	(void)run_execs(2);
+	for (p = phases; p < phases + NPHASES; p++)
+		(void)p->run(p->warm);
 	parent_work(MS);
 	usage_now(&base);
 	lope_info(
@@ -482,31 +510,13 @@ int main(int argc, char **argv)
 	report_threads(started);
 	parent_work(2 * MS);
 
-	t0 = wall_ns();
-	churn = run_churn(CHURN);
-	lope_info("thread churn: %lld ms, heap %+lld bytes since the baseline",
-		  (wall_ns() - t0) / MS, heap_growth(&base));
-	lope_check(churn == 0,
-		   "thread_churn_96_threads_register_count_unregister",
-		   "%ld errors", churn);
-
-	t0 = wall_ns();
-	forks = run_forks(NFORKS);
-	lope_info("forks: %lld ms, heap %+lld bytes since the baseline",
-		  (wall_ns() - t0) / MS, heap_growth(&base));
-	lope_check(forks == 0,
-		   "forks_100_children_50_re_initialise_papi_and_count_exit_0",
-		   "%d children failed (-1: fork failed)", forks);
-
-	t0 = wall_ns();
-	execs = run_execs(NEXECS);
-	lope_info("execs: %lld ms, heap %+lld bytes since the baseline",
-		  (wall_ns() - t0) / MS, heap_growth(&base));
-	lope_check(
-		execs == 0,
-		"execs_50_images_in_a_chain_each_with_a_running_set_at_exec",
-		"chain exit %d (10 perf fd inherited, 11 perf mapping inherited, 12 descriptor count grew, 13 VmRSS grew, 14 init, 15 count, 16 exec)",
-		execs);
+	for (p = phases; p < phases + NPHASES; p++) {
+		t0 = wall_ns();
+		res = p->run(p->n);
+		lope_info("%s: %lld ms, heap %+lld bytes since the baseline",
+			  p->label, (wall_ns() - t0) / MS, heap_growth(&base));
+		lope_check(res == 0, p->name, "%s: %ld", p->why, res);
+	}
 
 	parent_work(2 * MS);
 	lope_check(!pset_bad,

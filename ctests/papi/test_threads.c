@@ -82,19 +82,17 @@ int main(void)
 	struct result res[NTHREADS];
 	pthread_t th[NTHREADS];
 	char tn[64];
-	int rc, i, ok;
+	int i, ok;
 
 	papi_init_or_exit();
-	rc = PAPI_thread_init(self_id);
-	if (!lope_check(rc == PAPI_OK, "thread_init",
-			"PAPI_thread_init: %d (%s)", rc, PAPI_strerror(rc)))
-		lope_exit();
+	thread_init_or_exit("thread_init", self_id);
 
 	pthread_barrier_init(&barrier, NULL, NTHREADS);
 	memset(res, 0, sizeof(res));
 	for (i = 0; i < NTHREADS; i++)
 		res[i].idx = i;
-	start_threads_or_exit(th, NTHREADS, worker, res, sizeof(res[0]));
+	start_threads_or_exit("pthread_create", th, NTHREADS, worker, res,
+			      sizeof(res[0]));
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
 

@@ -208,10 +208,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	papi_init_or_exit();
-	rc = PAPI_thread_init(small_id);
-	if (!lope_check(rc == PAPI_OK, "thread_init_small_ids", "rc=%s",
-			papi_err(rc)))
-		return lope_done();
+	thread_init_or_exit("thread_init_small_ids", small_id);
 	lope_check(PAPI_thread_id() == 0, "main_thread_id_0",
 		   "PAPI_thread_id()=%lu", PAPI_thread_id());
 	for (i = 0; i < 2; i++) {
@@ -228,7 +225,8 @@ int main(void)
 	memset(res, 0, sizeof(res));
 	for (i = 0; i < NTHREADS; i++)
 		res[i].idx = i;
-	start_threads_or_exit(th, NTHREADS, worker, res, sizeof(res[0]));
+	start_threads_or_exit("pthread_create", th, NTHREADS, worker, res,
+			      sizeof(res[0]));
 	pthread_barrier_wait(&all_sets_exist);
 	if (res[0].rc_set == PAPI_OK)
 		cross_read(th[0]);

@@ -192,28 +192,27 @@ static void test_eperm(void)
 /* The real msr and software PMU types under made-up names. */
 static int make_fake_tree(int msr_type)
 {
+	static const struct tree_file files[] = {
+		{ "fakeenergy/format/event", "config:0-63\n" },
+		{ "fakeenergy/events/joules", "event=0x00\n" },
+		{ "fakeenergy/events/joules.scale", "0.5\n" },
+		{ "fakeenergy/events/joules.unit", "Joules\n" },
+		{ "fakeenergy/events/ticks", "event=0x00\n" },
+		{ "fakeenergy/events/ticks.unit", "ticks\n" },
+		{ "fakeenergy/events/broken", "event=0x00,nosuch=1\n" },
+		{ "fakesw/type", "1\n" },
+		{ "fakesw/cpumask", "0\n" },
+		{ "fakesw/format/event", "config:0-63\n" },
+		{ "fakesw/events/clock", "event=0x0\n" }, /* cpu-clock */
+		{ "fakesw/events/clock.unit", "ns\n" },
+	};
 	char type[32];
-	int err = 0;
 
-	if (tree_make(tree, sizeof(tree), "uncore"))
-		return -1;
 	snprintf(type, sizeof(type), "%d\n", msr_type);
-	err |= tree_put(tree, "fakeenergy/type", type);
-	err |= tree_put(tree, "fakeenergy/format/event", "config:0-63\n");
-	err |= tree_put(tree, "fakeenergy/events/joules", "event=0x00\n");
-	err |= tree_put(tree, "fakeenergy/events/joules.scale", "0.5\n");
-	err |= tree_put(tree, "fakeenergy/events/joules.unit", "Joules\n");
-	err |= tree_put(tree, "fakeenergy/events/ticks", "event=0x00\n");
-	err |= tree_put(tree, "fakeenergy/events/ticks.unit", "ticks\n");
-	err |= tree_put(tree, "fakeenergy/events/broken",
-			"event=0x00,nosuch=1\n");
-	err |= tree_put(tree, "fakesw/type", "1\n");
-	err |= tree_put(tree, "fakesw/cpumask", "0\n");
-	err |= tree_put(tree, "fakesw/format/event", "config:0-63\n");
-	err |= tree_put(tree, "fakesw/events/clock",
-			"event=0x0\n"); /* cpu-clock */
-	err |= tree_put(tree, "fakesw/events/clock.unit", "ns\n");
-	return err;
+	if (tree_make(tree, sizeof(tree), "uncore") ||
+	    tree_put(tree, "fakeenergy/type", type))
+		return -1;
+	return tree_put_all(tree, files, sizeof(files) / sizeof(files[0]));
 }
 
 static int event_info(const char *name, PAPI_event_info_t *info)
@@ -247,21 +246,37 @@ static void fake_types(void)
 		   info.units);
 }
 
+/*
+ * @a and @b in one uncore set across a sleep of @ms: their values in @v,
+ * the wall time slept in *@ns.  PAPI_OK or the first error.
+ */
+static int count_across_sleep(const char *a, const char *b, long ms,
+			      long long v[2], uint64_t *ns)
+{
+	uint64_t t0;
+	int set, rc = uncore_set(&set, a, -1);
+
+	if (rc == PAPI_OK)
+		rc = PAPI_add_named_event(set, b);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	t0 = now_ns();
+	sleep_ms(ms);
+	*ns = now_ns() - t0;
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	drop_set(&set);
+	return rc;
+}
+
 static void fake_scaled_value(void)
 {
 	long long v[2];
+	uint64_t ns;
 	double j;
-	int set, rc;
+	int rc = count_across_sleep("fakeenergy::joules", "fakeenergy::ticks",
+				    50, v, &ns);
 
-	rc = uncore_set(&set, "fakeenergy::joules", -1);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, "fakeenergy::ticks");
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	sleep_ms(50);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	drop_set(&set);
 	if (rc != PAPI_OK) {
 		lope_fail("fake_scaled_value_is_raw_times_scale", "%s",
 			  PAPI_strerror(rc));
@@ -294,30 +309,20 @@ static void fake_broken(void)
 static void fake_mixed(void)
 {
 	long long v[2];
-	uint64_t t0, t1;
+	uint64_t ns;
 	double ratio;
-	int set, rc;
+	int rc = count_across_sleep("fakeenergy::ticks", "fakesw::clock", 100,
+				    v, &ns);
 
-	rc = uncore_set(&set, "fakeenergy::ticks", -1);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(set, "fakesw::clock");
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	t0 = now_ns();
-	sleep_ms(100);
-	t1 = now_ns();
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	drop_set(&set);
 	if (rc != PAPI_OK) {
 		lope_fail("fake_two_pmus_in_one_set", "%s", PAPI_strerror(rc));
 		return;
 	}
-	ratio = (double)v[1] / (double)(t1 - t0);
+	ratio = (double)v[1] / (double)ns;
 	lope_check(v[0] > 0 && ratio > 0.8 && ratio < 1.2,
 		   "fake_two_pmus_in_one_set",
 		   "ticks %lld, cpu-clock of cpu 0 %lld ns over %llu ns", v[0],
-		   v[1], (unsigned long long)(t1 - t0));
+		   v[1], (unsigned long long)ns);
 }
 
 static int fake_child(void)
@@ -555,17 +560,11 @@ static void test_fd_leak(void)
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
-	ssize_t n;
 
 	if (argc > 1 && !strcmp(argv[1], "--fake-sysfs"))
 		return fake_child();
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		lope_fail("setup", "readlink /proc/self/exe: %s",
-			  strerror(errno));
+	if (self_exe_or_fail(self, sizeof(self)))
 		return lope_done();
-	}
-	self[n] = '\0';
 	/* Children that start PAPI themselves go first. */
 	test_eperm();
 	test_fake_sysfs(self);
