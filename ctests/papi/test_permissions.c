@@ -88,17 +88,6 @@ static int drop_root(void)
 	return setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) ? -1 : 0;
 }
 
-/* The raw kernel answer: does it open task-clock for us? */
-static int kernel_opens(int exclude_kernel)
-{
-	int fd = sw_counter_open(PERF_COUNT_SW_TASK_CLOCK, exclude_kernel);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 /* In a child: perf::TASK-CLOCK counts some work. */
 static int task_clock_counts(void)
 {
@@ -154,8 +143,9 @@ static int child_unprivileged(void)
 
 	if (drop_root())
 		return CHILD_SETUP;
-	user = kernel_opens(1);
-	kernel = kernel_opens(0);
+	/* The raw kernel answer: does it open task-clock for us? */
+	user = perf_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1);
+	kernel = perf_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0);
 	printf("# as uid %d the kernel opens task-clock: user %d, kernel %d\n",
 	       NOBODY, user, kernel);
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
