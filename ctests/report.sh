@@ -11,6 +11,17 @@ fail() {
 skip() { echo "SKIP: $1: $2"; }
 info() { echo "# $*"; }
 
+# need_tool NAME TOOL [WHY]: prints TOOL's version as information, or,
+# when TOOL is not installed, the SKIP of the whole script, NAME, saying so
+# (and WHY, how to install it), and exits.
+need_tool() {
+	if ! command -v "$2" >/dev/null 2>&1; then
+		skip "$1" "$2 not installed${3:+ ($3)}"
+		exit 0
+	fi
+	info "$("$2" --version | head -n 1)"
+}
+
 # Puts our PAPI build first on the library path, or fails the case setup
 # and exits when the runner did not say where it is.
 use_papi_ours() {

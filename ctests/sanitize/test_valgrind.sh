@@ -31,11 +31,9 @@ vg_tests=$(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" valgrind) |
 papi_progs=$(printf '%s\n' "$vg_tests" | grep '^ctests/papi/')
 engine_progs=$(printf '%s\n' "$vg_tests" | grep '^ctests/engine/')
 
-if ! command -v "$vg" >/dev/null 2>&1; then
-	echo "SKIP: valgrind: valgrind not installed (scripts/install-deps.sh installs it)"
-	exit 0
-fi
-echo "# $("$vg" --version)"
+# shellcheck source=../report.sh
+. "$top/ctests/report.sh"
+need_tool valgrind "$vg" "scripts/install-deps.sh installs it"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-valgrind.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
