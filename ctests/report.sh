@@ -2,14 +2,30 @@
 # shellcheck shell=bash
 # Sourced by the shell tests: the report protocol of ctests/lib/report.h
 # (PASS:/FAIL:/SKIP: lines, "# " info); nfail counts the FAILs.
+# A case's name is snake_case (case_name folds one); what the case
+# measured goes after a PASS as the information line "# NAME: WHAT".
 nfail=0
-pass() { echo "PASS: $1"; }
+pass() { # pass NAME [WHAT]
+	echo "PASS: $1"
+	[ $# -lt 2 ] || info "$1: $2"
+}
 fail() {
 	echo "FAIL: $1: $2"
 	nfail=$((nfail + 1))
 }
 skip() { echo "SKIP: $1: $2"; }
 info() { echo "# $*"; }
+
+# case_name WORDS: WORDS folded to a case name as lope_name() folds one:
+# letters to lower case, every run of other characters than letters and
+# digits to one '_', none at either end ("papi_avail -a" gives
+# papi_avail_a).
+case_name() {
+	local s
+	s=$(printf '%s' "${*,,}" | tr -cs 'a-z0-9' '_')
+	s=${s#_}
+	echo "${s%_}"
+}
 
 # need_tool NAME TOOL [WHY]: prints TOOL's version as information, or,
 # when TOOL is not installed, the SKIP of the whole script, NAME, saying so
