@@ -2,14 +2,41 @@
 # shellcheck shell=bash
 # Sourced by the shell tests: the report protocol of ctests/lib/report.h
 # (PASS:/FAIL:/SKIP: lines, "# " info); nfail counts the FAILs.
+# A case's name is snake_case (case_name folds one); what the case
+# measured goes after a PASS as the information line "# NAME: WHAT".
 nfail=0
-pass() { echo "PASS: $1"; }
+pass() { # pass NAME [WHAT]
+	echo "PASS: $1"
+	[ $# -lt 2 ] || info "$1: $2"
+}
 fail() {
 	echo "FAIL: $1: $2"
 	nfail=$((nfail + 1))
 }
 skip() { echo "SKIP: $1: $2"; }
 info() { echo "# $*"; }
+
+# case_name WORDS: WORDS folded to a case name as lope_name() folds one:
+# letters to lower case, every run of other characters than letters and
+# digits to one '_', none at either end ("papi_avail -a" gives
+# papi_avail_a).
+case_name() {
+	local s
+	s=$(printf '%s' "${*,,}" | tr -cs 'a-z0-9' '_')
+	s=${s#_}
+	echo "${s%_}"
+}
+
+# need_tool NAME TOOL [WHY]: prints TOOL's version as information, or,
+# when TOOL is not installed, the SKIP of the whole script, NAME, saying so
+# (and WHY, how to install it), and exits.
+need_tool() {
+	if ! command -v "$2" >/dev/null 2>&1; then
+		skip "$1" "$2 not installed${3:+ ($3)}"
+		exit 0
+	fi
+	info "$("$2" --version | head -n 1)"
+}
 
 # Puts our PAPI build first on the library path, or fails the case setup
 # and exits when the runner did not say where it is.

@@ -11,15 +11,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cc=${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}
 arch=aarch64
 
-if ! command -v "$cc" >/dev/null 2>&1; then
-	echo "SKIP: cross_compile_$arch: $arch cross compiler not installed ($cc)"
-	exit 0
-fi
-echo "# $("$cc" --version | head -n 1)"
+# shellcheck source=../report.sh
+. "$top/ctests/report.sh"
+need_tool "cross_compile_$arch" "$cc" "the $arch cross compiler: scripts/install-deps.sh installs it"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-cross.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-fail=0
 
 compile() { # name, source, extra flags...
 	local name=$1 src=$2
@@ -27,11 +24,10 @@ compile() { # name, source, extra flags...
 	if "$cc" -std=gnu11 -O2 -Wall -Wextra -Werror \
 		-I"$top/src" -I"$top/src/arch/$arch" "$@" \
 		-c "$src" -o "$tmp/$(basename "$src" .c).o" 2>"$tmp/err"; then
-		echo "PASS: $name"
+		pass "$name"
 	else
-		echo "FAIL: $name: $(grep -m1 -E 'error|warning' "$tmp/err" || head -n1 "$tmp/err")"
+		fail "$name" "$(grep -m1 -E 'error|warning' "$tmp/err" || head -n1 "$tmp/err")"
 		sed 's/^/# /' "$tmp/err" | head -n 20
-		fail=1
 	fi
 }
 
@@ -41,11 +37,11 @@ for src in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_
 	n=$((n + 1))
 done
 if [ "$n" -eq 0 ]; then
-	echo "FAIL: cross_compile_$arch: no source in $top/src/sources.mk"
+	fail "cross_compile_$arch" "no source in $top/src/sources.mk"
 	exit 1
 fi
 for t in $(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" |
 	grep '^ctests/engine/' | grep -v '\.sh$'); do
 	compile "cross_compile_${arch}_${t//[^a-z0-9]/_}_c" "$top/$t.c" -I"$top/ctests/lib"
 done
-exit "$fail"
+exit $((nfail > 0))

@@ -7,7 +7,8 @@
 # corpus (ctests/fuzz/corpus/<target>/, kept in the repository) and then
 # fuzzes for LOPE_FUZZ_TIME seconds (default 20).  New inputs go to a
 # temporary directory, never into the corpus; set LOPE_FUZZ_CORPUS_OUT=DIR
-# to keep them (DIR/<target>/).  A crash or a failed check is one FAIL,
+# to keep them (DIR/<target>/).  One case per target, named after it
+# (fuzz_mmap_read).  A crash or a failed check is one FAIL,
 # with the input saved under LOPE_FUZZ_ARTIFACTS (default: ctests/fuzz/ in
 # the build tree) as crash-<target>-<hash>.
 #
@@ -24,6 +25,9 @@ jobs=${LOPE_FUZZ_JOBS:-1}
 artifacts=${LOPE_FUZZ_ARTIFACTS:-$build/ctests/fuzz}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
+# shellcheck source=../report.sh
+. "$here/../report.sh"
+
 cc=${LOPE_FUZZ_CC:-}
 if [ -z "$cc" ]; then
 	for c in clang clang-14 clang-15 clang-16; do
@@ -33,12 +37,9 @@ if [ -z "$cc" ]; then
 		fi
 	done
 fi
-if [ -z "$cc" ]; then
-	echo "SKIP: fuzz: clang not installed (scripts/install-deps.sh installs clang and libclang-rt-14-dev)"
-	exit 0
-fi
+need_tool fuzz "${cc:-clang}" "scripts/install-deps.sh installs clang and libclang-rt-14-dev"
 [ -d "$top/src/arch/$arch" ] || {
-	echo "SKIP: fuzz: no engine arch directory for $arch"
+	skip fuzz "no engine arch directory for $arch"
 	exit 0
 }
 
@@ -48,13 +49,12 @@ trap 'rm -rf "$tmp"' EXIT
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$tmp/probe.c"
 if ! out=$("$cc" $flags "$tmp/probe.c" -o "$tmp/probe" 2>&1) ||
 	! out=$("$tmp/probe" -runs=1 2>&1); then
-	echo "SKIP: fuzz: $cc cannot build or run -fsanitize=fuzzer,address,undefined (libclang-rt-*-dev missing?): $(printf '%s' "$out" | grep -m1 -i 'error' || printf '%s' "$out" | head -n 1)"
+	skip fuzz "$cc cannot build or run -fsanitize=fuzzer,address,undefined (libclang-rt-*-dev missing?): $(printf '%s' "$out" | grep -m1 -i 'error' || printf '%s' "$out" | head -n 1)"
 	exit 0
 fi
-echo "# $("$cc" --version | head -n 1); $secs s per target"
+info "$secs s per target"
 
 inc=(-I"$top/src" -I"$top/src/arch/$arch")
-fail=0
 
 # The engine's sources (src/sources.mk), linked with each target.
 engine=$(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" \
@@ -62,14 +62,12 @@ engine=$(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" \
 
 for src in "$here"/fuzz_*.c; do
 	t=$(basename "${src%.c}")
-	name="fuzz: ${t#fuzz_}"
 	start=$(date +%s)
 	# shellcheck disable=SC2046
 	if ! "$cc" $flags -Wall -Wextra "${inc[@]}" "$src" $engine \
 		-o "$tmp/$t" -lm >"$tmp/build.log" 2>&1; then
 		sed 's/^/# | /' "$tmp/build.log" | tail -n 30
-		echo "FAIL: $name: does not build"
-		fail=1
+		fail "$t" "does not build"
 		continue
 	fi
 	corpus="$here/corpus/$t"
@@ -106,10 +104,9 @@ for src in "$here"/fuzz_*.c; do
 			echo "# input kept as $kept; replay it with: $cc $flags ${inc[*]} $src $engine -o $t -lm && ./$t $kept"
 			od -A d -c "$kept" | head -n 8 | sed 's/^/# | /'
 		fi
-		echo "FAIL: $name: exit $rc: ${why:-see the log above}"
-		fail=1
+		fail "$t" "exit $rc: ${why:-see the log above}"
 	else
-		echo "PASS: $name ($nseeds seed inputs replayed, ${runs:-?} inputs in $(($(date +%s) - start)) s, $cov)"
+		pass "$t" "$nseeds seed inputs replayed, ${runs:-?} inputs in $(($(date +%s) - start)) s, $cov"
 	fi
 done
-exit "$fail"
+exit $((nfail > 0))

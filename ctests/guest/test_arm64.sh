@@ -16,10 +16,16 @@
 #      the guest's /init (ctests/guest/init.c) runs each machine's plan,
 #      every program under its own time limit, and frames its output;
 #   3. reports every case the guest printed as this suite's PASS/FAIL/SKIP
-#      lines, prefixed with the machine ("PASS: arm64[cortex-a57]:
-#      test_group: ..."), and checks what the utilities printed; PAPI's own
-#      tests, ours against stock, go through scripts/peer-ctests.sh into
-#      the same side-by-side table as on x86.
+#      lines, named "[arm64 MACHINE] PROGRAM.CASE" ("PASS: [arm64
+#      cortex-a57] test_group.probe_null_attr_einval": the machine in
+#      brackets, as run-tests.sh names a rerun "[unknown CPU] CASE", and a
+#      '.', which no snake_case name holds, between the program and its
+#      case, so that no two programs' cases can meet), and checks what the
+#      utilities printed ("[arm64 cortex-a57] papi_avail"); PAPI's own
+#      tests, ours against stock, go through scripts/peer-ctests.sh into the
+#      same side-by-side table as on x86, one case each ("[arm64
+#      cortex-a57] papi.ctests_zero"); the script's own cases are
+#      "[arm64] cross_build" and each boot's "[arm64 MACHINE] boot_KEY".
 # A guest that does not boot, hangs or loses its output is a FAIL with the
 # reason; a missing tool (qemu, the cross compiler) is a SKIP with the
 # reason.  Results stay in $top_builddir/guest/arm64/results/.
@@ -44,25 +50,28 @@ JOBS=${LOPE_GUEST_JOBS:-2}
 QEMU=qemu-system-aarch64
 CROSS_CC=aarch64-linux-gnu-gcc
 
-# The boots: key, the machine as the case lines name it, -cpu, -smp, the
+# The boots: key, the machine as the case names show it ("[arm64
+# cortex-a57x2] ...": the two-CPU cortex-a57), -cpu, -smp, the
 # seconds a boot takes on a loaded 2-cpu machine here (the longest start
 # first), the host's hard limit in seconds (the whole boot, from QEMU's
 # start: about twice that), and the per-program limit in guest seconds.
 # Which programs each runs is in plan_<key> below; PAPI's tests are dealt
 # round-robin over three boots, so that the two CPUs finish together.
 BOOTS="
-a57      arm64[cortex-a57]       cortex-a57           1 250 480 300
-ctests1  arm64[cortex-a57]       cortex-a57           1 200 420 60
-ctests2  arm64[cortex-a57]       cortex-a57           1 200 420 60
-ctests3  arm64[cortex-a57]       cortex-a57           1 200 420 60
-a72      arm64[cortex-a72]       cortex-a72           1 40  180 300
-a57x2    arm64[cortex-a57,smp2]  cortex-a57           2 40  180 300
-max      arm64[max]              max,pauth-impdef=on  1 30  180 300
+a57      cortex-a57    cortex-a57           1 250 480 300
+ctests1  cortex-a57    cortex-a57           1 200 420 60
+ctests2  cortex-a57    cortex-a57           1 200 420 60
+ctests3  cortex-a57    cortex-a57           1 200 420 60
+a72      cortex-a72    cortex-a72           1 40  180 300
+a57x2    cortex-a57x2  cortex-a57           2 40  180 300
+max      max           max,pauth-impdef=on  1 30  180 300
 "
 
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $1: $2"; }
-skip() { echo "SKIP: $1: $2"; }
+# shellcheck source=../report.sh
+. "$top_srcdir/ctests/report.sh"
+
+# label_of KEY: what the case names of boot KEY begin with, "[arm64 cortex-a57]".
+label_of() { echo "$BOOTS" | awk -v k="$1" '$1 == k { print "[arm64 " $2 "]" }'; }
 
 # ---------------------------------------------------------------------------
 # What each machine runs.  A plan line (ctests/guest/init.c):
@@ -97,11 +106,11 @@ our_tests() {
 		n=${t##*/}
 		[ "$n" != "${3:-}" ] || continue
 		if ! echo "$GUEST_TESTS" | grep -qxF "$t"; then
-			fail "arm64: plan" "$t has $2 but not guest in ctests/tests.list"
+			fail "[arm64] plan" "$t has $2 but not guest in ctests/tests.list"
 			continue
 		fi
 		case $t in
-		*.sh) fail "arm64: plan" "$t: only C tests run in the guest" ;;
+		*.sh) fail "[arm64] plan" "$t: only C tests run in the guest" ;;
 		ctests/papi/*) emit "$n" tap "$1" "$OURS_ENV" -- "/bin/$n" ;;
 		*) emit "$n" tap "$1" -- "/bin/$n" ;;
 		esac
@@ -241,81 +250,69 @@ plan_max() {
 }
 
 # ---------------------------------------------------------------------------
-# Judging the utilities' output: check_FUNCTION LABEL NAME OUT STATUS
-# prints the case lines.
+# Judging the utilities' output: check_FUNCTION CASE OUT STATUS prints the
+# case lines, CASE ("[arm64 cortex-a57] papi_avail") and CASE.PART where the
+# output holds more than one.
 
 check_exit0() {
-	if [ "$4" = exit=0 ]; then pass "$1: $2"; else fail "$1: $2" "$4: $(tail -n 1 "$3")"; fi
+	if [ "$3" = exit=0 ]; then pass "$1"; else fail "$1" "$3: $(tail -n 1 "$2")"; fi
 }
 
-rdpmc_line() { grep -m 1 'Fast counter read (rdpmc)' "$1" | sed 's/  */ /g'; }
+# papi_avail's rdpmc line says yes with user access, no without it (the
+# plan's user_access=0).  Stock reads arm64 counters with read(2) only and
+# says no; its case wants the line, whatever it says.
+check_avail_yes() { rdpmc_line "$@" ': yes'; }
+check_avail_no() { rdpmc_line "$@" ': no'; }
+check_avail_stock() { rdpmc_line "$@" ''; }
 
-check_avail_yes() {
+# rdpmc_line CASE OUT STATUS WANT: papi_avail exited 0, and its "Fast
+# counter read (rdpmc)" line holds WANT.  (sed, not grep: no such line
+# must be this case's FAIL, not a failed command that set -e stops at.)
+rdpmc_line() {
 	local l
-	l=$(rdpmc_line "$3")
-	if [ "$4" = exit=0 ] && [[ $l == *": yes"* ]]; then
-		pass "$1: $2: $l"
+	l=$(sed -n '/Fast counter read (rdpmc)/ { s/  */ /g; p; q; }' "$2")
+	if [ "$3" = exit=0 ] && [ -n "$l" ] && [[ $l == *"$4"* ]]; then
+		pass "$1" "$l"
 	else
-		fail "$1: $2" "$4; want \"Fast counter read (rdpmc): yes\", got \"${l:-no such line}\""
-	fi
-}
-
-check_avail_no() {
-	local l
-	l=$(rdpmc_line "$3")
-	if [ "$4" = exit=0 ] && [[ $l == *": no"* ]]; then
-		pass "$1: $2: $l (kernel.perf_user_access=0)"
-	else
-		fail "$1: $2" "$4; want \"Fast counter read (rdpmc): no\" with kernel.perf_user_access=0, got \"${l:-no such line}\""
-	fi
-}
-
-# Stock reads arm64 counters with read(2) only: it must say no.
-check_avail_stock() {
-	local l
-	l=$(rdpmc_line "$3")
-	if [ "$4" = exit=0 ] && [ -n "$l" ]; then
-		pass "$1: $2: $l"
-	else
-		fail "$1: $2" "$4; no \"Fast counter read\" line: $(tail -n 1 "$3")"
+		fail "$1" "$3; want \"Fast counter read (rdpmc)$4\", got \"${l:-no such line}\""
 	fi
 }
 
 check_stat_three() {
 	local v
-	v=$(awk -F, '$3 == "PAPI_TOT_INS" || $2 == "PAPI_TOT_INS" { print $1; exit }' "$3")
-	if [ "$4" = exit=0 ] && [ "$v" = 3 ]; then
-		pass "$1: $2: papi_stat counts exactly the 3 user-mode instructions of /bin/three"
-	elif grep -q 'PAPI_TOT_INS' "$3" && [ "$4" = exit=0 ]; then
-		fail "$1: $2" "PAPI_TOT_INS ${v:-none}, want 3: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+	v=$(awk -F, '$3 == "PAPI_TOT_INS" || $2 == "PAPI_TOT_INS" { print $1; exit }' "$2")
+	if [ "$3" = exit=0 ] && [ "$v" = 3 ]; then
+		pass "$1" "PAPI_TOT_INS 3: exactly the 3 user-mode instructions of /bin/three"
+	elif grep -q 'PAPI_TOT_INS' "$2" && [ "$3" = exit=0 ]; then
+		fail "$1" "PAPI_TOT_INS ${v:-none}, want 3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
 	else
-		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+		fail "$1" "$3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
 	fi
 }
 
 check_accuracy() {
-	if [ "$4" = exit=77 ]; then
-		skip "$1: $2" "$(grep -m 1 'papi_accuracy' "$3" || tail -n 1 "$3")"
-	elif [ "$4" = exit=0 ] && grep -q '^null benchmark' "$3"; then
-		pass "$1: $2: null benchmark table"
-		if grep -q '^loop benchmark' "$3"; then
-			pass "$1: $2: loop benchmark table"
+	if [ "$3" = exit=77 ]; then
+		skip "$1" "$(grep -m 1 'papi_accuracy' "$2" || tail -n 1 "$2")"
+	elif [ "$3" = exit=0 ] && grep -q '^null benchmark' "$2"; then
+		pass "$1.null_benchmark_table"
+		if grep -q '^loop benchmark' "$2"; then
+			pass "$1.loop_benchmark_table"
 		else
-			skip "$1: $2: loop benchmark table" "not printed: $(grep -m 1 -i loop "$3" || echo 'no loop on this architecture')"
+			skip "$1.loop_benchmark_table" "not printed: $(grep -m 1 -i loop "$2" || echo 'no loop on this architecture')"
 		fi
 	else
-		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+		fail "$1" "$3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
 	fi
 }
 
-# table LABEL NAME OUT STATUS PATTERN WHAT FILE: the program printed a line
-# matching PATTERN and exited 0: WHAT passes and OUT is kept as $R/FILE.
+# table CASE OUT STATUS PATTERN WHAT FILE: the program printed a line
+# matching PATTERN (its WHAT) and exited 0; OUT is kept as $R/FILE.
 table() {
-	if [ "$4" = exit=0 ] && grep -q "$5" "$3"; then
-		pass "$1: $2: $6 (also in $R/$7)"
-		cp "$3" "$R/$7"
+	if [ "$3" = exit=0 ] && grep -q "$4" "$2"; then
+		pass "$1" "$5, also in $R/$6"
+		cp "$2" "$R/$6"
 	else
-		fail "$1: $2" "$4: $(tr '\n' ' ' <"$3" | cut -c1-200)"
+		fail "$1" "$3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
 	fi
 }
 
@@ -359,11 +356,11 @@ split_log() {
 }
 
 # report_tap LABEL NAME OUT STATUS: our test protocol, as run-tests.sh
-# counts it, every case prefixed with the machine and the program.
+# counts it, every case named "LABEL NAME.CASE".
 report_tap() {
 	local label=$1 name=$2 out=$3 st=$4 f p s
-	echo "## $label: $name ($(seconds_of "$name") s)"
-	awk -v pre="$label: $name: " '
+	echo "## $label $name ($(seconds_of "$name") s)"
+	awk -v pre="$label $name." '
 		/^(PASS|FAIL|SKIP): / { print substr($0, 1, 6) pre substr($0, 7); next }
 		{ print }' "$out"
 	p=$(grep -c '^PASS: ' "$out" || true)
@@ -371,11 +368,11 @@ report_tap() {
 	s=$(grep -c '^SKIP: ' "$out" || true)
 	case $st in
 	exit=0) ;;
-	exit=77) [ "$p$f$s" != 000 ] || skip "$label: $name" "program exited 77 (skipped) without a reason" ;;
-	exit=*) [ "$f" -gt 0 ] || fail "$label: $name" "exited with status ${st#exit=} without a FAIL line" ;;
-	signal=*) fail "$label: $name" "killed by signal ${st#signal=}" ;;
-	timeout=*) fail "$label: $name" "timed out after ${st#timeout=} s of guest time" ;;
-	lost) fail "$label: $name" "no end: the guest stopped while it ran (see the boot's FAIL)" ;;
+	exit=77) [ "$p$f$s" != 000 ] || skip "$label $name" "program exited 77 (skipped) without a reason" ;;
+	exit=*) [ "$f" -gt 0 ] || fail "$label $name" "exited with status ${st#exit=} without a FAIL line" ;;
+	signal=*) fail "$label $name" "killed by signal ${st#signal=}" ;;
+	timeout=*) fail "$label $name" "timed out after ${st#timeout=} s of guest time" ;;
+	lost) fail "$label $name" "no end: the guest stopped while it ran (see the boot's FAIL)" ;;
 	esac
 }
 
@@ -408,21 +405,22 @@ report_not_run() { # report_not_run KEY LABEL
 	while read -r t; do
 		why=$(lists note "$LIST" "$t")
 		if [ -n "$why" ]; then
-			skip "$2: ${t##*/}" "not run in the guest: $why"
+			skip "$2 ${t##*/}" "not run in the guest: $why"
 		else
-			fail "$2: ${t##*/}" "not run in the guest, and its line in ctests/tests.list says not why"
+			fail "$2 ${t##*/}" "not run in the guest, and its line in ctests/tests.list says not why"
 		fi
 	done <"$R/$1/not_run"
 }
 
-# report_boot KEY LABEL: the cases of one boot.
+# report_boot KEY LABEL: the cases of one boot, and the boot's own,
+# LABEL boot_KEY (a57 and ctests1..3 boot the same machine).
 report_boot() {
 	local key=$1 label=$2 d=$R/$1 n name st ms kind out ran=0 planned lost
 	times=$d/times
 	rm -rf "$d/progs"
 	mkdir -p "$d/progs"
 	split_log "$d/console.log" "$d/progs"
-	sed "s/^/# $label: /" "$d/progs/info"
+	sed "s/^/# $label boot_$key: /" "$d/progs/info"
 	while IFS=$'\t' read -r n name st ms; do
 		ran=$((ran + 1))
 		out=$d/progs/$n.out
@@ -431,22 +429,22 @@ report_boot() {
 		tap) report_tap "$label" "$name" "$out" "$st" ;;
 		papi:*) papi_result "${kind#papi:}" "$name" "$out" "$st" "$ms" ;;
 		check:*)
-			echo "## $label: $name ($(seconds_of "$name") s)"
+			echo "## $label $name ($(seconds_of "$name") s)"
 			sed 's/^/# /' "$out"
-			"check_${kind#check:}" "$label" "$name" "$out" "$st"
+			"check_${kind#check:}" "$label $name" "$out" "$st"
 			;;
-		*) fail "$label: $name" "not in the plan (kinds.tsv)" ;;
+		*) fail "$label $name" "not in the plan (kinds.tsv)" ;;
 		esac
 	done <"$d/progs/index.tsv"
 	planned=$(wc -l <"$d/kinds.tsv")
 	lost=$(cut -f1 "$d/kinds.tsv" | grep -vxF -f <(cut -f2 "$d/progs/index.tsv") |
 		head -n 5 | tr '\n' ' ' || true)
 	if ! grep -q '^kernel ' "$d/progs/info"; then
-		fail "$label: boot" "the guest never reached /init ($(boot_end "$d")): $(last_words "$d/console.log")"
+		fail "$label boot_$key" "the guest never reached /init ($(boot_end "$d")): $(last_words "$d/console.log")"
 	elif ! grep -qx "done" "$d/progs/info"; then
-		fail "$label: boot" "ran $ran of $planned programs, then $(boot_end "$d")${lost:+; not run: $lost}"
+		fail "$label boot_$key" "ran $ran of $planned programs, then $(boot_end "$d")${lost:+; not run: $lost}"
 	else
-		pass "$label: boot: $ran programs, $(cat "$d/seconds") s ($(cat "$d/cpu") s of CPU)"
+		pass "$label boot_$key" "$ran programs, $(cat "$d/seconds") s ($(cat "$d/cpu") s of CPU)"
 	fi
 }
 
@@ -521,14 +519,14 @@ selected_boots() {
 # The plans, packed as a second cpio appended to the built initramfs (the
 # kernel unpacks both).
 make_plans() {
-	local key label cpu smp limit t plan kinds
+	local key cpu smp limit t plan kinds
 	# Only what the boots run now is renewed: results of the others stay.
 	rm -rf "$O/plans"
 	mkdir -p "$R" "$O/plans/plans"
 	if selected_boots | grep -q '^ctests'; then
 		rm -rf "$R/ctests" "$R/ctests.md" "$R/ctests.tsv"
 	fi
-	while read -r key label cpu smp _ limit t; do
+	while read -r key _ cpu smp _ limit t; do
 		rm -rf "${R:?}/$key"
 		[ "$key" != a57 ] || rm -f "$R/papi_overhead.txt"
 		mkdir -p "$R/$key"
@@ -544,36 +542,39 @@ make_plans() {
 
 # Run the boots JOBS at a time, the longest first.
 run_boots() {
-	local key label cpu smp limit t
-	while read -r key label cpu smp _ limit t; do
+	local key cpu smp limit
+	while read -r key _ cpu smp _ limit _; do
 		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
-		echo "# booting $label ($key): -cpu $cpu -smp $smp, at most $limit s"
+		echo "# booting $(label_of "$key") ($key): -cpu $cpu -smp $smp, at most $limit s"
 		boot "$key" "$cpu" "$smp" "$limit" &
 	done < <(selected_boots | sort -k5,5nr -s)
 	wait
 }
 
+# report_ctests LABEL: one case for each of PAPI's tests, LABEL papi.TEST
+# (the test's path in snake_case), from the table of the three boots.
 report_ctests() {
-	local label=$1 tsv=$R/ctests.tsv o s note t
+	local label=$1 tsv=$R/ctests.tsv o s note t c
 	# Only when this run had all three boots: the table is of one run.
 	[ "$(selected_boots | awk '$1 ~ /^ctests[123]$/' | wc -l)" -eq 3 ] || return 0
-	echo "## $label: PAPI's tests, ours against stock (scripts/peer-ctests.sh)"
+	echo "## $label PAPI's tests, ours against stock (scripts/peer-ctests.sh)"
 	bash "$top_srcdir/scripts/peer-ctests.sh" --results "$R/ctests" \
 		--ours "$O/papi/ours/src" --stock "$O/papi/stock/src" --timeout \
 		"$(echo "$BOOTS" | awk '$1 == "ctests1" { print $7 }')" \
 		--md "$R/ctests.md" --tsv "$tsv" --machine "$(machine_text ctests1)" \
 		2>/dev/null | sed 's/^/# /' || true
 	while IFS=$'\t' read -r t o s note; do
+		c="$label papi.$(case_name "$t")"
 		case $o in
-		PASSED*) pass "$label: papi: $t${s:+ (stock $s)}" ;;
+		PASSED*) pass "$c" "$t: ours $o${s:+, stock $s}" ;;
 		SKIPPED)
 			[ -n "$note" ] || note="PAPI's test skipped here (with TESTS_QUIET it prints no reason)"
-			skip "$label: papi: $t" "$note; stock $s" ;;
+			skip "$c" "$t: $note; stock $s" ;;
 		*)
 			case $s in
 			FAILED* | CRASHED | TIMEOUT | -)
-				skip "$label: papi: $t" "ours $o, and stock $s as well: ${note:-no note}" ;;
-			*) fail "$label: papi: $t" "ours $o, stock $s: ${note:-no note}" ;;
+				skip "$c" "$t: ours $o, and stock $s as well: ${note:-no note}" ;;
+			*) fail "$c" "$t: ours $o, stock $s: ${note:-no note}" ;;
 			esac
 			;;
 		esac
@@ -593,27 +594,22 @@ machine_text() {
 
 # ---------------------------------------------------------------------------
 
-host_ready() { # prints the SKIP and fails when something is missing
-	local why=
+# The whole script's SKIP when it is not wanted or a tool is missing.
+host_ready() {
 	if [ "${LOPE_GUEST:-1}" = 0 ]; then
-		why="LOPE_GUEST=0"
-	elif ! command -v "$QEMU" >/dev/null; then
-		why="$QEMU not installed (Debian: qemu-system-arm)"
-	elif ! command -v "$CROSS_CC" >/dev/null; then
-		why="$CROSS_CC not installed (Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross)"
-	elif ! command -v cpio >/dev/null; then
-		why="cpio not installed"
+		skip "[arm64] guest" "LOPE_GUEST=0"
+		exit 0
 	fi
-	[ -z "$why" ] && return 0
-	skip "arm64 guest" "$why"
-	return 1
+	need_tool "[arm64] guest" "$QEMU" "Debian: qemu-system-arm"
+	need_tool "[arm64] guest" "$CROSS_CC" "Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross"
+	need_tool "[arm64] guest" cpio
 }
 
 build() {
 	local papi_src t0 rc=0
 	papi_src=${PAPI_SRC:-$(sed -n 's/^PAPI_SRC = //p' "$top_builddir/Makefile" 2>/dev/null)}
 	if [ -z "$papi_src" ]; then
-		fail "arm64: cross build" "no PAPI source tree (configure the top build, or set PAPI_SRC)"
+		fail "[arm64] cross_build" "no PAPI source tree (configure the top build, or set PAPI_SRC)"
 		return 1
 	fi
 	mkdir -p "$O"
@@ -625,26 +621,25 @@ build() {
 	grep '^# ' "$O/build.log" || true
 	if [ "$rc" -ne 0 ]; then
 		tail -n 20 "$O/build.log" | sed 's/^/# /'
-		fail "arm64: cross build" "make -f ctests/guest/guest.mk failed (log: $O/build.log): $(grep -m 1 -E 'error|failed' "$O/build.log" | cut -c1-200)"
+		fail "[arm64] cross_build" "make -f ctests/guest/guest.mk failed (log: $O/build.log): $(grep -m 1 -E 'error|failed' "$O/build.log" | cut -c1-200)"
 		return 1
 	fi
-	pass "arm64: cross build: $(($(date +%s) - t0)) s"
+	pass "[arm64] cross_build" "$(($(date +%s) - t0)) s"
 }
 
 main() {
-	local key label t0
-	host_ready || exit 0
-	echo "# $("$QEMU" --version | head -n 1); $("$CROSS_CC" --version | head -n 1)"
+	local key t0
+	host_ready
 	build || exit 1
 	make_plans
 	t0=$(date +%s)
 	run_boots
 	echo "# all boots: $(($(date +%s) - t0)) s, $(cat "$R"/*/cpu | awk '{ s += $1 } END { print s }') s of CPU"
-	while read -r key label _; do
-		[ ! -f "$R/$key/not_run" ] || report_not_run "$key" "$label"
-		report_boot "$key" "$label"
+	while read -r key _; do
+		[ ! -f "$R/$key/not_run" ] || report_not_run "$key" "$(label_of "$key")"
+		report_boot "$key" "$(label_of "$key")"
 	done < <(selected_boots)
-	report_ctests "$(echo "$BOOTS" | awk '$1 == "ctests1" { print $2 }')"
+	report_ctests "$(label_of ctests1)"
 }
 
 # The exit status: 1 when any case failed (run-tests.sh counts the lines).

@@ -10,8 +10,9 @@
 #     $PAPI_OURS_BUILDDIR copied and its library rebuilt with
 #     CC="$CC <sanitizer flags>"), the PAPI-level tests of ctests/papi and
 #     a few PAPI utilities compiled with the same flags and run against it.
-# One case per program: PASS when it exits 0 and no sanitizer reported
-# anything; the program's own output is shown as "# " lines when it fails.
+# One case per program, asan_PROGRAM: PASS when it exits 0 and no
+# sanitizer reported anything; the program's own output is shown as "# "
+# lines when it fails.
 # Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 #
 # Environment: LOPE_SAN_CC (default gcc), top_srcdir, PAPI_OURS_BUILDDIR
@@ -35,12 +36,15 @@ papi_tests=$(printf '%s\n' "$asan_tests" | sed -n 's|^ctests/papi/||p')
 interpose_tests=$(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" \
 	interpose) || exit 1
 
+# shellcheck source=../report.sh
+. "$here/../report.sh"
+
 skip_all() {
-	echo "SKIP: asan: $1"
+	skip asan "$1"
 	exit 0
 }
 
-command -v "$cc" >/dev/null 2>&1 || skip_all "compiler $cc not found"
+need_tool asan "$cc"
 [ -d "$top/src/arch/$arch" ] || skip_all "no engine arch directory for $arch"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-asan.XXXXXX") || exit 1
@@ -59,7 +63,7 @@ if ! out=$($cc $san "$tmp/probe.c" -o "$tmp/probe" 2>&1) ||
 	! out=$("$tmp/probe" 2>&1); then
 	skip_all "$cc cannot build or run -fsanitize=address,undefined: $(printf '%s' "$out" | head -n 1)"
 fi
-echo "# $($cc --version | head -n 1); flags: $san"
+info "flags: $san"
 
 # sanitizer_report LOG: the first sanitizer report in LOG, if any.
 sanitizer_report() {
@@ -102,16 +106,14 @@ run() {
 	done
 	if [ -n "$why" ]; then
 		show_tail "$log"
-		echo "FAIL: $name: $why"
-		fail=1
+		fail "$name" "$why"
 	elif [ "$rc" -ne 0 ] || [ "$f" -ne 0 ]; then
 		show_tail "$log"
-		echo "FAIL: $name: exit status $rc, $f failed case(s) under the sanitizers$again"
-		fail=1
+		fail "$name" "exit status $rc, $f failed case(s) under the sanitizers$again"
 	elif [ $((p + s)) -eq 0 ]; then
-		echo "PASS: $name (exit 0, no sanitizer report$again)"
+		pass "$name" "exit 0, no sanitizer report$again"
 	else
-		echo "PASS: $name ($p cases passed, $s skipped; no sanitizer report$again)"
+		pass "$name" "$p cases passed, $s skipped; no sanitizer report$again"
 	fi
 }
 
@@ -125,11 +127,9 @@ printf '#include <stdlib.h>\nvoid *p;\nint main(void) { p = malloc(7); p = 0; re
 $cc $san -O0 "$tmp/leak.c" -o "$tmp/leak" 2>/dev/null
 if "$tmp/leak" >"$tmp/leak.out" 2>&1 ||
 	! grep -q 'detected memory leaks' "$tmp/leak.out"; then
-	echo "SKIP: asan: leak check: LeakSanitizer does not work here ($(grep -m1 -i 'sanitizer' "$tmp/leak.out" || echo 'no report for a known leak')): leaks are not checked"
+	skip asan_leak_check "LeakSanitizer does not work here ($(grep -m1 -i 'sanitizer' "$tmp/leak.out" || echo 'no report for a known leak')): leaks are not checked"
 	export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 fi
-
-fail=0
 
 # extra_options TEST: what one test needs added to ASAN_OPTIONS.
 extra_options() {
@@ -179,7 +179,7 @@ for c in $libsrcs interpose.c; do
 		-c "$top/ctests/lib/$c" -o "$lib/${c%.c}.o" \
 		>"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"
-		echo "FAIL: asan: test library: build $c"
+		fail asan_test_library "$c does not build with the sanitizers"
 		exit 1
 	fi
 done
@@ -205,16 +205,14 @@ for c in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_SR
 	o="$tmp/engine/$(basename "${c%.c}").o"
 	if ! $cc $san $cflags "${inc[@]}" -c "$c" -o "$o" >"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"
-		echo "FAIL: asan: engine: build $(basename "$c")"
-		fail=1
+		fail "$(case_name asan_engine "$(basename "$c")")" "does not build with the sanitizers"
 		ok=0
 	fi
 done
 if [ "$ok" = 1 ]; then
 	for t in $engine_tests; do
 		if [ ! -f "$top/ctests/engine/$t.c" ]; then
-			echo "FAIL: asan: engine: $t: ctests/engine/$t.c missing"
-			fail=1
+			fail "asan_$t" "ctests/engine/$t.c missing"
 			continue
 		fi
 		if ! $cc $san $cflags "${inc[@]}" "$top/ctests/engine/$t.c" \
@@ -222,24 +220,23 @@ if [ "$ok" = 1 ]; then
 			-o "$tmp/engine/$t" -lpthread -lm \
 			>"$tmp/build.log" 2>&1; then
 			show_tail "$tmp/build.log"
-			echo "FAIL: asan: engine: $t: does not build with the sanitizers"
-			fail=1
+			fail "asan_$t" "does not build with the sanitizers"
 			continue
 		fi
 		ASAN_OPTIONS="$ASAN_OPTIONS$(extra_options "$t")" \
-			run "asan: engine: $t" "$tmp/engine/$t.log" \
+			run "asan_$t" "$tmp/engine/$t.log" \
 			"$tmp/engine/$t"
 	done
 fi
-echo "# engine: $(($(date +%s) - start)) s"
+info "engine: $(($(date +%s) - start)) s"
 
 # ---------------------------------------------------------------------------
 # 2. Our libpapi with the sanitizers, and PAPI-level programs against it.
 
 start=$(date +%s)
 if [ ! -f "$ours/Makefile" ] || [ ! -f "$ours/libpapi.so" ]; then
-	echo "SKIP: asan: libpapi: no built PAPI tree at $ours"
-	exit "$fail"
+	skip asan_libpapi "no built PAPI tree at $ours"
+	exit $((nfail > 0))
 fi
 sp="$tmp/papi/src"
 mkdir -p "$tmp/papi"
@@ -252,18 +249,17 @@ rm -f "$sp"/libpapi.so*
 if ! (cd "$sp" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	make CC="$cc $san" shared) >"$tmp/papi-build.log" 2>&1; then
 	show_tail "$tmp/papi-build.log"
-	echo "FAIL: asan: libpapi: make CC=\"$cc $san\" shared failed"
+	fail asan_libpapi "make CC=\"$cc $san\" shared failed"
 	exit 1
 fi
-echo "PASS: asan: libpapi: our libpapi.so rebuilt with the sanitizers ($(($(date +%s) - start)) s)"
+pass asan_libpapi "our libpapi.so rebuilt with the sanitizers in $(($(date +%s) - start)) s"
 
 export LD_LIBRARY_PATH="$sp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PAPI_OURS_BUILDDIR="$sp"
 mkdir -p "$tmp/bin"
 for t in $papi_tests; do
 	if [ ! -f "$top/ctests/papi/$t.c" ]; then
-		echo "FAIL: asan: papi: $t: ctests/papi/$t.c missing"
-		fail=1
+		fail "asan_$t" "ctests/papi/$t.c missing"
 		continue
 	fi
 	# shellcheck disable=SC2046 # no word, or one
@@ -273,12 +269,11 @@ for t in $papi_tests; do
 		-lpthread -lm -ldl \
 		>"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"
-		echo "FAIL: asan: papi: $t: does not build with the sanitizers"
-		fail=1
+		fail "asan_$t" "does not build with the sanitizers"
 		continue
 	fi
 	ASAN_OPTIONS="$ASAN_OPTIONS$(extra_options "$t")" \
-		run "asan: papi: $t" "$tmp/bin/$t.log" "$tmp/bin/$t"
+		run "asan_$t" "$tmp/bin/$t.log" "$tmp/bin/$t"
 done
 
 # PAPI's own utilities: every event listed, every native event added to a
@@ -288,15 +283,14 @@ for u in papi_avail papi_native_avail papi_component_avail; do
 		"$sp/utils/$u.c" "$sp/utils/print_header.c" -o "$tmp/bin/$u" \
 		-L"$sp" -lpapi >"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"
-		echo "FAIL: asan: papi: $u: does not build with the sanitizers"
-		fail=1
+		fail "asan_$u" "does not build with the sanitizers"
 	fi
 done
 [ -x "$tmp/bin/papi_avail" ] &&
-	run "asan: papi: papi_avail -a" "$tmp/bin/avail.log" "$tmp/bin/papi_avail" -a
+	run asan_papi_avail_a "$tmp/bin/avail.log" "$tmp/bin/papi_avail" -a
 [ -x "$tmp/bin/papi_native_avail" ] &&
-	run "asan: papi: papi_native_avail -c" "$tmp/bin/native.log" "$tmp/bin/papi_native_avail" -c
+	run asan_papi_native_avail_c "$tmp/bin/native.log" "$tmp/bin/papi_native_avail" -c
 [ -x "$tmp/bin/papi_component_avail" ] &&
-	run "asan: papi: papi_component_avail -d" "$tmp/bin/comp.log" "$tmp/bin/papi_component_avail" -d
-echo "# libpapi and PAPI-level programs: $(($(date +%s) - start)) s"
-exit "$fail"
+	run asan_papi_component_avail_d "$tmp/bin/comp.log" "$tmp/bin/papi_component_avail" -d
+info "libpapi and PAPI-level programs: $(($(date +%s) - start)) s"
+exit $((nfail > 0))

@@ -31,18 +31,15 @@ vg_tests=$(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" valgrind) |
 papi_progs=$(printf '%s\n' "$vg_tests" | grep '^ctests/papi/')
 engine_progs=$(printf '%s\n' "$vg_tests" | grep '^ctests/engine/')
 
-if ! command -v "$vg" >/dev/null 2>&1; then
-	echo "SKIP: valgrind: valgrind not installed (scripts/install-deps.sh installs it)"
-	exit 0
-fi
-echo "# $("$vg" --version)"
+# shellcheck source=../report.sh
+. "$top/ctests/report.sh"
+need_tool valgrind "$vg" "scripts/install-deps.sh installs it"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-valgrind.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export LD_LIBRARY_PATH="$ours${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PAPI_OURS_BUILDDIR="$ours"
 
-fail=0
 n=0
 
 # check NAME CMD...: one program under memcheck, one case.
@@ -67,19 +64,17 @@ check() {
 			sed 's/^/# | /'
 		why=$(cat "$tmp"/vg.* | grep -m1 -E '^==[0-9]+== [A-Z0-9]' |
 			sed 's/^==[0-9]*== //')
-		echo "FAIL: $name: memcheck: $errs report(s) in $logs process(es), first: $why"
-		fail=1
+		fail "$name" "memcheck: $errs report(s) in $logs process(es), first: $why"
 	elif [ "$rc" -gt 128 ] || [ "$rc" -eq 124 ]; then
 		tail -n 20 "$tmp/out" | sed 's/^/# | /'
-		echo "FAIL: $name: exit status $rc under valgrind"
-		fail=1
+		fail "$name" "exit status $rc under valgrind"
 	else
 		[ "$f" -ne 0 ] && grep '^FAIL: ' "$tmp/out" |
 			sed 's/^/# under valgrind (not counted): /'
 		if [ $((p + f)) -eq 0 ]; then
-			echo "PASS: $name (memcheck clean in $logs process(es), exit $rc)"
+			pass "$name" "memcheck clean in $logs process(es), exit $rc"
 		else
-			echo "PASS: $name (memcheck clean in $logs process(es); $p cases passed, $f failed under valgrind)"
+			pass "$name" "memcheck clean in $logs process(es); $p cases passed, $f failed under valgrind"
 		fi
 	fi
 }
@@ -90,10 +85,9 @@ check_built() {
 	local prog
 	for prog in $1; do
 		if [ -x "$build/$prog" ]; then
-			check "valgrind: $(basename "$prog")" "$build/$prog"
+			check "valgrind_$(basename "$prog")" "$build/$prog"
 		else
-			echo "FAIL: valgrind: $(basename "$prog"): $build/$prog not built"
-			fail=1
+			fail "valgrind_$(basename "$prog")" "$build/$prog not built"
 		fi
 	done
 }
@@ -104,14 +98,14 @@ if [ -f "$ours/libpapi.so" ]; then
 	for u in "papi_avail -a" "papi_native_avail -c"; do
 		set -- $u
 		if [ -x "$ours/utils/$1" ]; then
-			check "valgrind: $u" "$ours/utils/$1" "$2"
+			check "$(case_name valgrind "$u")" "$ours/utils/$1" "$2"
 		else
-			echo "SKIP: valgrind: $u: $ours/utils/$1 not built"
+			skip "$(case_name valgrind "$u")" "$ours/utils/$1 not built"
 		fi
 	done
 else
-	echo "SKIP: valgrind: PAPI-level programs: no libpapi.so in $ours"
+	skip valgrind_papi_programs "no libpapi.so in $ours"
 fi
 check_built "$engine_progs"
-echo "# $n programs under memcheck in $(($(date +%s) - start)) s"
-exit "$fail"
+info "$n programs under memcheck in $(($(date +%s) - start)) s"
+exit $((nfail > 0))
