@@ -255,7 +255,7 @@ static void test_real_core_pmu(void)
 	terms[strcspn(terms, "\n")] = '\0';
 	same_count(what, name, "perf::INSTRUCTIONS");
 	snprintf(name, sizeof(name), "%s::%s", pmu, terms);
-	same_count("core PMU raw terms count as the generic event", name,
+	same_count("core_pmu_raw_terms_count_as_the_generic_one", name,
 		   "perf::INSTRUCTIONS");
 }
 

@@ -211,12 +211,11 @@ int main(void)
 	thread_init_or_exit("thread_init_small_ids", small_id);
 	lope_check(PAPI_thread_id() == 0, "main_thread_id_0",
 		   "PAPI_thread_id()=%lu", PAPI_thread_id());
-	for (i = 0; i < 2; i++) {
+	for (i = 0, rc = PAPI_OK; i < 2 && rc == PAPI_OK; i++)
 		rc = PAPI_event_name_to_code(names[i], &codes[i]);
-		if (!lope_check(rc == PAPI_OK, "event_codes_resolved", "%s: %s",
-				names[i], papi_err(rc)))
-			return lope_done();
-	}
+	if (!lope_check(rc == PAPI_OK, "event_codes_resolved", "%s: %s",
+			names[i - 1], papi_err(rc)))
+		return lope_done();
 
 	pthread_barrier_init(&all_sets_exist, NULL, NTHREADS + 1);
 	pthread_barrier_init(&main_read_done, NULL, NTHREADS + 1);
