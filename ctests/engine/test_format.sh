@@ -8,19 +8,15 @@
 # Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/ctests/report.sh"
 cf=${CLANG_FORMAT:-clang-format}
 
-if ! command -v "$cf" >/dev/null 2>&1; then
-	echo "SKIP: clang_format: clang-format not installed"
-	exit 0
-fi
+need_tool clang_format "$cf" "scripts/install-deps.sh installs it"
 if [ ! -f "$top/.clang-format" ]; then
-	echo "FAIL: clang_format: $top/.clang-format missing"
+	fail clang_format "$top/.clang-format missing"
 	exit 1
 fi
-echo "# $("$cf" --version)"
 
-fail=0
 cd "$top" || exit 1
 for f in src/*.c src/*.h src/arch/*/*.h components/*/*.c components/*/*.h \
 	ctests/*.h ctests/*/*.c ctests/*/*.h utils/*.c utils/*.h utils/*/*.c \
@@ -29,13 +25,12 @@ for f in src/*.c src/*.h src/arch/*/*.h components/*/*.c components/*/*.h \
 	name=clang_format_${f//[^A-Za-z0-9]/_}
 	name=${name,,}
 	if out=$("$cf" --style=file --dry-run --Werror "$f" 2>&1); then
-		echo "PASS: $name"
+		pass "$name"
 	else
 		n=$(printf '%s\n' "$out" | grep -c 'error:')
 		first=$(printf '%s\n' "$out" | grep -m1 'error:' |
 			sed "s|^$top/||")
-		echo "FAIL: $name: $n place(s) differ, first: $first"
-		fail=1
+		fail "$name" "$n place(s) differ, first: $first"
 	fi
 done
-exit "$fail"
+[ "$nfail" -eq 0 ]
