@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Prepare a fresh Debian 12 machine: build tools, libpfm4, the stock PAPI
-# tools for comparison, PAPI's source (which our build compiles), and the
-# emulated arm64 machine's tools (the cross compiler, QEMU, cpio; its
+# Prepare a fresh Debian 12 or 13 machine: build tools, libpfm4, the stock
+# PAPI tools for comparison, PAPI's source (which our build compiles), and
+# the emulated arm64 machine's tools (the cross compiler, QEMU, cpio; its
 # kernel and arm64 libpfm4 are fetched by ctests/guest/fetch-arm64.sh).
 # Run as root, or as a user who may sudo.
+#
+#   scripts/install-deps.sh [--papi-src DIR]
+#
+# --papi-src DIR (or LOPE_PAPI_SRC=DIR) takes PAPI's source from DIR (a
+# PAPI source tree or a papi-*.tar.gz) instead of `apt-get source papi`.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 export DEBIAN_FRONTEND=noninteractive
 SUDO=()
 [ "$(id -u)" -eq 0 ] || SUDO=(sudo DEBIAN_FRONTEND=noninteractive)
+
+papi_src=${LOPE_PAPI_SRC:-}
+case ${1:-} in
+--papi-src) papi_src=${2:?"--papi-src needs a directory or tarball"} ;;
+"") ;;
+*)
+	echo "usage: $0 [--papi-src DIR]" >&2
+	exit 2
+	;;
+esac
 
 # apt-get source (scripts/get-papi-src.sh) needs source entries.
 deb822=/etc/apt/sources.list.d/debian.sources
@@ -20,11 +35,19 @@ if [ -f "$list" ] && grep -q '^deb ' "$list" && ! grep -q '^deb-src ' "$list"; t
 	sed -n 's/^deb /deb-src /p' "$list" | "${SUDO[@]}" tee -a "$list" >/dev/null
 fi
 
-"${SUDO[@]}" apt-get update
-"${SUDO[@]}" apt-get install -y --no-install-recommends \
-	build-essential autoconf automake libtool pkg-config libpfm4-dev \
-	papi-tools papi-examples dpkg-dev gcc-aarch64-linux-gnu \
-	libc6-dev-arm64-cross linux-perf gnuplot-nox clang-format valgrind rsync \
-	clang libclang-rt-14-dev qemu-system-arm cpio
+# Names that exist in Debian 12 and 13 alike: libclang-rt-dev is the
+# runtime of the release's default clang (14 in 12, 19 in 13).
+packages=(build-essential autoconf automake libtool pkg-config libpfm4-dev
+	papi-tools papi-examples dpkg-dev linux-perf gnuplot-nox clang-format
+	valgrind rsync clang libclang-rt-dev cpio)
+# The emulated arm64 machine: on x86-64 its cross compiler and QEMU.  On
+# another host the guest's tests SKIP, saying so (ctests/guest).
+case $(dpkg --print-architecture) in
+amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm) ;;
+*) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated arm64 machine's tests need an x86-64 host; not installing its tools" ;;
+esac
 
-"$top/scripts/get-papi-src.sh"
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
+
+"$top/scripts/get-papi-src.sh" ${papi_src:+"$papi_src"}
