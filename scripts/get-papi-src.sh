@@ -31,8 +31,8 @@ from_apt() {
 	tail -n 5 "$tmp/apt.log" >&2
 	cat >&2 <<MSG
 
-get-papi-src.sh: "apt-get source papi" failed on $(release)${want:+ (it
-wants papi $want)}.
+get-papi-src.sh: "apt-get source papi" failed on $(release)${want:+,
+which has papi $want}.
 - If apt said it cannot find a source package: enable source entries and
   run "apt-get update" (scripts/install-deps.sh does both):
     deb822 style (/etc/apt/sources.list.d/debian.sources): "Types: deb deb-src";

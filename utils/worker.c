@@ -150,8 +150,8 @@ void worker_init(struct worker *w, enum worker_path path,
 #define WORKER_MAX_WRAP 16
 
 /* In the forked child: exec @argv (argv[0] is this program) under @wrap. */
-static void __attribute__((noreturn))
-exec_wrapped(const char *const *wrap, const char *const *argv)
+static _Noreturn void exec_wrapped(const char *const *wrap,
+				   const char *const *argv)
 {
 	const char *full[WORKER_MAX_WRAP + WORKER_MAX_ARGS + 6];
 	char self[PATH_MAX];
@@ -175,8 +175,8 @@ exec_wrapped(const char *const *wrap, const char *const *argv)
 }
 
 /* In the forked child: set the worker's environment and exec @argv. */
-static void __attribute__((noreturn))
-worker_exec(const struct worker *w, const char *const *argv)
+static _Noreturn void worker_exec(const struct worker *w,
+				  const char *const *argv)
 {
 	const char *old = getenv("LD_LIBRARY_PATH");
 	char *v;

@@ -39,10 +39,11 @@ struct libdirs {
 /* getopt_long() values of the libdirs options; a tool's own follow. */
 enum { OPT_OURS = 256, OPT_COMPARE, OPT_NO_COMPARE, OPT_TOOL };
 /* The libdirs options, for a tool's getopt_long() table. */
-#define LIBDIRS_OPTION(name, has_arg, val) \
-	{                                  \
-		name, has_arg, NULL, val   \
-	}
+/* Versions 14 and 19 of clang-format lay out a macro that is a braced
+ * initialiser differently (test_format.sh checks with both). */
+/* clang-format off */
+#define LIBDIRS_OPTION(name, has_arg, val) { name, has_arg, NULL, val }
+/* clang-format on */
 #define LIBDIRS_OPTIONS                                                    \
 	LIBDIRS_OPTION("ours", required_argument, OPT_OURS),               \
 		LIBDIRS_OPTION("compare", required_argument, OPT_COMPARE), \
@@ -112,10 +113,12 @@ struct line_text {
 	size_t off;      /* offsetof the member */
 	size_t len;      /* its size */
 };
-#define LINE_TEXT(type, key, member)                                     \
-	{                                                                \
-		key, offsetof(type, member), sizeof(((type *)0)->member) \
-	}
+/* Versions 14 and 19 of clang-format lay out a macro that is a braced
+ * initialiser differently (test_format.sh checks with both). */
+/* clang-format off */
+#define LINE_TEXT(type, key, member) \
+	{ key, offsetof(type, member), sizeof(((type *)0)->member) }
+/* clang-format on */
 /* Parent: copy @line's text into @obj by the first of @t[0..n) it starts
  * with; 1 if one did, else 0. */
 int line_text(void *obj, const struct line_text *t, size_t n, const char *line);

@@ -12,6 +12,17 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cf=${CLANG_FORMAT:-clang-format}
 
 need_tool clang_format "$cf" "scripts/install-deps.sh installs it"
+# The sources are laid out as Debian 12's and 13's clang-format (14 and 19)
+# both lay them out; other versions differ in details (where a function's
+# attributes go, how a braced macro is wrapped), which are not ours to fix.
+major=$("$cf" --version | sed -n 's/.*clang-format version \([0-9]*\).*/\1/p')
+case $major in
+14 | 19) ;;
+*)
+	skip clang_format "$cf is version ${major:-unknown}; the sources are checked with 14 and 19 (Debian 12's and 13's): set CLANG_FORMAT to one of those"
+	exit 0
+	;;
+esac
 if [ ! -f "$top/.clang-format" ]; then
 	fail clang_format "$top/.clang-format missing"
 	exit 1

@@ -37,7 +37,7 @@ if [ -z "$cc" ]; then
 		fi
 	done
 fi
-need_tool fuzz "${cc:-clang}" "scripts/install-deps.sh installs clang and libclang-rt-14-dev"
+need_tool fuzz "${cc:-clang}" "scripts/install-deps.sh installs clang and libclang-rt-dev"
 [ -d "$top/src/arch/$arch" ] || {
 	skip fuzz "no engine arch directory for $arch"
 	exit 0

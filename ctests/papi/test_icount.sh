@@ -16,7 +16,7 @@
 #     exit 77 with the reason;
 #   - bad input: exit 2 and a message naming it;
 #   - its sources compile for aarch64 (-Werror; SKIP without the cross
-#     compiler) and are clang-format clean (SKIP without clang-format).
+#     compiler; ctests/engine/test_format.sh checks their layout).
 # Without valgrind the callgrind checks SKIP (the counter method is
 # checked wherever it can count).
 #
@@ -210,17 +210,6 @@ done) >"$tmp/xcc.err" 2>&1; then
 	pass icount_cross_aarch64
 else
 	fail icount_cross_aarch64 "$(grep -m1 -E 'error|warning' "$tmp/xcc.err")"
-fi
-
-# ---- format ---------------------------------------------------------------
-
-cf=${CLANG_FORMAT:-clang-format}
-if ! command -v "$cf" >/dev/null 2>&1; then
-	skip format_papi_icount "clang-format not installed"
-elif (cd "$top_srcdir" && "$cf" --style=file --dry-run --Werror utils/icount/*.[ch] >/dev/null 2>&1); then
-	pass format_papi_icount
-else
-	fail format_papi_icount "utils/icount/*.[ch] differ from .clang-format"
 fi
 
 exit $((nfail > 0))

@@ -11,21 +11,16 @@
 
 #include "icount.h"
 
-#define HW(name, cfg)                       \
-	{                                   \
-		"perf::" name, PERF_HW(cfg) \
-	}
-#define SW(name, cfg)                       \
-	{                                   \
-		"perf::" name, PERF_SW(cfg) \
-	}
+/* Versions 14 and 19 of clang-format lay out a macro that is a braced
+ * initialiser differently (test_format.sh checks with both). */
+/* clang-format off */
+#define HW(name, cfg) { "perf::" name, PERF_HW(cfg) }
+#define SW(name, cfg) { "perf::" name, PERF_SW(cfg) }
 #define CACHE(name, c, res)                                             \
-	{                                                               \
-		"perf::" name, PERF_TYPE_HW_CACHE,                      \
-			PERF_COUNT_HW_CACHE_##c |                       \
-				PERF_COUNT_HW_CACHE_OP_READ << 8 |      \
-				PERF_COUNT_HW_CACHE_RESULT_##res << 16, \
-	}
+	{ "perf::" name, PERF_TYPE_HW_CACHE,                            \
+	  PERF_COUNT_HW_CACHE_##c | PERF_COUNT_HW_CACHE_OP_READ << 8 |  \
+		  PERF_COUNT_HW_CACHE_RESULT_##res << 16 }
+/* clang-format on */
 
 const struct ev_def hw_pool[] = {
 	HW("INSTRUCTIONS", INSTRUCTIONS),

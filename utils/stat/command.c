@@ -76,8 +76,7 @@ static ssize_t read_full(int fd, void *buf, size_t len)
  * failed exec sends errno to the parent on @rep and exits 127.  Only
  * async-signal-safe calls: the parent may have threads (PAPI).
  */
-static void __attribute__((noreturn))
-child(char **argv, int go, int rep, const sigset_t *mask)
+static _Noreturn void child(char **argv, int go, int rep, const sigset_t *mask)
 {
 	struct sigaction dfl;
 	size_t i;
