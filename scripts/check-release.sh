@@ -82,12 +82,7 @@ for t in debootstrap git; do
 	}
 done
 
-# The host's mirror: the first http(s) URI of its Debian sources.
-mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-	sed -n -e 's|^URIs: *\(https\?://[^ ]*/debian\)/\?$|\1|p' \
-		-e 's|^deb  *\(\[[^]]*\]  *\)\?\(https\?://[^ ]*/debian\)/\? .*|\2|p' |
-	head -n 1)
-mirror=${mirror:-http://deb.debian.org/debian}
+mirror=$("$top/scripts/debian-mirror.sh")
 
 mounts=(proc sys dev dev/pts)
 unmount() {

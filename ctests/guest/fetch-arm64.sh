@@ -10,16 +10,22 @@
 #                            built in, so no module is needed)
 #   libpfm4, libpfm4-dev     libpfm4 for arm64, to build and run PAPI
 #
-# apt is asked about arm64 alone, with its own lists and cache under CACHE,
-# so the host's dpkg architectures and apt state stay as they are (no
-# dpkg --add-architecture, no root needed for the state).  The packages
-# are unpacked with dpkg-deb -x, never installed.  The host's apt sources
-# are used: they must reach a Debian mirror that carries arm64.
+# apt is asked about arm64 alone, with its own lists, cache and sources
+# under CACHE, so the host's dpkg architectures and apt state stay as they
+# are (no dpkg --add-architecture, no root needed for the state).  The
+# packages are unpacked with dpkg-deb -x, never installed.
+#
+# The packages are Debian 12's (bookworm, bookworm-updates and
+# bookworm-security: kernel 6.1, libpfm4 4.13.0) whatever the host runs:
+# the guest's results (doc/arm64-guest.md) are of those, and Debian 13's
+# kernel and libpfm4 count differently (doc/releases.md).  They come from
+# the host's Debian mirror (scripts/debian-mirror.sh).
 #
 # LOPE_GUEST_REFETCH=1 downloads again (a newer kernel, say).
 set -euo pipefail
 
 PACKAGES=(linux-image-cloud-arm64 libpfm4 libpfm4-dev)
+SUITE=bookworm
 
 die() {
 	echo "fetch-arm64.sh: $*" >&2
@@ -32,6 +38,8 @@ apt_arm64() {
 	shift
 	"$tool" -q -o APT::Architecture=arm64 -o APT::Architectures::=arm64 \
 		-o Dir::State::Lists="$cache/apt/lists" \
+		-o Dir::Etc::SourceList="$cache/apt/sources.list" \
+		-o Dir::Etc::SourceParts=/nonexistent \
 		-o Dir::Cache="$cache/apt/cache" \
 		-o Dir::State::status=/dev/null -o Debug::NoLocking=1 \
 		-o APT::Sandbox::User="$(id -un)" "$@"
@@ -49,10 +57,17 @@ resolve() {
 
 download() {
 	local list
+	local mirror
 	mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial"
+	mirror=$("$(dirname "$0")/../../scripts/debian-mirror.sh")
+	{
+		echo "deb $mirror $SUITE main"
+		echo "deb $mirror $SUITE-updates main"
+		echo "deb $mirror-security $SUITE-security main"
+	} >"$cache/apt/sources.list"
 	rm -rf "$cache/debs.new"
 	mkdir -p "$cache/debs.new"
-	echo "# fetching arm64 packages: apt-get update (arm64 only, private state)"
+	echo "# fetching Debian 12's arm64 packages from $mirror: apt-get update (arm64 only, private state)"
 	apt_arm64 apt-get update >"$cache/apt-update.log" 2>&1 ||
 		die "apt-get update failed: $(tail -n 3 "$cache/apt-update.log" | tr '\n' ' ')"
 	list=$(resolve)
