@@ -394,7 +394,7 @@ static void test_unprivileged(void)
 
 	pid = fork();
 	if (pid == 0) {
-		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+		if (drop_to_nobody())
 			_exit(64);
 		execv("/proc/self/exe", argv);
 		_exit(65);
