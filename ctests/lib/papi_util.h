@@ -31,6 +31,7 @@
 
 #include "clock.h"
 #include "core_pmu.h"
+#include "nobody.h"
 #include "proc.h"
 #include "report.h"
 #include "worker.h"

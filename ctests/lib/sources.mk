@@ -11,6 +11,7 @@ LOPE_TESTLIB_SRCS = \
 	attrs.c \
 	clock.c \
 	core_pmu.c \
+	nobody.c \
 	papi_util.c \
 	proc.c \
 	report.c \
@@ -26,6 +27,7 @@ LOPE_TESTLIB_HDRS = \
 	clock.h \
 	core_pmu.h \
 	interpose.h \
+	nobody.h \
 	papi_util.h \
 	proc.h \
 	report.h \

@@ -347,7 +347,7 @@ static void test_eperm(void)
 	if (pid == 0) {
 		int set = PAPI_NULL, rc, bits = 0;
 
-		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+		if (drop_to_nobody())
 			_exit(64);
 		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 			_exit(65);

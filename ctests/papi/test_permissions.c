@@ -25,7 +25,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <grp.h>
 #include <linux/filter.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
@@ -37,7 +36,6 @@
 #include "sw_counter.h"
 
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
-#define NOBODY 65534
 
 /* Exit statuses of the children. */
 enum { CHILD_OK = 0, CHILD_BAD = 1, CHILD_SETUP = 3 };
@@ -79,13 +77,6 @@ static int set_paranoid(int level)
 		signal(SIGINT, restore_on_signal);
 	}
 	return write_paranoid(level);
-}
-
-static int drop_root(void)
-{
-	if (geteuid() != 0)
-		return 0;
-	return setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) ? -1 : 0;
 }
 
 /* In a child: perf::TASK-CLOCK counts some work. */
@@ -141,7 +132,7 @@ static int child_unprivileged(void)
 	const PAPI_component_info_t *ci;
 	int user, kernel;
 
-	if (drop_root())
+	if (drop_to_nobody())
 		return CHILD_SETUP;
 	/* The raw kernel answer: does it open task-clock for us? */
 	user = perf_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1);

@@ -34,7 +34,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -51,13 +50,13 @@
 
 #include <papi.h>
 
+#include "nobody.h"
 #include "proc.h"
 #include "report.h"
 #include "tree.h"
 
 #define UNCORE_CIDX 1
 #define DEVICES "/sys/bus/event_source/devices"
-#define NOBODY 65534
 
 static char tree[PATH_MAX];
 
@@ -140,8 +139,7 @@ static void test_eperm(void)
 	if (pid == 0) {
 		const PAPI_component_info_t *ci;
 
-		if (geteuid() == 0 &&
-		    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
+		if (drop_to_nobody())
 			_exit(3);
 		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 			_exit(4);

@@ -49,7 +49,8 @@ need_tool asan "$cc"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-asan.XXXXXX") || exit 1
 # test_domain re-executes itself as uid 65534, which must still reach the
-# sanitized libpapi in here.
+# sanitized libpapi in here and the suppressions, copied in here (the
+# source tree may be out of that user's reach: a clone under /root).
 chmod 755 "$tmp"
 if [ "${LOPE_SAN_KEEP:-0}" = 1 ]; then
 	echo "# keeping $tmp"
@@ -117,8 +118,11 @@ run() {
 	fi
 }
 
-export ASAN_OPTIONS="detect_leaks=1:suppressions=$here/asan.supp:strict_string_checks=1:detect_stack_use_after_return=1"
-export LSAN_OPTIONS="suppressions=$here/lsan.supp"
+# The suppressions from $tmp: test_domain's child as uid 65534 reads them.
+cp "$here/asan.supp" "$here/lsan.supp" "$tmp/" || exit 1
+chmod 644 "$tmp/asan.supp" "$tmp/lsan.supp"
+export ASAN_OPTIONS="detect_leaks=1:suppressions=$tmp/asan.supp:strict_string_checks=1:detect_stack_use_after_return=1"
+export LSAN_OPTIONS="suppressions=$tmp/lsan.supp"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 # Does LeakSanitizer work here (it needs ptrace, which some containers
