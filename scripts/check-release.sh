@@ -108,13 +108,14 @@ in_root() {
 
 # step NAME LOG CMD: the case NAME, passed when CMD exits 0.
 step() {
-	local name=$1 log=$2 t0=$SECONDS
+	local name=$1 log=$2 t0=$SECONDS rc=0
 	shift 2
-	if in_root "$log" "$@"; then
+	in_root "$log" "$@" || rc=$?
+	if [ "$rc" -eq 0 ]; then
 		pass "$tag $name" "$((SECONDS - t0)) s"
 		return 0
 	fi
-	fail "$tag $name" "exit $? after $((SECONDS - t0)) s; last line: $(tail -n 1 "$log") (log: $log)"
+	fail "$tag $name" "exit $rc after $((SECONDS - t0)) s; last line: $(tail -n 1 "$log") (log: $log)"
 	return 1
 }
 
