@@ -10,7 +10,7 @@
 #      /root/lope: root's home, mode 700);
 #   3. there, scripts/install-deps.sh && scripts/main.sh (the first
 #      command), then scripts/test.sh (the second);
-#   4. make deb, and ctests/release/test_deb_install.sh in the new system:
+#   4. make deb there, and ctests/release/test_deb_install.sh on it:
 #      install, Debian's papi_component_avail on ours, remove, purge.
 # Reports in the suite's format, one case a step ("[trixie] main_job"),
 # the nested suite's summary as information; the last line is
@@ -168,7 +168,7 @@ fi
 if [ -f "$root$clone/Makefile" ] &&
 	step package "$logs/deb.log" "make deb"; then
 	deb=$(cd "$root$clone" && ls -t ./*.deb 2>/dev/null | head -n 1)
-	"$top/ctests/release/test_deb_install.sh" "$root" "$clone/${deb#./}" \
+	"$top/ctests/release/test_deb_install.sh" "$root" "$root$clone/${deb#./}" \
 		>"$logs/deb-install.log" 2>&1
 	while IFS= read -r line; do
 		case $line in
