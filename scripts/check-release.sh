@@ -9,12 +9,13 @@
 #   2. clone this repository's HEAD into the new system's CLONE (default
 #      /root/lope: root's home, mode 700);
 #   3. there, scripts/install-deps.sh && scripts/main.sh (the first
-#      command), then scripts/test.sh (the second);
+#      command), then scripts/test.sh (the second; not with --no-suite);
 #   4. make deb there, and ctests/release/test_deb_install.sh on it:
 #      install, Debian's papi_component_avail on ours, remove, purge.
 # Reports in the suite's format, one case a step ("[trixie] main_job"),
 # the nested suite's summary as information; the last line is
-# "N passed, N failed, N skipped".  Logs stay in WORK/RELEASE.logs/.
+# "N passed, N failed, N skipped".  Logs stay in WORK/RELEASE.logs/; the
+# system is removed at the end (its mounts first).
 #
 # Options:
 #   --papi-src DIR   PAPI's source for install-deps.sh --papi-src (where the
@@ -23,6 +24,7 @@
 #   --clone DIR      where to clone in the new system (default /root/lope)
 #   --work DIR       where the systems go (default /var/tmp/lope-releases)
 #   --env VAR=VALUE  for the nested commands (LOPE_GUEST=0, say); repeatable
+#   --no-suite       leave out scripts/test.sh (what ctests/release/test_release.sh runs in CI)
 #   --keep           leave the system and its mounts for a look afterwards
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +35,7 @@ usage() {
 	exit 2
 }
 
-papi_src= clone=/root/lope work=/var/tmp/lope-releases keep=0
+papi_src= clone=/root/lope work=/var/tmp/lope-releases keep=0 suite=1
 envs=()
 while [ $# -gt 1 ]; do
 	case $1 in
@@ -41,8 +43,8 @@ while [ $# -gt 1 ]; do
 	--clone) clone=$2 ;;
 	--work) work=$2 ;;
 	--env) envs+=("$2") ;;
-	--keep)
-		keep=1
+	--keep | --no-suite)
+		[ "$1" = --keep ] && keep=1 || suite=0
 		shift
 		continue
 		;;
@@ -91,8 +93,21 @@ unmount() {
 		mountpoint -q "$root/${mounts[i]}" && umount "$root/${mounts[i]}"
 	done
 }
+# Never rm -rf a system with /dev or /proc bound in it: unmount first,
+# and stay on its file system.
+remove_root() {
+	local m
+	unmount
+	for m in "${mounts[@]}"; do
+		if mountpoint -q "$root/$m"; then
+			echo "check-release.sh: $root/$m still mounted: not removing $root" >&2
+			return 1
+		fi
+	done
+	rm -rf --one-file-system "$root"
+}
 cleanup() {
-	[ "$keep" = 1 ] || unmount
+	[ "$keep" = 1 ] || remove_root
 }
 trap cleanup EXIT
 
@@ -120,8 +135,8 @@ step() {
 }
 
 # 1. A fresh system.
-unmount
-rm -rf "$root" "$logs"
+remove_root || exit 1
+rm -rf "$logs"
 mkdir -p "$root" "$logs"
 t0=$SECONDS
 if ! debootstrap --variant=minbase "$rel" "$root" "$mirror" >"$logs/debootstrap.log" 2>&1; then
@@ -156,7 +171,9 @@ if step main_job "$logs/main.log" "scripts/install-deps.sh$given && scripts/main
 		fail "$tag main_job_tables" "no papi_avail header or per-call table in $logs/main.log"
 	fi
 fi
-if [ -f "$root$clone/Makefile" ]; then
+if [ "$suite" = 0 ]; then
+	skip "$tag test_suite" "left out (--no-suite)"
+elif [ -f "$root$clone/Makefile" ]; then
 	step test_suite "$logs/test.log" "scripts/test.sh"
 	info "$tag suite: $(tail -n 1 "$logs/test.log")"
 	grep '^FAIL' "$logs/test.log" | head -n 30 | sed "s/^/# $tag /"
