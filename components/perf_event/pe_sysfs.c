@@ -304,14 +304,29 @@ static int sysfs_code_to_info(struct pe_sysfs *s, unsigned int code,
 	return PAPI_OK;
 }
 
+/*
+ * PAPI's libpfm4 layer (pe_libpfm4_events.c) has the table from the
+ * component's init (_pe_libpfm4_init, _peu_libpfm4_init) to its shutdown
+ * and takes its pointer and count as they are.  PAPI asks outside that
+ * span: after PAPI_shutdown, PAPI_library_init initialises component 0
+ * first and looks its presets up in every component, the others not yet
+ * initialised again.  Without the table no name is known.
+ */
+static int has_table(const struct pe_names *n)
+{
+	return n->table.native_events != NULL;
+}
+
 /* libpfm4's events first, then sysfs's. */
 int pe_names__enum(struct pe_names *n, unsigned int *code, int modifier)
 {
-	int ret;
+	int ret = PAPI_ENOEVNT;
 
 	if (pe_sysfs__is_code(*code) && modifier != PAPI_ENUM_FIRST)
 		return sysfs_enum(&n->sysfs, code, modifier);
-	ret = _pe_libpfm4_ntv_enum_events(code, modifier, n->cidx, &n->table);
+	if (has_table(n))
+		ret = _pe_libpfm4_ntv_enum_events(code, modifier, n->cidx,
+						  &n->table);
 	if (ret == PAPI_OK ||
 	    (modifier != PAPI_ENUM_FIRST && modifier != PAPI_ENUM_EVENTS))
 		return ret;
@@ -326,7 +341,7 @@ int pe_names__name_to_code(struct pe_names *n, const char *name,
 
 	if (ret != PAPI_ENOEVNT)
 		return ret;
-	if (n->accept && !n->accept(name))
+	if (!has_table(n) || (n->accept && !n->accept(name)))
 		return PAPI_ENOEVNT;
 	return _pe_libpfm4_ntv_name_to_code(name, code, n->cidx, &n->table);
 }
@@ -336,6 +351,8 @@ int pe_names__code_to_name(struct pe_names *n, unsigned int code, char *name,
 {
 	if (pe_sysfs__is_code(code))
 		return sysfs_code_to_name(&n->sysfs, code, name, len);
+	if (!has_table(n))
+		return PAPI_ENOEVNT;
 	return _pe_libpfm4_ntv_code_to_name(code, name, len, &n->table);
 }
 
@@ -344,6 +361,8 @@ int pe_names__code_to_descr(struct pe_names *n, unsigned int code, char *descr,
 {
 	if (pe_sysfs__is_code(code))
 		return sysfs_code_to_descr(&n->sysfs, code, descr, len);
+	if (!has_table(n))
+		return PAPI_ENOEVNT;
 	return _pe_libpfm4_ntv_code_to_descr(code, descr, len, &n->table);
 }
 
@@ -352,12 +371,16 @@ int pe_names__code_to_info(struct pe_names *n, unsigned int code,
 {
 	if (pe_sysfs__is_code(code))
 		return sysfs_code_to_info(&n->sysfs, code, info);
+	if (!has_table(n))
+		return PAPI_ENOEVNT;
 	return _pe_libpfm4_ntv_code_to_info(code, info, &n->table);
 }
 
 int pe_names__shutdown(struct pe_names *n, papi_vector_t *v)
 {
 	_pe_libpfm4_shutdown(v, &n->table);
+	/* It frees the table but leaves its pointer and count. */
+	memset(&n->table, 0, sizeof(n->table));
 	_papi_libpfm4_shutdown(v);
 	memset(v->cmp_info.pmu_names, 0, sizeof(v->cmp_info.pmu_names));
 	pe_sysfs__close(&n->sysfs);

@@ -84,7 +84,11 @@ int pe_names__code_to_descr(struct pe_names *n, unsigned int code, char *descr,
 int pe_names__code_to_info(struct pe_names *n, unsigned int code,
 			   PAPI_event_info_t *info);
 
-/* Free both tables and forget @v's PMU names: the component's shutdown. */
+/*
+ * Free both tables and forget @v's PMU names: the component's shutdown.
+ * Until its next init the ntv_* calls answer PAPI_ENOEVNT (PAPI asks a
+ * component that is not initialised while it initialises another).
+ */
 int pe_names__shutdown(struct pe_names *n, papi_vector_t *v);
 
 /*
