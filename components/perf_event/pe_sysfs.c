@@ -376,6 +376,12 @@ int pe_names__code_to_info(struct pe_names *n, unsigned int code,
 	return _pe_libpfm4_ntv_code_to_info(code, info, &n->table);
 }
 
+void pe_names__reinit(struct pe_names *n, papi_vector_t *v)
+{
+	if (has_table(n) || n->sysfs.pmus)
+		pe_names__shutdown(n, v);
+}
+
 int pe_names__shutdown(struct pe_names *n, papi_vector_t *v)
 {
 	_pe_libpfm4_shutdown(v, &n->table);

@@ -92,6 +92,13 @@ int pe_names__code_to_info(struct pe_names *n, unsigned int code,
 int pe_names__shutdown(struct pe_names *n, papi_vector_t *v);
 
 /*
+ * First in a component's init: PAPI_library_init in a forked child
+ * initialises the components again without shutting them down, so what
+ * the parent's init took (both tables, libpfm4) is released here.
+ */
+void pe_names__reinit(struct pe_names *n, papi_vector_t *v);
+
+/*
  * PAPI's ntv_* vector calls carry no component, so each component has its
  * own: PREFIX_ntv_enum_events, _name_to_code, _code_to_name,
  * _code_to_descr and _code_to_info, each on its one struct pe_names @n.

@@ -822,6 +822,7 @@ static int pe_init_component(int cidx)
 	const char *pmu;
 	int ret, papi_presets;
 
+	pe_names__reinit(&names, v);
 	our_cidx = cidx;
 	names.cidx = cidx;
 	names.accept = accept_name;

@@ -422,6 +422,7 @@ static int peu_init_component(int cidx)
 	papi_vector_t *v = _papi_hwd[cidx];
 	int ret;
 
+	pe_names__reinit(&names, v);
 	names.cidx = cidx;
 	ret = check_system_wide(v);
 	if (ret != PAPI_OK)
@@ -433,7 +434,6 @@ static int peu_init_component(int cidx)
 		peu_shutdown_component();
 		return pe_disable(v, PAPI_ECMP, "Error setting up libpfm4");
 	}
-	/* PAPI re-initialises a forked child without shutting down. */
 	if (pe_sysfs__open(&names.sysfs, LOPE_PMUS_SYSTEM) != PAPI_OK) {
 		peu_shutdown_component();
 		return pe_disable(v, PAPI_ENOMEM, "out of memory");
