@@ -11,6 +11,7 @@ EXTRA_DIST += \
 	ctests/guest/fetch-arm64.sh \
 	ctests/guest/libs.sh \
 	ctests/guest/show-results.sh \
+	ctests/guest/test_show_results.sh \
 	ctests/guest/init.c \
 	ctests/guest/three.S
 
