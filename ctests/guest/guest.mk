@@ -54,14 +54,19 @@ GUEST_STOCK := /papi/stock
 
 # PAPI's configure cannot run test programs when cross-compiling: the
 # answers it would probe for are given (clock_realtime_hr does not build
-# for arm64).
+# for arm64).  From 7.2 it also asks AC_CHECK_FILE, which refuses to
+# cross-compile, whether each component has a papi_NAME_presets.h: the
+# tree is here to look.
+PAPI_COMPONENTS := $(notdir $(patsubst %/,%,$(wildcard $(PAPI_SRC)/src/components/*/)))
+PAPI_XPRESETS := $(foreach c,$(PAPI_COMPONENTS),$(subst -,_,ac_cv_file_components_$(c)_papi_$(c)_presets_h)=$(if \
+	$(wildcard $(PAPI_SRC)/src/components/$(c)/papi_$(c)_presets.h),yes,no))
 PAPI_XCONFIGURE := --host=aarch64-linux-gnu --with-arch=aarch64 \
 	--with-CPU=arm --with-ffsll --with-walltimer=clock_realtime \
 	--with-tls=__thread --with-virtualtimer=clock_thread_cputime_id \
 	--with-perf-events --with-static-lib=no --with-shared-lib=yes \
 	--with-shlib-tools --with-components= --with-tests=ctests \
 	--with-pfm-incdir=$(PFM_INC) --with-pfm-libdir=$(PFM_LIB) \
-	CC=$(CC) AR=$(CROSS)ar LDFLAGS="$(XLDFLAGS)"
+	CC=$(CC) AR=$(CROSS)ar LDFLAGS="$(XLDFLAGS)" $(PAPI_XPRESETS)
 # Our `make -j2` must reach PAPI's make, the variables of the caller not.
 PAPI_MAKE = MAKEFLAGS="$$(echo "$$MAKEFLAGS" | sed 's/\(^\| \)-- .*//')" $(MAKE)
 # PAPI's library, utilities, C tests and component tests; F77=: turns the
