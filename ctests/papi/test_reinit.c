@@ -54,12 +54,12 @@ static const struct event {
 static char probe_dir[PATH_MAX];
 
 /*
- * The preset table, in @path: one section for every PMU of component 0
- * and our generic section (PAPI reads the one of the PMU it loads presets
- * for), with a preset of a name no component knows.  0, or -1 with errno
- * set.
+ * The preset table, in probe_dir/presets.csv: one section for every PMU of
+ * component 0 and our generic section (PAPI reads the one of the PMU it
+ * loads presets for), with a preset of a name no component knows.  0, or
+ * -1 with errno set.
  */
-static int write_probe(char *path, size_t len)
+static int write_probe(void)
 {
 	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
 	char text[PAPI_PMU_MAX * (PAPI_MIN_STR_LEN + 8)];
@@ -72,31 +72,38 @@ static int write_probe(char *path, size_t len)
 				      PAPI_MIN_STR_LEN, ci->pmu_names[i]);
 	snprintf(text + n, sizeof(text) - n,
 		 "PRESET,PAPI_TOT_INS,NOT_DERIVED,lope_no_such_event\n");
-	if (tree_make(probe_dir, sizeof(probe_dir), "reinit") != 0 ||
-	    tree_put(probe_dir, "presets.csv", text) != 0)
-		return -1;
-	if (snprintf(path, len, "%s/presets.csv", probe_dir) >= (int)len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return setenv("PAPI_CSV_EVENT_FILE", path, 1);
+	return tree_put(probe_dir, "presets.csv", text);
 }
 
 /*
- * PAPI initialised once, for component 0's PMUs, to write the probe.
- * After PAPI_shutdown, no PAPI_strerror: PAPI has freed its texts.
+ * PAPI initialised once, for component 0's PMUs, to write the probe: in
+ * a child, so that every round of this process loads the same preset
+ * table.  (PAPI_shutdown frees a preset's event names but keeps their
+ * count, and the next shutdown frees them again unless the next init
+ * loaded that preset anew: with the built-in table first and this one
+ * after, PAPI_TOT_INS and the rest of an arm64 CPU's presets were freed
+ * twice.)
  */
 static void probe_or_exit(void)
 {
 	char path[PATH_MAX] = "";
-	int err = 0;
+	int st = -1;
+	pid_t pid;
 
-	papi_init_or_exit();
-	if (write_probe(path, sizeof(path)) != 0)
-		err = errno;
-	PAPI_shutdown();
-	if (!lope_check(!err, "preset_table_probe", "writing %s: %s", path,
-			strerror(err)))
+	if (tree_make(probe_dir, sizeof(probe_dir), "reinit") == 0 &&
+	    snprintf(path, sizeof(path), "%s/presets.csv", probe_dir) <
+		    (int)sizeof(path)) {
+		pid = fork();
+		if (pid == 0) {
+			papi_init_or_exit();
+			_exit(write_probe() == 0 ? 0 : 1);
+		}
+		st = pid > 0 ? wait_child(pid) : -1;
+	}
+	if (!lope_check(st == 0 && setenv("PAPI_CSV_EVENT_FILE", path, 1) == 0,
+			"preset_table_probe",
+			"writing %s: the child exited %d (1: its write failed)",
+			path, st))
 		lope_exit();
 	lope_info("PAPI_CSV_EVENT_FILE=%s", path);
 }
