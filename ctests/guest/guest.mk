@@ -69,12 +69,17 @@ PAPI_XCONFIGURE := --host=aarch64-linux-gnu --with-arch=aarch64 \
 	CC=$(CC) AR=$(CROSS)ar LDFLAGS="$(XLDFLAGS)" $(PAPI_XPRESETS)
 # Our `make -j2` must reach PAPI's make, the variables of the caller not.
 PAPI_MAKE = MAKEFLAGS="$$(echo "$$MAKEFLAGS" | sed 's/\(^\| \)-- .*//')" $(MAKE)
-# PAPI's library, utilities, C tests and component tests; F77=: turns the
-# component tests' Fortran recipes into no-ops (testlib, built before,
-# still compiles its Fortran helper in C).
+# PAPI's library, utilities, C tests and component tests, none in Fortran
+# (there is no arm64 Fortran compiler here): F77=: turns the component
+# tests' Fortran recipes into no-ops, and TESTLIBOBJS keeps the Fortran
+# helper out of the test library, which PAPI 7.0 would otherwise archive
+# as soon as F77 is set, whether it built it or not (a host with the
+# host's gfortran had hidden it).
 # Ours also archives the engine's objects (liblope.a, Rules.perf_event),
 # which the engine's tests link, as on the host.
-PAPI_BUILD = $(PAPI_MAKE) shared utils ctests $(1) && $(PAPI_MAKE) comp_tests F77=:
+PAPI_NO_FORTRAN = TESTLIBOBJS=test_utils.o
+PAPI_BUILD = $(PAPI_MAKE) shared utils ctests $(1) $(PAPI_NO_FORTRAN) && \
+	$(PAPI_MAKE) comp_tests F77=: $(PAPI_NO_FORTRAN)
 
 include $(srcdir)/src/sources.mk
 LOPE_COMPONENT_FILES := $(wildcard $(srcdir)/components/perf_event/*) \
