@@ -24,7 +24,7 @@
 #   --clone DIR      where to clone in the new system (default /root/lope)
 #   --work DIR       where the systems go (default /var/tmp/lope-releases)
 #   --env VAR=VALUE  for the nested commands (LOPE_GUEST=0, say); repeatable
-#   --no-suite       leave out scripts/test.sh (what ctests/release/test_release.sh runs in CI)
+#   --no-suite       leave out scripts/test.sh (as ctests/release/test_release.sh does in CI)
 #   --keep           leave the system and its mounts for a look afterwards
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -56,8 +56,7 @@ resolve() {
 }
 
 download() {
-	local list
-	local mirror
+	local list mirror
 	mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial"
 	mirror=$("$(dirname "$0")/../../scripts/debian-mirror.sh")
 	{
