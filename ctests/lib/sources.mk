@@ -16,6 +16,7 @@ LOPE_TESTLIB_SRCS = \
 	proc.c \
 	report.c \
 	rows.c \
+	span.c \
 	sw_counter.c \
 	tree.c \
 	witness.c \
@@ -32,6 +33,7 @@ LOPE_TESTLIB_HDRS = \
 	proc.h \
 	report.h \
 	rows.h \
+	span.h \
 	sw_counter.h \
 	tree.h \
 	witness.h \

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A reference clock read around a measured interval (span.h). */
+#include "span.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int span_open(struct span *s, unsigned long long config, pid_t pid, int inherit)
+{
+	struct perf_event_attr a;
+
+	memset(s, 0, sizeof(*s));
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = config;
+	a.inherit = inherit ? 1 : 0;
+	s->fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+	return s->fd < 0 ? -1 : 0;
+}
+
+void span_clear(struct span *s)
+{
+	s->n = 0;
+}
+
+int span_mark(struct span *s)
+{
+	long long v;
+
+	if (s->n >= 4) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (read(s->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return -1;
+	s->t[s->n++] = v;
+	return 0;
+}
+
+long long span_lo(const struct span *s)
+{
+	return s->n == 4 ? s->t[2] - s->t[1] : -1;
+}
+
+long long span_hi(const struct span *s)
+{
+	return s->n == 4 ? s->t[3] - s->t[0] : -1;
+}
+
+int span_holds(const struct span *s, long long got)
+{
+	return s->n == 4 && got >= span_lo(s) && got <= span_hi(s);
+}
+
+void span_close(struct span *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A span: the kernel's own task-clock (or cpu-clock) of one task, read
+ * just before and just after the call that starts a measured set and
+ * just before and just after the call that stops it.  Whatever the host
+ * steals or the scheduler does, the set's clock of the same task over the
+ * same interval lies between the inner and the outer difference:
+ *
+ *	t[2] - t[1]  <=  set's count  <=  t[3] - t[0]
+ *
+ * Both are the same kernel clock of the same task, so no margin is needed
+ * beyond the span's own width.  A thread's CPU time (CLOCK_THREAD_CPUTIME_ID,
+ * rusage) is not that clock: on a virtual machine task-clock runs ahead
+ * of it by whatever the host took while the task was on the CPU (4.5 to
+ * 25 ms now and then on these guests).
+ */
+#ifndef LOPE_SPAN_H
+#define LOPE_SPAN_H
+
+#include <sys/types.h>
+
+struct span {
+	int fd;
+	int n;          /* marks taken since span_open() or span_clear() */
+	long long t[4]; /* the marks */
+};
+
+/*
+ * Open the reference clock @config (PERF_COUNT_SW_TASK_CLOCK or
+ * PERF_COUNT_SW_CPU_CLOCK) of the task @pid (0: this thread), counting
+ * its children too when @inherit: 0, or -1 with errno set.
+ */
+int span_open(struct span *s, unsigned long long config, pid_t pid,
+	      int inherit);
+
+/* Forget the marks, to measure another interval with the same clock. */
+void span_clear(struct span *s);
+
+/* Take the next mark: 0, or -1 when the clock cannot be read. */
+int span_mark(struct span *s);
+
+/* The least and the most the set can have counted (4 marks taken). */
+long long span_lo(const struct span *s);
+long long span_hi(const struct span *s);
+
+/* Does @got lie within the span (4 marks taken)? */
+int span_holds(const struct span *s, long long got);
+
+void span_close(struct span *s);
+
+#endif /* LOPE_SPAN_H */
