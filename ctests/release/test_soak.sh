@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_soak.sh: scripts/soak.sh on a repository of its own whose
+# scripts/test.sh fails known cases in known runs, as the real one prints
+# them: the table counts each case in the runs it failed in, the busy runs
+# have one loop per CPU and the others none, no loop outlives the soak,
+# the exit status says whether a run failed, bad arguments are refused.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/ctests/report.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ncpu=$(getconf _NPROCESSORS_ONLN)
+
+# The fake suite: run k fails test_a's case_x in runs 1 and 3 and the
+# unknown-CPU case_y in run 3; it records the soak's busy loops it sees
+# (children of the soak.sh it runs under) and their pids.
+repo=$tmp/repo
+mkdir -p "$repo/scripts"
+cat >"$repo/scripts/test.sh" <<'FAKE'
+#!/usr/bin/env bash
+state=$SOAK_FAKE_STATE
+n=$(($(cat "$state/runs" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$state/runs"
+pid=$$ soak=
+while [ "$pid" -gt 1 ]; do
+	pid=$(awk '{ print $4 }' "/proc/$pid/stat")
+	if tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'soak\.sh'; then
+		soak=$pid
+		break
+	fi
+done
+for p in /proc/[0-9]*; do
+	[ "$(awk '{ print $4 }' "$p/stat" 2>/dev/null)" = "$soak" ] &&
+		[ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "sh -c while :; do :; done " ] &&
+		echo "${p#/proc/}"
+done >"$state/loops.$n"
+f=0
+echo "## ctests/papi/test_a"
+echo "PASS: one"
+case $n in 1 | 3) echo "FAIL: case_x: reason of run $n"; f=$((f + 1)) ;; esac
+echo "## ctests/papi/test_b [LIBPFM_FORCE_PMU=perf]"
+[ "$n" != 3 ] || { echo "FAIL: [unknown CPU] case_y: bad"; f=$((f + 1)); }
+echo
+echo "1 passed, $f failed, 0 skipped"
+[ "$f" -eq 0 ]
+FAKE
+chmod +x "$repo/scripts/test.sh"
+git -C "$repo" init -q
+git -C "$repo" add scripts/test.sh
+git -C "$repo" -c user.name=t -c user.email=t@t commit -qm fake
+
+state=$tmp/state
+mkdir "$state"
+export SOAK_FAKE_STATE=$state
+out=$tmp/out
+# check NAME REASON CMD...: PASS NAME when CMD succeeds, else FAIL it.
+check() {
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+has() { grep -qx -- "$1" "$out"; }
+
+rc=0
+"$top/scripts/soak.sh" -n 4 --busy 2,3 --from "$repo" --work "$tmp/work" >"$out" 2>&1 || rc=$?
+sed 's/^/# /' "$out"
+check failed_runs_exit_1 "exit $rc, expected 1" [ "$rc" -eq 1 ]
+check case_counted_in_its_runs "no line '2/4  ctests/papi/test_a: case_x  (runs 1,3)'" \
+	has '2/4  ctests/papi/test_a: case_x  (runs 1,3)'
+check unknown_cpu_case_counted "no line for test_b's [unknown CPU] case_y in run 3" \
+	has '1/4  ctests/papi/test_b: \[unknown CPU\] case_y  (runs 3)'
+check a_line_a_run "expected 4 'run k/4' lines, run 2 busy and passing" \
+	grep -q "^run 2/4, busy ($ncpu loops): 1 passed, 0 failed, 0 skipped in " "$out"
+check last_line "last line: $(tail -n 1 "$out")" has 'soak: 4 runs, 2 with failures'
+loops=$(for k in 1 2 3 4; do printf '%s ' "$(wc -l <"$state/loops.$k")"; done)
+check busy_loops_only_in_busy_runs \
+	"loops seen in runs 1-4: $loops, expected 0 $ncpu $ncpu 0" [ "$loops" = "0 $ncpu $ncpu 0 " ]
+left=
+for p in $(cat "$state/loops.2" "$state/loops.3"); do
+	! kill -0 "$p" 2>/dev/null || left="$left $p"
+done
+check no_loop_outlives_the_soak "still running:$left" [ -z "$left" ]
+kept=$(ls "$tmp/work" | tr '\n' ' ')
+check clones_removed_logs_kept "work dir has: $kept" \
+	[ "$kept" = "failures run-1.log run-2.log run-3.log run-4.log " ]
+
+# Every run passing: exit 0 and no table.
+echo 3 >"$state/runs" # the next runs are 4 and 5: no failure
+rc=0
+"$top/scripts/soak.sh" -n 2 --from "$repo" --work "$tmp/work2" >"$out" 2>&1 || rc=$?
+check clean_soak_exit_0 "exit $rc: $(tr '\n' '|' <"$out")" \
+	eval '[ "$rc" -eq 0 ] && ! grep -q "^failed cases" "$out" && has "soak: 2 runs, 0 with failures"'
+
+expect_bad_inputs "$top/scripts/soak.sh" soak "$tmp" <<'BAD'
+n_0|-n 0|-n wants a positive number
+n_x|-n x|-n wants a positive number
+busy_word|--busy some|--busy wants run numbers
+busy_empty_item|--busy 1,,2|--busy wants run numbers
+rev|--rev nosuchrev|no commit nosuchrev in
+papi_src|--papi-src /nonexistent|no PAPI source at /nonexistent
+option|--what|unknown argument: --what
+BAD
+[ "$nfail" -eq 0 ]
