@@ -242,6 +242,53 @@ static int two_sets(int *held, char *why, size_t len)
 	return rc;
 }
 
+/* The perf descriptors open now, by number (sorted); their count. */
+static int perf_fds(int *out, int max)
+{
+	int fds[4096], n = open_fds(fds, 4096), i, m = 0;
+
+	for (i = 0; i < n && m < max; i++)
+		if (is_perf_fd(fds[i]))
+			out[m++] = fds[i];
+	return n < 0 ? -1 : m;
+}
+
+/*
+ * PAPI_start of a set after another set of the thread was used calls
+ * update_control_state with the set's own list: it must open nothing.
+ * A number below the set's descriptors is made free first, so any
+ * reopen (closing first or not) would move a descriptor there.
+ */
+static void test_restart_opens_nothing(void)
+{
+	int a = PAPI_NULL, b = PAPI_NULL, na, nb, rc, n0, n1;
+	int before[64], after[64], hole = open("/dev/null", O_RDONLY);
+	long long v[4];
+
+	rc = hole < 0 ? PAPI_ESYS : make_set(&a, 4, &na);
+	rc = start_read_stop(a, rc, v);
+	if (rc == PAPI_OK)
+		rc = make_set(&b, 4, &nb);
+	rc = start_read_stop(b, rc, v);
+	if (hole >= 0)
+		close(hole);
+	n0 = perf_fds(before, 64);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(a);
+	n1 = perf_fds(after, 64);
+	if (rc == PAPI_OK)
+		rc = PAPI_stop(a, v);
+	lope_check(rc == PAPI_OK && n0 == 8 && n1 == n0 &&
+			   memcmp(before, after, (size_t)n0 * sizeof(int)) == 0,
+		   "restart_after_other_set_opens_nothing",
+		   "rc=%s; perf descriptors %d before the start (want 8), %d "
+		   "after, first %d -> %d (a free number below: %d)",
+		   papi_err(rc), n0, n1, n0 > 0 ? before[0] : -1,
+		   n1 > 0 ? after[0] : -1, hole);
+	drop_set(&a);
+	drop_set(&b);
+}
+
 /* The stock run: capacity and the two sets, one line each on stdout. */
 static int stock_main(void)
 {
@@ -382,6 +429,16 @@ static void test_descriptors(void)
 	restore_limit();
 	lope_check(rc == PAPI_OK, "option_with_no_descriptor_free",
 		   "set_domain rc=%s", papi_err(rc));
+	/* An option the kernel refuses (no such cpu): the set's group is
+	 * closed for the new one, then opened again at once, not left for
+	 * the next PAPI_start to open. */
+	rc = set_cpu_attach(set,
+			    (unsigned int)sysconf(_SC_NPROCESSORS_CONF) + 1000);
+	lope_check(rc != PAPI_OK && perf_fd_count() == perf0 + K,
+		   "refused_option_leaves_set_open",
+		   "PAPI_CPU_ATTACH to a cpu that does not exist: rc=%s, perf "
+		   "descriptors %d, want %d",
+		   papi_err(rc), perf_fd_count(), perf0 + K);
 	rc = count_in_span(set, v, &held, why, sizeof(why));
 	lope_check(rc == PAPI_OK && held, "refused_event_set_still_counts",
 		   "%s", why);
@@ -619,9 +676,8 @@ static void test_mpx_interval(void)
 int main(void)
 {
 	static void (*const tests[])(void) = {
-		test_descriptors,
-		test_long_names,
-		test_sampling_modifiers,
+		test_descriptors,  test_restart_opens_nothing,
+		test_long_names,   test_sampling_modifiers,
 		test_mpx_interval,
 	};
 
