@@ -98,6 +98,17 @@ LOPE_API struct perf_event_attr *lope_group__attr(struct lope_group *g,
 LOPE_API int lope_group__open(struct lope_group *g);
 /* Close descriptors and unmap pages; the attribute list is kept. */
 LOPE_API void lope_group__close(struct lope_group *g);
+/*
+ * Open @next (built, not open) in place of @g, a stopped group that may be
+ * open, closed or NULL: @g is closed first, so the two never hold
+ * descriptors at once and a set changed near RLIMIT_NOFILE needs no more
+ * than it will hold.  If @next cannot be opened, @g is opened again (its
+ * attributes were kept) with the values lope_group__read() gave before,
+ * and @next's error is returned; only if even that reopen fails is @g
+ * left closed, for a later lope_group__open().  On success @g is closed
+ * and the caller deletes it.  -EBUSY: @g is counting.
+ */
+LOPE_API int lope_group__replace(struct lope_group *g, struct lope_group *next);
 LOPE_API int lope_group__fd(const struct lope_group *g, int idx);
 
 /* Start counting: one ioctl per kernel group (one for a normal set). */

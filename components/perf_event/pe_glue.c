@@ -96,7 +96,7 @@ int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 		if (err < 0)
 			goto fail;
 	}
-	err = r->nr ? lope_group__open(g) : 0;
+	err = r->nr ? lope_group__replace(*slot, g) : 0;
 	if (err)
 		goto fail;
 	if (src != *slot)

@@ -71,10 +71,12 @@ struct pe_rebuild {
 };
 
 /*
- * Open a new group from @src's attributes with @r's settings and, only if
- * the kernel accepts it, put it in *slot (deleting the old one, and @src
- * if it is not *slot): a refused option or event leaves the working group
- * in place.  Returns a PAPI error code.
+ * Open a new group from @src's attributes with @r's settings in place of
+ * *slot (lope_group__replace: the old group is closed first, so a set
+ * never needs more descriptors than it will hold) and, only if the kernel
+ * accepts it, put it in *slot (deleting the old one, and @src if it is not
+ * *slot): a refused option or event leaves the old group open as it was.
+ * *slot must be stopped.  Returns a PAPI error code.
  */
 int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 	       const struct pe_rebuild *r);

@@ -333,12 +333,21 @@ int pe_names__enum(struct pe_names *n, unsigned int *code, int modifier)
 	return sysfs_enum(&n->sysfs, code, PAPI_ENUM_FIRST);
 }
 
-/* "pmu::event" or raw terms of a sysfs PMU, or libpfm4's name. */
+/*
+ * "pmu::event" or raw terms of a sysfs PMU, or libpfm4's name.  A name as
+ * long as PAPI_HUGE_STR_LEN or longer is no event's (PAPI_event_info_t
+ * could not hold it) and PAPI_ENOEVNT before anything parses it: PAPI's
+ * libpfm4 layer copies the part before the first ':' into a BUFSIZ (8 KiB)
+ * stack buffer with sprintf, which a longer name overruns.
+ */
 int pe_names__name_to_code(struct pe_names *n, const char *name,
 			   unsigned int *code)
 {
-	int ret = sysfs_name_to_code(&n->sysfs, name, code);
+	int ret;
 
+	if (strnlen(name, PAPI_HUGE_STR_LEN) == PAPI_HUGE_STR_LEN)
+		return PAPI_ENOEVNT;
+	ret = sysfs_name_to_code(&n->sysfs, name, code);
 	if (ret != PAPI_ENOEVNT)
 		return ret;
 	if (!has_table(n) || (n->accept && !n->accept(name)))

@@ -106,14 +106,17 @@ static int overflow_signal(void)
 }
 
 /*
- * Open a group for @c's current options from @src's attributes; the old
- * group stays if the kernel refuses (pe_rebuild).
+ * Open a group for @c's current options from @src's attributes, with the
+ * @nr events' settings @ev and the cpu their modifiers pin (@event_cpu):
+ * the old group is closed first and stays, reopened, if the kernel
+ * refuses (pe_rebuild).
  */
-static int reopen(pe_control_t *c, struct lope_group *src)
+static int reopen_events(pe_control_t *c, struct lope_group *src,
+			 const struct pe_event *ev, int nr, int event_cpu)
 {
 	struct pe_rebuild r;
 	pid_t pid = c->attached ? c->tid : 0;
-	int cpu = c->event_cpu >= 0 ? c->event_cpu : c->cpu, ret;
+	int cpu = event_cpu >= 0 ? event_cpu : c->cpu, ret;
 
 	/* A set attached to a cpu counts every task there, as PAPI's
 	 * PAPI_CPU_ATTACHED state says; stock counted only the caller. */
@@ -131,9 +134,9 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 	r.pid = pid;
 	r.cpu = cpu;
 	r.flags = group_flags(c);
-	r.nr = c->nr;
+	r.nr = nr;
 	r.domain = c->domain;
-	r.ev = c->ev;
+	r.ev = ev;
 	r.signo = overflow_signal();
 	ret = pe_rebuild(&c->grp, src, &r);
 	if (ret == PAPI_OK)
@@ -141,12 +144,18 @@ static int reopen(pe_control_t *c, struct lope_group *src)
 	return ret;
 }
 
+/* The set's own events with its options as they are now. */
+static int reopen(pe_control_t *c)
+{
+	return reopen_events(c, c->grp, c->ev, c->nr, c->event_cpu);
+}
+
 /* pe_set_option's reopen: options are checked when events are added. */
 static int reopen_set(void *set)
 {
 	pe_control_t *c = set;
 
-	return c->grp && c->nr ? reopen(c, c->grp) : PAPI_OK;
+	return c->grp && c->nr ? reopen(c) : PAPI_OK;
 }
 
 static int set_option(pe_control_t *c, int *field, int value)
@@ -157,25 +166,21 @@ static int set_option(pe_control_t *c, int *field, int value)
 /*
  * Overflow settings follow their event (PAPI never has the same native
  * event twice in a set) when PAPI adds or removes others and numbers the
- * events anew.
+ * events anew: @ev (zeroed) gets them for the new list.
  */
-static void carry_overflow(pe_control_t *c, const NativeInfo_t *native,
-			   int count)
+static void carry_overflow(const pe_control_t *c, const NativeInfo_t *native,
+			   int count, struct pe_event *ev)
 {
-	static const struct pe_event none;
-	struct pe_event *old = c->ev, ev[PE_MAX_EVENTS];
 	int i, j;
 
 	for (i = 0; i < count; i++) {
-		ev[i] = none;
 		ev[i].code = (unsigned int)native[i].ni_papi_code;
 		for (j = 0; j < c->nr; j++)
-			if (old[j].period && old[j].code == ev[i].code) {
-				ev[i].period = old[j].period;
-				ev[i].profiling = old[j].profiling;
+			if (c->ev[j].period && c->ev[j].code == ev[i].code) {
+				ev[i].period = c->ev[j].period;
+				ev[i].profiling = c->ev[j].profiling;
 			}
 	}
-	memcpy(c->ev, ev, (size_t)count * sizeof(*ev));
 }
 
 static int any_overflow(const pe_control_t *c)
@@ -205,107 +210,148 @@ static int hold_signal(pe_control_t *c)
 	return ret;
 }
 
-/* A libpfm4 event: its attr, :u=/:k= modifiers; its :cpu= pins the set. */
-static int libpfm4_attr(pe_control_t *c, int i, const NativeInfo_t *ni,
-			pe_attr_t *a)
+/*
+ * A libpfm4 event: its attr, :u=/:k= modifiers into @ev; its :cpu= pins
+ * the set (*@event_cpu).  Its period= and freq= modifiers would make a
+ * counting event sample with nobody to take the samples (stock PAPI then
+ * dies of the unhandled overflow signal, or the kernel refuses the
+ * value): PAPI_EINVAL, PAPI_overflow is the way to sample.
+ */
+static int libpfm4_attr(const NativeInfo_t *ni, pe_attr_t *a,
+			struct pe_event *ev, int *event_cpu)
 {
 	struct native_event_t *ntv =
 		pe_find_native(&names.table, ni->ni_papi_code);
 
 	if (!ntv)
 		return PAPI_ENOEVNT;
+	if (ntv->attr.sample_period || ntv->attr.freq)
+		return PAPI_EINVAL;
 	if (ntv->cpu >= 0) {
-		if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu)
+		if (*event_cpu >= 0 && *event_cpu != ntv->cpu)
 			return PAPI_ECNFLCT;
-		c->event_cpu = ntv->cpu;
+		*event_cpu = ntv->cpu;
 	}
 	a->attr = ntv->attr;
-	c->ev[i].own = pe_own_domains(ntv);
+	ev->own = pe_own_domains(ntv);
 	return PAPI_OK;
 }
 
-/* Native event @i into @src, from libpfm4 or from a core PMU's sysfs. */
-static int add_native(pe_control_t *c, int i, const NativeInfo_t *ni,
-		      struct lope_group *src)
+/* Native event @ni into @src, from libpfm4 or from a core PMU's sysfs. */
+static int add_native(const NativeInfo_t *ni, struct lope_group *src,
+		      struct pe_event *ev, int *event_cpu)
 {
-	struct lope_pmu_event ev;
+	struct lope_pmu_event pmu_ev;
 	pe_attr_t a;
 	int ret, err;
 
 	memset(&a, 0, sizeof(a));
 	if (pe_sysfs__is_code((unsigned int)ni->ni_event))
 		ret = pe_sysfs__event(&names.sysfs, (unsigned int)ni->ni_event,
-				      &a, &ev);
+				      &a, &pmu_ev);
 	else
-		ret = libpfm4_attr(c, i, ni, &a);
+		ret = libpfm4_attr(ni, &a, ev, event_cpu);
 	if (ret != PAPI_OK)
 		return ret;
 	err = lope_group__add(src, (struct perf_event_attr *)&a);
 	return err < 0 ? pe_errno_to_papi(err) : PAPI_OK;
 }
 
-/* The set's group and per-event settings from PAPI's native events. */
-static int build(pe_control_t *c, NativeInfo_t *native, int count)
+/*
+ * The new list's attributes in @src and settings in @ev, then its group
+ * in place of the old one: nothing of the set changes unless that opens.
+ */
+static int build_events(pe_control_t *c, NativeInfo_t *native, int count,
+			struct pe_event *ev)
 {
 	struct lope_group *src;
-	int i, err, ret;
+	int i, err, ret = PAPI_OK, event_cpu = -1;
 
-	carry_overflow(c, native, count);
-	c->event_cpu = -1;
+	carry_overflow(c, native, count, ev);
 	err = lope_group__new(&src, 0, -1, 0);
 	if (err)
 		return pe_errno_to_papi(err);
+	for (i = 0; i < count && ret == PAPI_OK; i++)
+		ret = add_native(&native[i], src, &ev[i], &event_cpu);
+	if (ret == PAPI_OK)
+		ret = reopen_events(c, src, ev, count, event_cpu);
+	if (ret != PAPI_OK) {
+		lope_group__delete(src);
+		return ret;
+	}
 	for (i = 0; i < count; i++) {
-		ret = add_native(c, i, &native[i], src);
-		if (ret != PAPI_OK) {
-			lope_group__delete(src);
-			return ret;
-		}
+		c->ev[i] = ev[i];
 		native[i].ni_position = i;
 	}
 	c->nr = count;
-	ret = reopen(c, src);
-	if (ret != PAPI_OK)
-		lope_group__delete(src);
-	return ret == PAPI_OK ? hold_signal(c) : ret;
+	c->event_cpu = event_cpu;
+	return hold_signal(c);
+}
+
+/* The set's group and per-event settings from PAPI's native events. */
+static int build(pe_control_t *c, NativeInfo_t *native, int count)
+{
+	struct pe_event *ev = calloc((size_t)count, sizeof(*ev));
+	int ret;
+
+	if (!ev)
+		return PAPI_ENOMEM;
+	ret = build_events(c, native, count, ev);
+	free(ev);
+	return ret;
+}
+
+/* Does the open set already have exactly these events, in this order? */
+static int same_events(const pe_control_t *c, const NativeInfo_t *native,
+		       int count)
+{
+	int i;
+
+	if (!c->grp || count != c->nr || lope_group__fd(c->grp, 0) < 0)
+		return 0;
+	for (i = 0; i < count; i++)
+		if ((unsigned int)native[i].ni_papi_code != c->ev[i].code)
+			return 0;
+	return 1;
 }
 
 /*
  * All or nothing: if the kernel refuses the new list, the set keeps its
- * working group and settings (overflow included), because PAPI then
- * either restores the old list or, at PAPI_start, goes on with this set.
+ * working group, counts and settings (overflow included), because PAPI
+ * then either restores the old list or, at PAPI_start, goes on with this
+ * set.  PAPI_start calls this with the set's own list whenever another
+ * set of the thread was used since (PAPI's "dirty" context, a register
+ * set shared by the thread's sets in other components): our sets share
+ * nothing, so the open group is kept.
  */
 static int pe_update_control_state(hwd_control_state_t *ctl,
 				   NativeInfo_t *native, int count,
 				   hwd_context_t *ctx)
 {
-	pe_control_t *c = (pe_control_t *)ctl, *old;
-	int ret;
+	pe_control_t *c = (pe_control_t *)ctl;
+	int i;
 
 	(void)ctx;
 	if (count > PE_MAX_EVENTS)
 		return PAPI_ECOUNT;
 	if (count == 0) {
-		carry_overflow(c, native, 0);
 		lope_group__delete(c->grp);
 		c->grp = NULL;
 		c->nr = 0;
 		return hold_signal(c);
 	}
-	old = malloc(sizeof(*old));
-	if (!old)
-		return PAPI_ENOMEM;
-	memcpy(old, c, sizeof(*old));
-	ret = build(c, native, count);
-	if (ret != PAPI_OK)
-		memcpy(c, old, sizeof(*c)); /* c->grp is still the old group */
-	free(old);
-	return ret;
+	if (same_events(c, native, count)) {
+		for (i = 0; i < count; i++)
+			native[i].ni_position = i;
+		return PAPI_OK;
+	}
+	return build(c, native, count);
 }
 
 static int pe_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 {
 	pe_control_t *c = (pe_control_t *)ctl;
+	int err;
 
 	(void)ctx;
 	/* Enable-on-exec: the kernel starts the counters at the exec; an
@@ -315,7 +361,12 @@ static int pe_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 		c->exec_armed = 0;
 		return PAPI_OK;
 	}
-	return pe_errno_to_papi(lope_group__enable(c->grp));
+	err = lope_group__enable(c->grp);
+	/* A failed change whose old group could not be reopened either
+	 * (lope_group__replace): open it now. */
+	if (err == -EBADF && lope_group__open(c->grp) == 0)
+		err = lope_group__enable(c->grp);
+	return pe_errno_to_papi(err);
 }
 
 static int pe_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
@@ -490,7 +541,7 @@ static int set_period(pe_control_t *c, int pos, int threshold, int profiling)
 	c->ev[pos].profiling = threshold ? (unsigned char)profiling : 0;
 	ret = hold_signal(c);
 	if (ret == PAPI_OK && old != c->ev[pos].period)
-		ret = reopen(c, c->grp);
+		ret = reopen(c);
 	if (ret != PAPI_OK) {
 		c->ev[pos].period = old;
 		c->ev[pos].profiling = old_profiling;

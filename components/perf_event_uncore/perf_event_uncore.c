@@ -108,6 +108,10 @@ static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
 
 	if (!ntv)
 		return PAPI_ENOEVNT;
+	/* A counting event with a period= or freq= would sample for nobody
+	 * (as in perf_event.c). */
+	if (ntv->attr.sample_period || ntv->attr.freq)
+		return PAPI_EINVAL;
 	a->attr = ntv->attr;
 	c->ev[i].own = pe_own_domains(ntv);
 	if (ntv->cpu >= 0) {
@@ -182,15 +186,38 @@ static void forget_events(peu_control_t *c)
 	memset(c->ev, 0, sizeof(c->ev));
 }
 
+/* Does the open set already have exactly these events, in this order? */
+static int same_events(const peu_control_t *c, const NativeInfo_t *native,
+		       int count)
+{
+	int i;
+
+	if (!c->grp || count != c->nr || lope_group__fd(c->grp, 0) < 0)
+		return 0;
+	for (i = 0; i < count; i++)
+		if ((unsigned int)native[i].ni_papi_code != c->ev[i].code)
+			return 0;
+	return 1;
+}
+
+/*
+ * PAPI_start calls this with the set's own list when another set of the
+ * thread was used since: the open group is kept (perf_event.c).
+ */
 static int peu_update_control_state(hwd_control_state_t *ctl,
 				    NativeInfo_t *native, int count,
 				    hwd_context_t *ctx)
 {
 	peu_control_t *c = (peu_control_t *)ctl;
 	struct lope_group *src;
-	int ret, err;
+	int i, ret, err;
 
 	(void)ctx;
+	if (same_events(c, native, count)) {
+		for (i = 0; i < count; i++)
+			native[i].ni_position = i;
+		return PAPI_OK;
+	}
 	forget_events(c);
 	if (count == 0)
 		return PAPI_OK;
