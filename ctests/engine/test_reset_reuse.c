@@ -67,8 +67,7 @@ fail:
 }
 
 /* One reset and how old the latest sample was around it. */
-struct
-try {
+struct attempt {
 	unsigned long reads; /* read(2) calls the reset made; ~0: failed */
 	uint64_t snap_at;    /* g->snap_at before the reset: 0, none timed */
 	uint64_t before;     /* its age just before the reset */
@@ -76,10 +75,10 @@ try {
 };
 
 /* The last of @resets resets, timed, after the given preparation. */
-static struct try reset_after(struct lope_group *g, int read_first,
-			      long pause_ms, int resets)
+static struct attempt reset_after(struct lope_group *g, int read_first,
+				  long pause_ms, int resets)
 {
-	struct try t = { ~0ul, 0, 0, 0 };
+	struct attempt t = { ~0ul, 0, 0, 0 };
 	uint64_t t0, t1;
 	unsigned long before;
 	int64_t v[SW_ATTRS];
@@ -105,7 +104,7 @@ static struct try reset_after(struct lope_group *g, int read_first,
 }
 
 /* Must @t have reused the sample (1), taken a new one (0), or either? */
-static int must_reuse(const struct try *t, uint64_t read_cost)
+static int must_reuse(const struct attempt *t, uint64_t read_cost)
 {
 	if (t->snap_at && t->after < read_cost)
 		return 1;
@@ -152,7 +151,8 @@ static void table(struct lope_group *g)
 	size_t i;
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct try t = { ~0ul, 0, 0, 0 }, least = { ~0ul, 0, 0, ~0ull };
+		struct attempt t = { ~0ul, 0, 0, 0 },
+			       least = { ~0ul, 0, 0, ~0ull };
 		int try, m = -1, clean = 0, bad = 0;
 		int tries = rows[i].reuse ? TRIES : 3;
 		int want = rows[i].reuse ? CLEAN : 3;
