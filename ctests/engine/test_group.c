@@ -7,10 +7,13 @@
  * arithmetic (reset, write, disable/enable), the flags, the resource
  * accounting (descriptors, mappings, page faults) and the bad inputs.
  *
- * Time is checked against the thread's own CPU clock
- * (CLOCK_THREAD_CPUTIME_ID): task-clock over an interval must be at least
- * the busy time spent in it (less a margin) and at most the CPU time of
- * the whole interval (plus a margin).
+ * Time is checked against a span (span.h): the kernel's own task-clock of
+ * the same thread (with its children where the group inherits), read just
+ * before and just after the call that starts an interval and the call that
+ * ends it.  The group's task-clock over the interval must lie between the
+ * inner and the outer difference, exactly: no margin, and the time the
+ * host steals is in both.  The thread's CPU time (CLOCK_THREAD_CPUTIME_ID)
+ * is not that clock: task-clock runs ahead of it by what the host takes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,6 +36,7 @@
 #include "lope.h"
 #include "proc.h"
 #include "report.h"
+#include "span.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -53,12 +57,14 @@ static const char *const sw_name[NEV] = {
 };
 
 #define MS (1000 * 1000ll) /* task-clock counts nanoseconds */
-#define SLACK_NS (2 * MS)  /* task-clock vs the thread CPU clock */
 #define TOUCH_PAGES 64     /* page faults caused per busy() */
 #define SLEEPS 3           /* context switches caused per busy() */
 
 /* exclude_kernel for our attributes (1 if the kernel refuses 0). */
 static int excl_kernel;
+
+/* This thread's own task-clock, the reference of every time (span.h). */
+static struct span clk;
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -314,7 +320,6 @@ static void lifecycle(const struct config *c)
 	struct lope_group *g;
 	char name[200], vs[300];
 	int64_t v0[NEV], v1[NEV], v2[NEV], w[NEV], lo[NEV], hi[NEV];
-	int64_t t0, t1;
 	int fds_before = fd_count(), fds_open;
 	int i, j, rc, n = c->nev, ok;
 
@@ -343,19 +348,22 @@ static void lifecycle(const struct config *c)
 	lope_check(ok, CASE("descriptors_valid_and_distinct"), "fd(%d) = %d",
 		   i - 1, lope_group__fd(g, i - 1));
 
-	/* enable, work, read: everything grows, task-clock by the busy time */
-	t0 = thread_ns();
+	/* enable, work, read: everything grows, task-clock by its span */
 	rc = lope_group__enable(g);
 	lope_check(rc == 0, CASE("enable"), "rc %d", rc);
+	span_clear(&clk);
+	span_mark(&clk);
 	rc = lope_group__read(g, v0);
+	span_mark(&clk);
 	busy(30);
+	span_mark(&clk);
 	rc |= lope_group__read(g, v1);
-	t1 = thread_ns();
+	span_mark(&clk);
 	fmt_vals(vs, sizeof(vs), v1, n);
 	lope_info("%s: after 30 ms busy: %s", c->name, vs);
 	bounds(lo, hi, n, v0, UNBOUNDED);
-	lo[EV_TASK_CLOCK] = v0[EV_TASK_CLOCK] + 30 * MS * 9 / 10;
-	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
+	lo[EV_TASK_CLOCK] = v0[EV_TASK_CLOCK] + span_lo(&clk);
+	hi[EV_TASK_CLOCK] = v0[EV_TASK_CLOCK] + span_hi(&clk);
 	if (n > EV_PAGE_FAULTS)
 		lo[EV_PAGE_FAULTS] = v0[EV_PAGE_FAULTS] + TOUCH_PAGES;
 	if (n > EV_CTX_SWITCHES && !excl_kernel)
@@ -377,25 +385,34 @@ static void lifecycle(const struct config *c)
 	lope_check(ok, CASE("reads_monotonic"),
 		   "read %d: rc %d or a value went down", j, rc);
 
-	/* reset: values restart near 0 */
-	t0 = thread_ns();
+	/* reset: values restart near 0.  The group's first reset: no read
+	 * before it was timed, so it samples anew (test_reset_reuse). */
+	span_clear(&clk);
+	span_mark(&clk);
 	rc = lope_group__reset(g);
+	span_mark(&clk);
+	span_mark(&clk);
 	rc |= lope_group__read(g, v2);
-	t1 = thread_ns();
+	span_mark(&clk);
 	bounds(lo, hi, n, NULL, 2); /* a page fault or a switch may slip in */
-	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
+	lo[EV_TASK_CLOCK] = span_lo(&clk);
+	hi[EV_TASK_CLOCK] = span_hi(&clk);
 	check_within(CASE("reset_restarts_near_0"), rc, v2, lo, hi, n);
 	check_read_path(CASE("reset_last_path_read"), g);
 
 	/* write: values read back from the written ones */
 	for (i = 0; i < n; i++)
 		w[i] = 1000000 * (i + 1);
-	t0 = thread_ns();
+	span_clear(&clk);
+	span_mark(&clk);
 	rc = lope_group__write(g, w);
+	span_mark(&clk);
+	span_mark(&clk);
 	rc |= lope_group__read(g, v2);
-	t1 = thread_ns();
+	span_mark(&clk);
 	bounds(lo, hi, n, w, 2);
-	hi[EV_TASK_CLOCK] = w[EV_TASK_CLOCK] + t1 - t0 + SLACK_NS;
+	lo[EV_TASK_CLOCK] = w[EV_TASK_CLOCK] + span_lo(&clk);
+	hi[EV_TASK_CLOCK] = w[EV_TASK_CLOCK] + span_hi(&clk);
 	check_within(CASE("write_continues_from_written"), rc, v2, lo, hi, n);
 
 	/* disable: values returned, the stopped counters do not move */
@@ -420,15 +437,19 @@ static void lifecycle(const struct config *c)
 	lope_check(ok, CASE("disabled_counters_do_not_move"),
 		   "rc %d; after 20 ms busy: %s", rc, vs);
 
-	/* enable again: counting restarts from 0, not from the old values */
-	t0 = thread_ns();
+	/* enable again: counting restarts from 0, not from the old values
+	 * (the disable sampled after stopping: nothing to carry over) */
+	span_clear(&clk);
+	span_mark(&clk);
 	rc = lope_group__enable(g);
+	span_mark(&clk);
 	busy(30);
+	span_mark(&clk);
 	rc |= lope_group__read(g, v2);
-	t1 = thread_ns();
+	span_mark(&clk);
 	bounds(lo, hi, n, NULL, UNBOUNDED);
-	lo[EV_TASK_CLOCK] = 30 * MS * 9 / 10;
-	hi[EV_TASK_CLOCK] = t1 - t0 + SLACK_NS;
+	lo[EV_TASK_CLOCK] = span_lo(&clk);
+	hi[EV_TASK_CLOCK] = span_hi(&clk);
 	if (n > EV_PAGE_FAULTS) {
 		lo[EV_PAGE_FAULTS] = TOUCH_PAGES;
 		hi[EV_PAGE_FAULTS] = TOUCH_PAGES + 20;
@@ -444,16 +465,23 @@ static void lifecycle(const struct config *c)
 		   "nr %d, %d descriptors (before open %d)", lope_group__nr(g),
 		   fd_count(), fds_before);
 	rc = lope_group__open(g);
+	span_clear(&clk);
+	span_mark(&clk);
 	if (rc == 0)
 		rc = lope_group__enable(g);
+	span_mark(&clk);
 	busy(10);
+	span_mark(&clk);
 	if (rc == 0)
 		rc = lope_group__read(g, v2);
-	lope_check(rc == 0 && v2[EV_TASK_CLOCK] >= 9 * MS &&
+	span_mark(&clk);
+	lope_check(rc == 0 && span_holds(&clk, v2[EV_TASK_CLOCK]) &&
 			   fd_count() == fds_before + n,
 		   CASE("reopen_after_close_counts"),
-		   "rc %d, task-clock %" PRId64 ", %d descriptors", rc,
-		   rc ? 0 : v2[EV_TASK_CLOCK], fd_count());
+		   "rc %d, task-clock %" PRId64 " (span [%lld, %lld]), %d "
+		   "descriptors",
+		   rc, rc ? 0 : v2[EV_TASK_CLOCK], span_lo(&clk), span_hi(&clk),
+		   fd_count());
 	lope_group__delete(g);
 	lope_check(fd_count() == fds_before, CASE("delete_closes_everything"),
 		   "%d descriptors, %d before", fd_count(), fds_before);
@@ -513,8 +541,9 @@ static void stop_after_read(const struct config *c)
 {
 	struct lope_group *g;
 	struct lope_counts stop[NEV], raw[NEV];
+	struct span tail;
 	char name[200], why[400] = "";
-	int64_t v0[NEV], v1[NEV], v2[NEV], w[NEV], t0, t1;
+	int64_t v0[NEV], v1[NEV], v2[NEV], w[NEV], carried;
 	int i, rc, n = c->nev;
 
 	rc = make_group(&g, 0, c->flags, n);
@@ -527,23 +556,42 @@ static void stop_after_read(const struct config *c)
 
 	/* What the counters add between the read and the disable (the
 	 * stop's own system call) is not in the read: it is counted from
-	 * the read's sample, the bases, and goes to the next interval. */
+	 * the read's sample, the bases, and goes to the next interval.
+	 * Spans: clk from the enable to the read, tail from the read to the
+	 * disable (what the values show after it). */
+	if (span_open(&tail, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0) {
+		lope_fail(CASE("stop_after_read_span"), "%s", strerror(errno));
+		lope_group__delete(g);
+		return;
+	}
+	span_clear(&clk);
+	span_mark(&clk);
 	rc = lope_group__enable(g);
+	span_mark(&clk);
 	busy(10);
+	span_mark(&clk);
+	span_mark(&tail);
 	rc |= lope_group__read(g, v0);
+	span_mark(&tail);
+	span_mark(&clk);
+	span_mark(&tail);
 	rc |= lope_group__disable_after_read(g);
+	span_mark(&tail);
 	rc |= lope_group__disable_after_read(g); /* the same sample: a no-op */
 	rc |= lope_group__last_counts(g, stop);
 	rc |= lope_group__read(g, v1);
 	busy(10);
 	rc |= lope_group__read(g, v2);
-	lope_check(rc == 0 && v0[EV_TASK_CLOCK] >= 9 * MS &&
+	lope_check(rc == 0 && span_holds(&clk, v0[EV_TASK_CLOCK]) &&
 			   all_equal(v2, v1, n, why, sizeof(why)) &&
-			   v1[EV_TASK_CLOCK] >= 0 && v1[EV_TASK_CLOCK] < MS,
+			   span_holds(&tail, v1[EV_TASK_CLOCK]),
 		   CASE("stop_after_read_values_do_not_move"),
-		   "rc %d, task-clock %" PRId64 " before the stop, %" PRId64
-		   " after; %s",
-		   rc, v0[EV_TASK_CLOCK], v1[EV_TASK_CLOCK], why);
+		   "rc %d, task-clock %" PRId64 " before the stop (span "
+		   "[%lld, %lld]), %" PRId64 " after (span [%lld, %lld]); %s",
+		   rc, v0[EV_TASK_CLOCK], span_lo(&clk), span_hi(&clk),
+		   v1[EV_TASK_CLOCK], span_lo(&tail), span_hi(&tail), why);
+	span_close(&tail);
+	carried = v1[EV_TASK_CLOCK];
 	rc = lope_group__read_raw(g, raw);
 	for (i = 0; i < n && rc == 0; i++)
 		if ((int64_t)(raw[i].val - stop[i].val) != v1[i])
@@ -551,16 +599,22 @@ static void stop_after_read(const struct config *c)
 	lope_check(rc == 0, CASE("stop_after_read_counts_from_the_read"),
 		   "rc %d: %s is not its count less the read's", rc,
 		   i ? sw_name[i - 1] : "-");
-	t0 = thread_ns();
+	/* The next interval: what the stop carried over, then the span
+	 * from the enable to the read; not the values before the stop. */
+	span_clear(&clk);
+	span_mark(&clk);
 	rc = lope_group__enable(g);
+	span_mark(&clk);
 	busy(10);
+	span_mark(&clk);
 	rc |= lope_group__read(g, v1);
-	t1 = thread_ns();
-	lope_check(rc == 0 && v1[EV_TASK_CLOCK] >= 9 * MS &&
-			   v1[EV_TASK_CLOCK] <= t1 - t0 + SLACK_NS,
+	span_mark(&clk);
+	lope_check(rc == 0 && span_holds(&clk, v1[EV_TASK_CLOCK] - carried),
 		   CASE("stop_after_read_next_enable_from_0"),
-		   "rc %d, task-clock %" PRId64 " over %" PRId64 " ns", rc,
-		   v1[EV_TASK_CLOCK], t1 - t0);
+		   "rc %d, task-clock %" PRId64 ": %" PRId64
+		   " carried over and the span [%lld, %lld]",
+		   rc, v1[EV_TASK_CLOCK], carried, span_lo(&clk),
+		   span_hi(&clk));
 
 	for (i = 0; i < n; i++)
 		w[i] = 1000 + i;
@@ -607,6 +661,7 @@ static void test_inherit(void)
 
 	for (r = 0; r < ARRAY_SIZE(rows); r++) {
 		struct lope_group *g;
+		struct span sp;
 		int64_t v[NEV];
 		char name[160];
 		pid_t pid;
@@ -621,32 +676,44 @@ static void test_inherit(void)
 			lope_fail(name, "open rc %d (%s)", rc, strerror(-rc));
 			continue;
 		}
-		rc = lope_group__enable(g);
-		pid = fork_burner(200);
-		if (pid < 0 || reap(pid) < 0) {
-			lope_fail(name, "child failed");
+		/* The reference: this thread's task-clock, with the child's
+		 * when the row counts it (its count joins ours at its exit,
+		 * before the reap). */
+		if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0,
+			      rows[r].counted) < 0) {
+			lope_fail(name, "span: %s", strerror(errno));
 			lope_group__delete(g);
 			continue;
 		}
+		span_mark(&sp);
+		rc = lope_group__enable(g);
+		span_mark(&sp);
+		pid = fork_burner(200);
+		if (pid < 0 || reap(pid) < 0) {
+			lope_fail(name, "child failed");
+			span_close(&sp);
+			lope_group__delete(g);
+			continue;
+		}
+		span_mark(&sp);
 		rc |= lope_group__read(g, v);
+		span_mark(&sp);
 		if (rc)
 			lope_fail(name, "rc %d", rc);
-		else if (rows[r].counted && v[EV_TASK_CLOCK] < 180 * MS)
+		else if (!span_holds(&sp, v[EV_TASK_CLOCK]))
 			lope_fail(name,
-				  "task-clock %" PRId64 " ns < 180 ms "
-				  "after a child burned 200 ms",
-				  v[EV_TASK_CLOCK]);
-		else if (!rows[r].counted && v[EV_TASK_CLOCK] > 100 * MS)
-			lope_fail(name,
-				  "task-clock %" PRId64 " ns: the child "
-				  "was counted without LOPE_INHERIT",
-				  v[EV_TASK_CLOCK]);
+				  "task-clock %" PRId64 " ns after a child "
+				  "burned 200 ms; ours%s: [%lld, %lld] ns",
+				  v[EV_TASK_CLOCK],
+				  rows[r].counted ? " and the child's" : "",
+				  span_lo(&sp), span_hi(&sp));
 		else
 			check_read_path(name, g);
 		lope_info("inherit flags %#x: task-clock %" PRId64
 			  " ns, nr_mapped %d",
 			  rows[r].flags, v[EV_TASK_CLOCK],
 			  lope_group__nr_mapped(g));
+		span_close(&sp);
 		lope_group__delete(g);
 	}
 }
@@ -1128,6 +1195,10 @@ int main(void)
 
 		return lope_done();
 	}
+	if (span_open(&clk, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0) {
+		lope_fail("span_task_clock", "%s", strerror(errno));
+		return lope_done();
+	}
 	probe_tsc();
 	if (have_tsc)
 		lope_info("mappable event: msr/tsc (type %u)", tsc_attr.type);
@@ -1146,5 +1217,6 @@ int main(void)
 	test_fork_read();
 	test_leaks();
 	test_bad_inputs();
+	span_close(&clk);
 	return lope_done();
 }

@@ -42,6 +42,22 @@ int span_mark(struct span *s)
 	return 0;
 }
 
+void span_again(struct span *s)
+{
+	if (s->n > 2)
+		s->n = 2;
+}
+
+void span_carry(struct span *s)
+{
+	if (s->n >= 3) {
+		s->t[0] = s->t[2];
+		s->n = 1;
+	} else {
+		s->n = 0;
+	}
+}
+
 long long span_lo(const struct span *s)
 {
 	return s->n == 4 ? s->t[2] - s->t[1] : -1;

@@ -39,6 +39,22 @@ void span_clear(struct span *s);
 /* Take the next mark: 0, or -1 when the clock cannot be read. */
 int span_mark(struct span *s);
 
+/*
+ * Keep the two marks around the start and forget the others, to hold a
+ * later read of the same interval.
+ */
+void span_again(struct span *s);
+
+/*
+ * Start the next span at this one's third mark, taken just before the
+ * read that ended its interval: for an interval that may begin at that
+ * read's sample.  The engine's reset right after a read reuses the read's
+ * sample when it is younger than one read(2) (group.c, fresh()), so the
+ * new interval starts inside that read, before the reset.  Without three
+ * marks, the next span starts with none.
+ */
+void span_carry(struct span *s);
+
 /* The least and the most the set can have counted (4 marks taken). */
 long long span_lo(const struct span *s);
 long long span_hi(const struct span *s);

@@ -20,14 +20,19 @@
  * A round: PAPI_library_init; every component as in the first round
  * (enabled or not, as many native events and presets); each event of the
  * table named, coded and named back, on its component, and a set of it
- * counting a spin (task-clock the spin's CPU time, msr::tsc something);
+ * counting a spin (task-clock within the span of the thread's own
+ * task-clock read around the start and the stop, ctests/lib/span.h;
+ * msr::tsc something);
  * PAPI_shutdown; no descriptor or perf mapping left.  Three rounds here,
  * then three in a forked child, which reports its own cases and must
  * exit 0.
  *
  * Report protocol: ctests/lib/report.h.
  */
+#include <linux/perf_event.h>
+
 #include "papi_util.h"
+#include "span.h"
 #include "tree.h"
 
 #define ROUNDS 3
@@ -43,7 +48,7 @@ static const struct event {
 	const char *name;
 	const char *component; /* the component PAPI must give it to */
 	const char *pmu;       /* the sysfs PMU it needs; NULL: any kernel */
-	int clock;             /* counts the spin's CPU time, else grows */
+	int clock;             /* counts the thread's task-clock, else grows */
 } events[] = {
 	{ "perf::TASK-CLOCK", "perf_event", NULL, 1 },
 	{ "msr::tsc", "perf_event_uncore", "msr", 0 },
@@ -205,25 +210,38 @@ static void lookup(const char *round, const struct event *e)
 		   back, code2, cidx);
 }
 
-/* A set of @e counts a spin: its CPU time, or more than nothing. */
+/*
+ * A set of @e counts a spin: a clock within the span of the thread's own
+ * task-clock around the start and the stop, anything else more than
+ * nothing.
+ */
 static void count(const char *round, const struct event *e)
 {
-	long long v = 0, own;
+	long long v = 0;
 	int set = PAPI_NULL, rc;
+	struct span sp;
 	char name[96];
 
 	rc = make_named_set(&set, &e->name, 1);
+	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0 && rc == PAPI_OK)
+		rc = PAPI_ESYS;
+	span_mark(&sp);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	own = spin_ns(SPIN_NS);
+	span_mark(&sp);
+	busy_ns(SPIN_NS);
+	span_mark(&sp);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, &v);
+	span_mark(&sp);
 	drop_set(&set);
-	lope_check(rc == PAPI_OK &&
-			   (e->clock ? near(v, own, 0.10, 2 * MS) : v > 0),
+	lope_check(rc == PAPI_OK && (e->clock ? span_holds(&sp, v) : v > 0),
 		   lope_name(name, sizeof(name), "%s_%s_counts", round,
 			     e->name),
-		   "rc=%s, %lld over a spin of %lld ns", papi_err(rc), v, own);
+		   "rc=%s, %lld over a spin; the thread's task-clock span "
+		   "[%lld, %lld] ns",
+		   papi_err(rc), v, span_lo(&sp), span_hi(&sp));
+	span_close(&sp);
 }
 
 /* One round: init, the components, every event, shutdown, nothing left. */

@@ -14,17 +14,20 @@
  *    every 64 loops; every call PAPI_OK, no value negative, reads within a
  *    run never go down, a read after a reset has dropped the 16 page
  *    faults made just before it,
- *    stop >= the last read, and what accum and stop returned covers the
- *    work done while counting;
+ *    stop >= the last read, and the task-clock accum and stop returned
+ *    lies within the span of the thread's own task-clock around the calls
+ *    that started and ended each interval (ctests/lib/span.h);
  *  - thread churn: 96 short-lived threads (4 at a time) register, count,
  *    destroy their set and unregister;
  *  - forks: 100 forks; odd children _exit at once, even ones call
- *    PAPI_library_init again and count their own 1 ms;
+ *    PAPI_library_init again and count their own 1 ms (within their span);
  *  - execs: a forked child execs this program in a helper mode 50 times
  *    in a chain, each image with a running set when it execs the next;
  *    each image checks that it inherited no perf descriptor or mapping,
  *    that its descriptor count and VmRSS are those of the first image
- *    (+ 1 MiB), and that its set counts.
+ *    (+ 1 MiB), and that its set counts (within its span).
+ * The parent's set must count, from each of its reads to the next, the
+ * span of the parent thread's own task-clock between them.
  * At the end descriptors and perf mappings are exactly the baseline,
  * the heap in use (mallinfo2, every arena) within 64 KiB of it (each
  * phase's growth is printed), VmRSS within 2 MiB and VmSize within 16 MiB
@@ -36,10 +39,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <linux/perf_event.h>
 #include <malloc.h>
 #include <pthread.h>
 
 #include "papi_util.h"
+#include "span.h"
 
 #define NTHREADS 8
 #define NFORKS 100
@@ -98,26 +103,44 @@ static long long heap_growth(const struct usage *u)
 static int pset = PAPI_NULL;
 static long long plast[2];
 static long pset_bad;
+/* The parent thread's task-clock: its first two marks around the start or
+ * the last read of pset. */
+static struct span pspan;
 
-/* Spin @ns; the parent's set must grow by about that and never drop. */
+/*
+ * Spin @ns; the parent's set must grow by the span of its task-clock since
+ * the last read (or the start), and its page faults never drop.
+ */
 static void parent_work(long long ns)
 {
-	long long v[2], t0 = thread_ns(), own;
+	long long v[2];
 
 	busy_ns(ns);
-	own = thread_ns() - t0;
-	if (PAPI_read(pset, v) != PAPI_OK || v[0] < plast[0] ||
-	    v[1] < plast[1] || v[0] - plast[0] < own / 2)
+	span_mark(&pspan);
+	if (PAPI_read(pset, v) != PAPI_OK)
+		v[0] = -1;
+	span_mark(&pspan);
+	if (!span_holds(&pspan, v[0] - plast[0]) || v[1] < plast[1]) {
+		if (!pset_bad)
+			lope_info("the parent's set: task-clock %lld -> %lld, "
+				  "span [%lld, %lld]; page-faults %lld -> %lld",
+				  plast[0], v[0], span_lo(&pspan),
+				  span_hi(&pspan), plast[1], v[1]);
 		pset_bad++;
+	}
 	plast[0] = v[0];
 	plast[1] = v[1];
+	span_carry(&pspan);
+	span_mark(&pspan);
 }
 
 /* --------------------------------------------------------- threads */
 
 struct worker_res {
 	long loops, errors, negative, down, reset_not_below, stop_below;
-	long long counted, worked;
+	long outside;               /* task-clock values outside their spans */
+	long long counted;          /* task-clock of accums and stops */
+	long long span_lo, span_hi; /* their spans' bounds, summed */
 	int rc;
 	const char *failed;
 };
@@ -157,18 +180,40 @@ static int build(struct worker_res *r, int *set)
 	return rc;
 }
 
+/* The task-clock @got of an interval, and its span @sp, into @r. */
+static void in_span(struct worker_res *r, const struct span *sp, long long got)
+{
+	r->outside += !span_holds(sp, got);
+	r->counted += got;
+	r->span_lo += span_lo(sp);
+	r->span_hi += span_hi(sp);
+}
+
+/*
+ * The span @sp: its first mark before the start of the set never
+ * started, then before the stop that ended the last loop (a start after a
+ * stop counts from the stop's own read: the engine carries what the
+ * disable adds over), or before the read a reset may reuse (the engine's
+ * reset right after a read starts from that read's sample).
+ */
 static void *loop_main(void *arg)
 {
 	struct worker_res *r = arg;
-	long long end, v[3], w[3], acc[3], t, i;
+	long long end, v[3], w[3], acc[3], i;
 	int set = PAPI_NULL, rc, e;
+	struct span sp;
 
 	rc = PAPI_register_thread();
 	if (rc != PAPI_OK)
 		werr(r, "PAPI_register_thread", rc);
+	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0) {
+		werr(r, "open the span", PAPI_ESYS);
+		goto out;
+	}
 	end = wall_ns() + run_ns;
 	if (build(r, &set) != PAPI_OK)
 		goto out;
+	span_mark(&sp);
 	for (i = 0; wall_ns() < end; i++) {
 		if (i % 64 == 63) {
 			drop_set(&set);
@@ -177,56 +222,64 @@ static void *loop_main(void *arg)
 		}
 		memset(acc, 0, sizeof(acc));
 		rc = PAPI_start(set);
+		span_mark(&sp);
 		if (rc != PAPI_OK) {
 			werr(r, "PAPI_start", rc);
 			break;
 		}
-		t = thread_ns();
 		busy_ns(50 * 1000);
 		if (i % 8 == 0)
 			(void)touch_pages(2);
-		r->worked += thread_ns() - t;
 		rc = PAPI_read(set, v);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_read", rc);
+		span_mark(&sp);
 		rc = PAPI_accum(set, acc);
+		span_mark(&sp);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_accum", rc);
 		tally(r, v, acc);
+		in_span(r, &sp, acc[0]);
 		/* Not counted, a reset follows: 16 page faults it must drop
 		 * (faults, not time: a vCPU the host preempts right after the
 		 * reset makes task-clock jump by as much). */
 		busy_ns(20 * 1000);
 		(void)touch_pages(16);
+		span_clear(&sp);
+		span_mark(&sp);
 		rc = PAPI_read(set, v);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_read", rc);
 		rc = PAPI_reset(set);
+		span_mark(&sp);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_reset", rc);
 		rc = PAPI_read(set, w);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_read after reset", rc);
 		r->reset_not_below += w[1] >= v[1] || v[1] < 16;
-		t = thread_ns();
 		busy_ns(30 * 1000);
-		r->worked += thread_ns() - t;
 		rc = PAPI_read(set, v);
 		if (rc != PAPI_OK)
 			werr(r, "PAPI_read", rc);
 		tally(r, w, v);
+		span_mark(&sp);
 		rc = PAPI_stop(set, w);
+		span_mark(&sp);
 		if (rc != PAPI_OK) {
 			werr(r, "PAPI_stop", rc);
 			break;
 		}
 		for (e = 0; e < 3; e++)
 			r->stop_below += w[e] < v[e];
-		r->counted += acc[0] + w[0];
+		in_span(r, &sp, w[0]);
+		span_carry(&sp);
 		r->loops++;
 	}
 out:
+	span_close(&sp);
 	drop_set(&set);
+
 	rc = PAPI_unregister_thread();
 	if (rc != PAPI_OK)
 		werr(r, "PAPI_unregister_thread", rc);
@@ -267,14 +320,13 @@ static void report_threads(int started)
 		lope_check(
 			r->loops > 100 && !r->errors && !r->negative &&
 				!r->down && !r->reset_not_below &&
-				!r->stop_below &&
-				r->counted >= r->worked * 9 / 10,
+				!r->stop_below && !r->outside,
 			name,
-			"%ld errors (first: %s %s), %ld negative, %ld down, %ld resets not below, %ld stops below the read, counted %lld of %lld ns worked",
-			r->errors, r->failed ? r->failed : "-",
+			"%ld loops, %ld errors (first: %s %s), %ld negative, %ld down, %ld resets not below, %ld stops below the read, %ld task-clock values outside their spans (counted %lld ns, spans [%lld, %lld])",
+			r->loops, r->errors, r->failed ? r->failed : "-",
 			r->failed ? papi_err(r->rc) : "", r->negative, r->down,
-			r->reset_not_below, r->stop_below, r->counted,
-			r->worked);
+			r->reset_not_below, r->stop_below, r->outside,
+			r->counted, r->span_lo, r->span_hi);
 	}
 	lope_info("threads: %ld start/read/accum/reset/stop loops in all",
 		  loops);
@@ -328,22 +380,44 @@ static long run_churn(int n)
 
 /* ----------------------------------------------------------- forks */
 
+/*
+ * Count a 1 ms spin with a set of the @n events @tc_events, the first
+ * perf::TASK-CLOCK, and leave it running (an exec image execs the next
+ * with it): PAPI_OK when the task-clock read lies within the span of this
+ * thread's own task-clock around the start and the read.
+ */
+static int count_own_ms(const char *const *tc_events, int n)
+{
+	long long v[2] = { 0, 0 };
+	int set = PAPI_NULL, rc;
+	struct span sp;
+
+	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0)
+		return PAPI_ESYS;
+	rc = make_named_set(&set, tc_events, n);
+	span_mark(&sp);
+	if (rc == PAPI_OK)
+		rc = PAPI_start(set);
+	span_mark(&sp);
+	busy_ns(MS);
+	span_mark(&sp);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	span_mark(&sp);
+	if (rc == PAPI_OK && !span_holds(&sp, v[0]))
+		rc = PAPI_EMISC;
+	span_close(&sp);
+	return rc;
+}
+
 /* An even child: PAPI again, its own 1 ms.  1: init, 2: count. */
 static int fork_child_counts(void)
 {
 	static const char *const tc[] = { "perf::TASK-CLOCK" };
-	long long v = 0;
-	int set = PAPI_NULL, rc;
 
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return 1;
-	rc = make_named_set(&set, tc, 1);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	busy_ns(MS);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, &v);
-	return rc == PAPI_OK && v >= MS / 2 ? 0 : 2;
+	return count_own_ms(tc, 1) == PAPI_OK ? 0 : 2;
 }
 
 /* Exit statuses of @n forks other than 0, or -1 if a fork failed. */
@@ -382,9 +456,8 @@ static int exec_helper(int argc, char **argv)
 					  "perf::PAGE-FAULTS" };
 	char left_s[16], fds_s[16], rss_s[24];
 	char *next[] = { argv[0], "--exec-helper", left_s, fds_s, rss_s, NULL };
-	int left, fds, first_fds, set = PAPI_NULL, rc;
+	int left, fds, first_fds;
 	long rss, first_rss;
-	long long v[2];
 
 	if (argc < 5)
 		return 9;
@@ -400,14 +473,9 @@ static int exec_helper(int argc, char **argv)
 		return 12;
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return 14;
-	rc = make_named_set(&set, tc, 2);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	busy_ns(500 * 1000);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	if (rc != PAPI_OK || v[0] < 250 * 1000)
+	if (count_own_ms(tc, 2) != PAPI_OK)
 		return 15;
+
 	rss = status_kb("VmRSS");
 	if (first_rss >= 0 && rss > first_rss + 1024)
 		return 13;
@@ -485,8 +553,13 @@ int main(int argc, char **argv)
 		rc = PAPI_event_name_to_code(names[i], &codes[i]);
 	if (rc == PAPI_OK)
 		rc = make_named_set(&pset, names, 2);
+	if (rc == PAPI_OK &&
+	    span_open(&pspan, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0)
+		rc = PAPI_ESYS;
+	span_mark(&pspan);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(pset);
+	span_mark(&pspan);
 	if (!lope_check(rc == PAPI_OK, "setup_the_parents_running_set", "%s",
 			papi_err(rc)))
 		return lope_done();
@@ -541,5 +614,6 @@ int main(int argc, char **argv)
 		   "%ld kB, baseline %ld kB", after.size_kb, base.size_kb);
 	lope_check(!children_left(), "no_child_left", "a child is unreaped");
 	drop_set(&pset);
+	span_close(&pspan);
 	return lope_done();
 }

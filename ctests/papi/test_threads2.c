@@ -7,11 +7,17 @@
  * (four registered with PAPI_register_thread, four implicitly by their
  * first PAPI call) each build their own set, wait until all sets exist,
  * then run 20 start/read/stop cycles concurrently, each with a different
- * amount of work; every read must match that thread's own CPU clock and
- * page count.  PAPI_list_threads sees all nine threads, then only the main
+ * amount of work; every read must lie within that thread's own task-clock
+ * read around the start and the read (ctests/lib/span.h), and count its
+ * pages.  PAPI_list_threads sees all nine threads, then only the main
  * one after PAPI_unregister_thread; an id freed by unregistering can be
  * used again by a new thread.  The main thread also reads a worker's
  * running set: it must see the worker's work, not its own.
+ *
+ * The kernel's task-clock of a thread runs ahead of its CPU time
+ * (CLOCK_THREAD_CPUTIME_ID) by whatever the host steals while it runs, so
+ * every count is held to a span of the same thread's task-clock, never to
+ * its CPU time.
  *
  * The event names are turned into codes once, in the main thread, as TAU
  * does at start-up: PAPI 7.0's framework looks a name up in its native
@@ -25,9 +31,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <linux/perf_event.h>
 #include <pthread.h>
 
 #include "papi_util.h"
+#include "span.h"
 
 #define NTHREADS 8
 #define NCYCLES 20
@@ -57,55 +65,81 @@ static int make_set(int *set)
 
 struct result {
 	int idx;
+	pid_t tid; /* for the main thread's span of worker 0 */
 	unsigned long papi_tid;
 	int rc_reg, rc_set, rc_loop, rc_unreg;
 	int cycles_ok;       /* cycles whose read matched the thread's work */
-	char first_bad[160]; /* what the first bad cycle saw */
-	long long sum_tc, sum_own;
+	char first_bad[200]; /* what the first bad cycle saw */
+	long long sum_tc, sum_lo, sum_hi; /* the reads and their spans */
 	int set; /* for the main thread's cross-thread read */
 };
 
 static pthread_barrier_t all_sets_exist, main_read_done, all_stopped, listed;
 static struct result res[NTHREADS];
 
-static void one_cycle(struct result *r, int cycle)
+/*
+ * One start/read/stop cycle, its read held to the span @sp of this
+ * thread's task-clock taken around the start and the read.  The span's
+ * first mark is already taken, before the start of a set never started,
+ * else before the stop that ended its last cycle: a PAPI_stop reads the
+ * counters and then disables them, and what they add in between is
+ * carried into the next interval (the engine's bases are that read's
+ * sample), so the interval starts inside that stop.  This cycle takes the
+ * next cycle's first mark before its own stop.
+ */
+static void one_cycle(struct result *r, struct span *sp, int cycle)
 {
-	long long v[2] = { 0, 0 }, s[2] = { 0, 0 }, t0, own;
-	int pages = (r->idx + 1) * 8, rc;
+	long long v[2] = { 0, 0 }, s[2] = { 0, 0 }, lo, hi;
+	int pages = (r->idx + 1) * 8, rc, in_span, marks;
 
 	rc = PAPI_start(r->set);
-	t0 = thread_ns();
+	span_mark(sp);
 	busy_ns((r->idx + 1) * 500000LL); /* 0.5 ms per thread index */
-	/* (checked to 10 % + 0.3 ms: both clocks are per thread, in ns) */
 	if (rc == PAPI_OK && touch_pages((size_t)pages) < 0)
 		rc = PAPI_ESYS;
-	own = thread_ns() - t0;
+	span_mark(sp);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(r->set, v);
+	span_mark(sp);
+	r->sum_tc += v[0];
+	lo = span_lo(sp);
+	hi = span_hi(sp);
+	r->sum_lo += lo;
+	r->sum_hi += hi;
+	in_span = span_holds(sp, v[0]);
+	marks = sp->n;
+	span_clear(sp);
+	span_mark(sp); /* the next cycle's first */
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(r->set, s);
 	if (rc != PAPI_OK && r->rc_loop == PAPI_OK)
 		r->rc_loop = rc;
-	r->sum_tc += v[0];
-	r->sum_own += own;
-	if (rc == PAPI_OK && near(v[0], own, 0.10, 300000) && v[1] >= pages &&
+	if (rc == PAPI_OK && in_span && v[1] >= pages &&
 	    v[1] <= pages * 3 / 2 + 16 && s[0] >= v[0] && s[1] >= v[1]) {
 		r->cycles_ok++;
 	} else if (!r->first_bad[0]) {
 		snprintf(r->first_bad, sizeof(r->first_bad),
-			 "cycle %d: rc=%d task-clock %lld (own %lld) faults "
-			 "%lld (%d pages) stop %lld/%lld",
-			 cycle, rc, v[0], own, v[1], pages, s[0], s[1]);
+			 "cycle %d: rc=%d task-clock %lld, its span [%lld, "
+			 "%lld] (%d marks); faults %lld (%d pages) stop "
+			 "%lld/%lld",
+			 cycle, rc, v[0], lo, hi, marks, v[1], pages, s[0],
+			 s[1]);
 	}
 }
 
 static void *worker(void *arg)
 {
 	struct result *r = arg;
+	struct span sp;
 	long long v[2];
 	int i, rc;
 
 	my_id = (unsigned long)r->idx + 1;
+	r->tid = (pid_t)syscall(SYS_gettid);
+	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0)
+		snprintf(r->first_bad, sizeof(r->first_bad),
+			 "no span: perf_event_open(task-clock): %s",
+			 strerror(errno));
 	/* Half register explicitly; the others are registered by PAPI on
 	 * their first call. */
 	r->rc_reg = r->idx % 2 == 0 ? PAPI_register_thread() : PAPI_OK;
@@ -119,13 +153,16 @@ static void *worker(void *arg)
 		rc = PAPI_start(r->set);
 		busy_ns(30 * MS);
 		pthread_barrier_wait(&main_read_done);
+		span_mark(&sp); /* before the stop: one_cycle() says why */
 		if (rc == PAPI_OK)
 			(void)PAPI_stop(r->set, v);
 	} else {
 		pthread_barrier_wait(&main_read_done);
+		span_mark(&sp);
 	}
-	for (i = 0; r->rc_set == PAPI_OK && i < NCYCLES; i++)
-		one_cycle(r, i);
+	for (i = 0; r->rc_set == PAPI_OK && sp.fd >= 0 && i < NCYCLES; i++)
+		one_cycle(r, &sp, i);
+	span_close(&sp);
 	pthread_barrier_wait(&all_stopped);
 	pthread_barrier_wait(&listed);
 	drop_set(&r->set);
@@ -133,27 +170,46 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* A thread reusing the small id 3 after its first owner unregistered. */
+#define REUSE_WHY 160 /* what went wrong in reuser(), "" if nothing */
+
+/*
+ * A thread reusing the small id 3 after its first owner unregistered:
+ * it registers, counts 10 ms of its own (held to its span), unregisters.
+ */
 static void *reuser(void *arg)
 {
-	int *ok = arg, set = PAPI_NULL, rc;
-	long long v[2] = { 0, 0 }, own;
+	char *why = arg;
+	int set = PAPI_NULL, rc;
+	long long v[2] = { 0, 0 };
+	struct span sp;
 
 	my_id = 3;
+	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0) {
+		snprintf(why, REUSE_WHY, "no span: %s", strerror(errno));
+		return NULL;
+	}
 	rc = PAPI_register_thread();
 	if (rc == PAPI_OK && PAPI_thread_id() != 3)
 		rc = PAPI_EBUG;
 	if (rc == PAPI_OK)
 		rc = make_set(&set);
+	span_mark(&sp);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	own = spin_ns(10 * MS);
+	span_mark(&sp);
+	busy_ns(10 * MS);
+	span_mark(&sp);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
+	span_mark(&sp);
 	drop_set(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_unregister_thread();
-	*ok = rc == PAPI_OK && near(v[0], own, 0.10, 2 * MS);
+	if (rc != PAPI_OK || !span_holds(&sp, v[0]))
+		snprintf(why, REUSE_WHY,
+			 "rc=%s: task-clock %lld ns, its span [%lld, %lld]",
+			 papi_err(rc), v[0], span_lo(&sp), span_hi(&sp));
+	span_close(&sp);
 	return NULL;
 }
 
@@ -168,43 +224,51 @@ static int nthreads_listed(void)
 
 /*
  * The main thread reads worker 0's running set while it spins itself: the
- * set shows the worker's CPU time (its thread CPU clock, read from here),
- * not ours, however much of the CPU the worker gets on a loaded machine.
+ * difference of two reads shows the worker's time, not ours, however much
+ * of the CPU the worker gets on a loaded machine.  It must lie within the
+ * span of the worker's own task-clock (opened from here on its thread id)
+ * read around each of the two reads: the worker's clock between the end
+ * of the first read and the start of the second, at least, and between
+ * the start of the first and the end of the second, at most.
  */
-static void cross_read(pthread_t worker0)
+static void cross_read(void)
 {
-	long long a[2] = { 0 }, b[2] = { 0 }, t0, own, w0, w;
-	clockid_t wclock;
+	long long a[2] = { 0 }, b[2] = { 0 }, t0, own;
+	struct span sp;
 	int rc;
 
-	if (pthread_getcpuclockid(worker0, &wclock) != 0) {
+	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, res[0].tid, 0) < 0) {
 		lope_fail("main_reads_worker_set_sees_worker_time",
-			  "pthread_getcpuclockid failed");
+			  "no span: perf_event_open(task-clock of tid %d): %s",
+			  (int)res[0].tid, strerror(errno));
 		return;
 	}
 	sleep_ns(5 * MS); /* worker 0 is spinning */
+	span_mark(&sp);
 	rc = PAPI_read(res[0].set, a);
-	w0 = clock_ns(wclock);
+	span_mark(&sp);
 	t0 = thread_ns();
 	busy_ns(10 * MS); /* ours: must not show */
 	own = thread_ns() - t0;
 	sleep_ns(10 * MS); /* the worker's: must show */
+	span_mark(&sp);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(res[0].set, b);
-	w = clock_ns(wclock) - w0;
-	lope_check(rc == PAPI_OK && near(b[0] - a[0], w, 0.10, MS),
+	span_mark(&sp);
+	lope_check(rc == PAPI_OK && span_holds(&sp, b[0] - a[0]),
 		   "main_reads_worker_set_sees_worker_time",
-		   "rc=%s worker's task-clock %lld -> %lld ns, its CPU clock "
-		   "%lld ns over the same 20 ms; we spun %lld ns",
-		   papi_err(rc), a[0], b[0], w, own);
+		   "rc=%s worker's task-clock %lld -> %lld ns, its span "
+		   "[%lld, %lld] ns; we spun %lld ns",
+		   papi_err(rc), a[0], b[0], span_lo(&sp), span_hi(&sp), own);
+	span_close(&sp);
 }
 
 int main(void)
 {
 	pthread_t th[NTHREADS], t;
-	char n[64];
-	int rc, i, n_all, n_after, reuse_ok = 0, ordered;
-	double lo, hi;
+	char n[64], reuse_why[REUSE_WHY] = "";
+	int rc, i, n_all, n_after, ordered;
+	double ratio, lo, hi;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	papi_init_or_exit();
@@ -228,7 +292,7 @@ int main(void)
 			      sizeof(res[0]));
 	pthread_barrier_wait(&all_sets_exist);
 	if (res[0].rc_set == PAPI_OK)
-		cross_read(th[0]);
+		cross_read();
 	else
 		lope_fail("main_reads_worker_set_sees_worker_time",
 			  "worker 0 has no set: %s", papi_err(res[0].rc_set));
@@ -262,31 +326,40 @@ int main(void)
 			 i + 1);
 		lope_check(r->cycles_ok == NCYCLES, n, "%d of %d cycles; %s",
 			   r->cycles_ok, NCYCLES, r->first_bad);
-		lope_info("thread %d: task-clock sum %lld ns, own CPU %lld ns",
-			  i + 1, r->sum_tc, r->sum_own);
+		lope_info("thread %d: task-clock sum %lld ns, spans [%lld, "
+			  "%lld] ns",
+			  i + 1, r->sum_tc, r->sum_lo, r->sum_hi);
 	}
 	/*
-	 * Thread 8 was asked to work 8x thread 1; what each really ran comes
-	 * from its own CPU clock (an emulated guest overshoots short spins).
-	 * Per-thread counts stand in the proportion of those times, within
-	 * 25 %; a shared count would not.
+	 * Thread 8 was asked to work 8x thread 1; what each really ran is in
+	 * its spans (an emulated guest overshoots short spins).  The ratio of
+	 * their totals must lie between the ratios of their spans' bounds; a
+	 * count shared between the threads would not.
 	 */
-	lo = res[0].sum_own > 0 && res[0].sum_tc > 0 ?
-		     (double)res[NTHREADS - 1].sum_own / res[0].sum_own :
+	ratio = res[0].sum_tc > 0 ?
+			(double)res[NTHREADS - 1].sum_tc / res[0].sum_tc :
+			0;
+	lo = res[0].sum_hi > 0 ?
+		     (double)res[NTHREADS - 1].sum_lo / res[0].sum_hi :
 		     0;
-	hi = lo > 0 ? (double)res[NTHREADS - 1].sum_tc / res[0].sum_tc : 0;
-	ordered = lo > 0 && hi > lo * 0.75 && hi < lo * 1.25;
+	hi = res[0].sum_lo > 0 ?
+		     (double)res[NTHREADS - 1].sum_hi / res[0].sum_lo :
+		     0;
+	ordered = ratio > 0 && ratio >= lo && ratio <= hi;
 	lope_check(ordered, "threads_counted_separately",
-		   "thread 1 %lld ns, thread %d %lld ns; own CPU %lld and "
-		   "%lld ns (ratio expected within 25%%)",
-		   res[0].sum_tc, NTHREADS, res[NTHREADS - 1].sum_tc,
-		   res[0].sum_own, res[NTHREADS - 1].sum_own);
+		   "thread 1 %lld ns, thread %d %lld ns: ratio %.3f, their "
+		   "spans allow [%.3f, %.3f]",
+		   res[0].sum_tc, NTHREADS, res[NTHREADS - 1].sum_tc, ratio, lo,
+		   hi);
 
-	if (pthread_create(&t, NULL, reuser, &reuse_ok) == 0)
+	if (pthread_create(&t, NULL, reuser, reuse_why) == 0)
 		pthread_join(t, NULL);
-	lope_check(reuse_ok, "reused_id_after_unregister",
+	else
+		snprintf(reuse_why, sizeof(reuse_why), "pthread_create failed");
+	lope_check(!reuse_why[0], "reused_id_after_unregister",
 		   "a new thread with id 3 could not register, count and "
-		   "unregister");
+		   "unregister: %s",
+		   reuse_why);
 	lope_check(nthreads_listed() == 1, "list_threads_after_reuse",
 		   "PAPI_list_threads: %d", nthreads_listed());
 
