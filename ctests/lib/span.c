@@ -53,6 +53,17 @@ void span_clear(struct span *s)
 	s->n = 0;
 }
 
+void span_next(struct span *s)
+{
+	if (s->n != 4) {
+		s->n = 0;
+		return;
+	}
+	s->t[0] = s->t[2];
+	s->t[1] = s->t[3];
+	s->n = 2;
+}
+
 int span_mark(struct span *s)
 {
 	long long v;

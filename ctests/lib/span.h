@@ -51,6 +51,12 @@ int span_open_on_exec(struct span *s, unsigned long long config, pid_t pid);
 /* Forget the marks, to measure another interval with the same clock. */
 void span_clear(struct span *s);
 
+/*
+ * The call that ended the last interval begins the next one (two reads
+ * in a row): the last two marks become the first two (4 marks taken).
+ */
+void span_next(struct span *s);
+
 /* Take the next mark: 0, or -1 when the clock cannot be read. */
 int span_mark(struct span *s);
 
