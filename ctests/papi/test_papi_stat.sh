@@ -5,8 +5,8 @@
 #
 #  - Against Debian's perf stat (linux-perf), same commands, the least of
 #    three runs of each compared (SKIP without perf):
-#      page-faults      dd touching a 32 MiB buffer   10 % or 50 faults
-#                       the same dd as a child of sh  10 % or 50 faults
+#      page-faults      dd touching a 32 MiB buffer   5 % or 50 faults
+#                       the same dd as a child of sh  5 % or 50 faults
 #  - Against the command's own view of itself, in the same run (a program
 #    built by the test; SKIP without a C compiler): task-clock at least the
 #    command's own task-clock over 300 ms of spinning, at most that plus
@@ -130,12 +130,15 @@ compare() { # name perf-event papi-event scale rel abs -- command...
 }
 
 dd32='dd if=/dev/zero of=/dev/null bs=32M count=1 2>/dev/null; true'
+# Page faults do not depend on scheduling: the two tools agree within a
+# few of dd's 8000-odd.  5 %, so that a count 10 % off fails (a tolerance
+# of 10 % let it through).
 if [ "$have_perf" = 1 ]; then
-	compare perf_page_faults page-faults perf::PAGE-FAULTS 1 0.10 50 -- \
+	compare perf_page_faults page-faults perf::PAGE-FAULTS 1 0.05 50 -- \
 		dd if=/dev/zero of=/dev/null bs=32M count=1
 	# dd is a child of sh here: counted with it, as perf stat does
 	compare perf_page_faults_children page-faults perf::PAGE-FAULTS \
-		1 0.10 50 -- sh -c "$dd32"
+		1 0.05 50 -- sh -c "$dd32"
 else
 	for c in perf_page_faults perf_page_faults_children; do
 		skip "$c" "perf stat not usable (Debian package linux-perf)"
