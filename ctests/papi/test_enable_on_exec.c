@@ -5,8 +5,9 @@
  * counts from the target's next exec, not from PAPI_start.
  *
  * The target is a forked child that waits on a pipe, then burns PRE_MS of
- * CPU, then execs this program again as "--busy POST_MS", which burns
- * POST_MS and exits.  perf::TASK-CLOCK of the target must cover the
+ * CPU, says so and waits again (the test reads the set then: before the
+ * exec, whatever the load), then execs this program again as
+ * "--busy POST_MS", which burns POST_MS and exits.  perf::TASK-CLOCK of the target must cover the
  * post-exec part only: exactly what the kernel's own task-clock of the
  * target armed for the same exec counted (span.h), which the PRE_MS
  * before the exec would exceed.  Without the variable the same run counts
@@ -60,21 +61,27 @@ static void burn_ms(long long ms)
 		x++;
 }
 
-/* What the target does after the fork: wait, burn, exec @path. */
-static void __attribute__((noreturn)) target(int go, const char *path)
+/*
+ * What the target does after the fork: wait for a byte on @go, burn, say
+ * so on @burnt, wait for another byte, exec @path.
+ */
+static void __attribute__((noreturn))
+target(int go, int burnt, const char *path)
 {
 	char c;
 
 	if (read(go, &c, 1) != 1)
 		_exit(1);
 	burn_ms(PRE_MS);
+	if (write(burnt, "B", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(1);
 	execl(path, path, "--busy", XSTR(POST_MS), (char *)NULL);
 	_exit(127);
 }
 
 struct result {
 	int ret;        /* PAPI error of the setup, or PAPI_OK */
-	long long read; /* a read PRE_MS / 2 into the pre-exec burn */
+	long long read; /* a read after the pre-exec burn, before the exec */
 	long long stop; /* PAPI_stop after the target exited */
 	int status;
 	struct span from_exec;  /* the target's task-clock from its exec */
@@ -96,8 +103,9 @@ static int mark(struct result *r)
  */
 static void measure(const char *exec_path, int env, struct result *r)
 {
-	int go[2], es = PAPI_NULL;
+	int go[2], burnt[2], es = PAPI_NULL;
 	pid_t pid;
+	char c;
 
 	memset(r, 0, sizeof(*r));
 	r->from_exec.fd = r->from_start.fd = -1;
@@ -105,12 +113,20 @@ static void measure(const char *exec_path, int env, struct result *r)
 		r->ret = PAPI_ESYS;
 		return;
 	}
+	if (pipe2(burnt, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		r->ret = PAPI_ESYS;
+		return;
+	}
 	pid = fork();
 	if (pid == 0) {
 		close(go[1]);
-		target(go[0], exec_path);
+		close(burnt[0]);
+		target(go[0], burnt[1], exec_path);
 	}
 	close(go[0]);
+	close(burnt[1]);
 	if (span_open_on_exec(&r->from_exec, PERF_COUNT_SW_TASK_CLOCK, pid) ||
 	    span_open(&r->from_start, PERF_COUNT_SW_TASK_CLOCK, pid, 0))
 		r->ret = PAPI_ESYS;
@@ -131,12 +147,14 @@ static void measure(const char *exec_path, int env, struct result *r)
 		r->ret = PAPI_start(es);
 	if (r->ret == PAPI_OK && mark(r))
 		r->ret = PAPI_ESYS;
-	if (write(go[1], "G", 1) != 1)
+	if (write(go[1], "G", 1) != 1 || read(burnt[0], &c, 1) != 1)
 		r->ret = PAPI_ESYS;
-	close(go[1]);
-	usleep(PRE_MS / 2 * 1000);
 	if (r->ret == PAPI_OK)
 		r->ret = PAPI_read(es, &r->read);
+	if (write(go[1], "E", 1) != 1)
+		r->ret = PAPI_ESYS;
+	close(go[1]);
+	close(burnt[0]);
 	waitpid(pid, &r->status, 0);
 	if (r->ret == PAPI_OK && mark(r))
 		r->ret = PAPI_ESYS;
