@@ -8,24 +8,60 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The clock @config as @a, on @pid and @cpu as perf_event_open takes them. */
+static int open_attr(struct span *s, struct perf_event_attr *a,
+		     unsigned long long config, pid_t pid, int cpu)
+{
+	memset(s, 0, sizeof(*s));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = config;
+	s->fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+	return s->fd < 0 ? -1 : 0;
+}
+
 int span_open(struct span *s, unsigned long long config, pid_t pid, int inherit)
 {
 	struct perf_event_attr a;
 
-	memset(s, 0, sizeof(*s));
 	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = config;
 	a.inherit = inherit ? 1 : 0;
-	s->fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1,
-			     PERF_FLAG_FD_CLOEXEC);
-	return s->fd < 0 ? -1 : 0;
+	return open_attr(s, &a, config, pid, -1);
+}
+
+int span_open_cpu(struct span *s, unsigned long long config, int cpu)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	return open_attr(s, &a, config, -1, cpu);
+}
+
+int span_open_on_exec(struct span *s, unsigned long long config, pid_t pid)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.disabled = 1;
+	a.enable_on_exec = 1;
+	return open_attr(s, &a, config, pid, -1);
 }
 
 void span_clear(struct span *s)
 {
 	s->n = 0;
+}
+
+void span_next(struct span *s)
+{
+	if (s->n != 4) {
+		s->n = 0;
+		return;
+	}
+	s->t[0] = s->t[2];
+	s->t[1] = s->t[3];
+	s->n = 2;
 }
 
 int span_mark(struct span *s)

@@ -33,8 +33,29 @@ struct span {
 int span_open(struct span *s, unsigned long long config, pid_t pid,
 	      int inherit);
 
+/*
+ * The same clock of the cpu @cpu, every task on it (what a set attached
+ * to that cpu counts): 0, or -1 with errno set.
+ */
+int span_open_cpu(struct span *s, unsigned long long config, int cpu);
+
+/*
+ * The same clock of the task @pid from its next exec on
+ * (enable_on_exec), as a set armed for that exec counts it: the kernel
+ * enables every such counter of a task at once and stops them at its
+ * exit at once, so marks taken before the exec read 0 and marks taken
+ * after the task was reaped its final count.  0, or -1 with errno set.
+ */
+int span_open_on_exec(struct span *s, unsigned long long config, pid_t pid);
+
 /* Forget the marks, to measure another interval with the same clock. */
 void span_clear(struct span *s);
+
+/*
+ * The call that ended the last interval begins the next one (two reads
+ * in a row): the last two marks become the first two (4 marks taken).
+ */
+void span_next(struct span *s);
 
 /* Take the next mark: 0, or -1 when the clock cannot be read. */
 int span_mark(struct span *s);

@@ -5,8 +5,12 @@
  *
  * A worker child (ctests/lib/worker.h) is held on a pipe until the counters exist,
  * then told to spin or touch pages while this process sleeps in read(2).
- * An attached perf::TASK-CLOCK must grow by the worker's CPU time and not
- * by ours; detached, the same set counts us again.  A target stopped under
+ * An attached perf::TASK-CLOCK must grow by the worker's task-clock and
+ * not by ours; detached, the same set counts us again.  Each count lies
+ * within the kernel's own task-clock of the task it should count, read
+ * just before and just after the calls that begin and end the interval
+ * (span.h): never the worker's CPU time, which the host's stolen time
+ * leaves behind task-clock.  A target stopped under
  * ptrace (as PAPI's own attach ctests drive it) counts nothing until
  * PTRACE_CONT.  Bad targets (a pid
  * that does not exist, a process we may not trace) give a PAPI error and
@@ -22,12 +26,57 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <linux/perf_event.h>
 #include <sys/ptrace.h>
 
 #include "interpose.h"
 #include "papi_util.h"
+#include "span.h"
 
 static const char *const tc_pf[] = { "perf::TASK-CLOCK", "perf::PAGE-FAULTS" };
+
+/* @s: the task-clock of @pid (span.h), or the case @name fails: 0, -1. */
+static int open_span(struct span *s, pid_t pid, const char *name)
+{
+	if (span_open(s, PERF_COUNT_SW_TASK_CLOCK, pid, 0) == 0)
+		return 0;
+	lope_fail(name, "the kernel's task-clock of %d: %s", (int)pid,
+		  strerror(errno));
+	return -1;
+}
+
+/* PAPI_start(@set) between two marks of @s. */
+static int start_marked(int set, struct span *s)
+{
+	int rc;
+
+	(void)span_mark(s);
+	rc = PAPI_start(set);
+	(void)span_mark(s);
+	return rc;
+}
+
+/* PAPI_read(@set, @v) between two marks of @s. */
+static int read_marked(int set, long long *v, struct span *s)
+{
+	int rc;
+
+	(void)span_mark(s);
+	rc = PAPI_read(set, v);
+	(void)span_mark(s);
+	return rc;
+}
+
+/* PAPI_stop(@set, @v) between two marks of @s. */
+static int stop_marked(int set, long long *v, struct span *s)
+{
+	int rc;
+
+	(void)span_mark(s);
+	rc = PAPI_stop(set, v);
+	(void)span_mark(s);
+	return rc;
+}
 
 /* A set attached to @pid before its events are added (PAPI_attach). */
 static int attached_set(int *set, pid_t pid, const char *const *names, int n)
@@ -69,52 +118,47 @@ static int get_attach(int set, unsigned long *tid)
 /*
  * The main scenario: attach before add, count the worker's spin and page
  * touching while we sleep, ignore our own spin, stop, detach, count us.
+ * @s is the worker's task-clock, @me ours.
  */
-static void test_attach_detach(void)
+static void attach_detach(struct worker *w, struct span *s, struct span *me)
 {
-	struct worker w;
 	PAPI_option_t opt;
-	long long v[2] = { 0, 0 }, v1[2], v2[2], vs[2], child, t0, own;
-	int set = PAPI_NULL, rc, fds = fd_count();
+	long long v[2] = { 0, 0 }, v1[2], v2[2], vs[2], child, own = 0;
+	int set = PAPI_NULL, rc;
 	unsigned long tid;
 
-	if (worker_spawn(&w, -1) < 0) {
-		lope_fail("attach_worker", "fork: %s", strerror(errno));
-		return;
-	}
-	rc = attached_set(&set, w.pid, tc_pf, 2);
+	rc = attached_set(&set, w->pid, tc_pf, 2);
 	if (!lope_check(rc == PAPI_OK, "attach_before_add", "rc=%s",
 			papi_err(rc)))
 		goto out;
 	rc = get_attach(set, &tid);
-	lope_check(rc == 1 && tid == (unsigned long)w.pid,
+	lope_check(rc == 1 && tid == (unsigned long)w->pid,
 		   "get_opt_attach_reports_target",
 		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu, target %d", rc, tid,
-		   (int)w.pid);
+		   (int)w->pid);
 
-	rc = PAPI_start(set);
+	rc = start_marked(set, s);
 	if (!lope_check(rc == PAPI_OK, "attached_start", "rc=%s", papi_err(rc)))
 		goto out;
-	t0 = thread_ns();
-	child = worker_do(&w, 'b', 100 * MS); /* we sleep in read(2) */
-	own = thread_ns() - t0;
-	rc = PAPI_read(set, v1);
-	lope_check(
-		rc == PAPI_OK && near(v1[0], child, 0.10, 3 * MS),
-		"attached_counts_target_cpu",
-		"rc=%s task-clock %lld ns, target spun %lld ns (we used %lld "
-		"ns meanwhile)",
-		papi_err(rc), v1[0], child, own);
+	child = worker_do(w, 'b', 100 * MS); /* we sleep in read(2) */
+	rc = read_marked(set, v1, s);
+	lope_check(rc == PAPI_OK && span_holds(s, v1[0]),
+		   "attached_counts_target_cpu",
+		   "rc=%s task-clock %lld ns, the target's own %lld..%lld ns "
+		   "(it spun %lld ns of CPU time)",
+		   papi_err(rc), v1[0], span_lo(s), span_hi(s), child);
 
 	/* Our own spin while the target sleeps must not show. */
 	busy_ns(60 * MS);
-	rc = PAPI_read(set, v2);
-	lope_check(rc == PAPI_OK && v2[0] >= v1[0] && v2[0] - v1[0] < 5 * MS,
+	span_next(s);
+	rc = read_marked(set, v2, s);
+	lope_check(rc == PAPI_OK && span_holds(s, v2[0] - v1[0]),
 		   "attached_ignores_caller_cpu",
-		   "rc=%s task-clock %lld -> %lld ns across our 60 ms spin",
-		   papi_err(rc), v1[0], v2[0]);
+		   "rc=%s task-clock %lld -> %lld ns across our 60 ms spin; "
+		   "the target's own grew %lld..%lld ns",
+		   papi_err(rc), v1[0], v2[0], span_lo(s), span_hi(s));
 
-	if (worker_do(&w, 'p', 400) != 0)
+	if (worker_do(w, 'p', 400) != 0)
 		lope_fail("attached_counts_target_page_faults",
 			  "worker could not touch pages");
 	else {
@@ -138,22 +182,27 @@ static void test_attach_detach(void)
 	lope_check(rc == PAPI_EISRUN, "detach_while_running_eisrun",
 		   "rc=%s, expected PAPI_EISRUN", papi_err(rc));
 
-	rc = PAPI_read(set, v);
+	span_clear(s);
+	rc = read_marked(set, v, s);
 	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, vs);
-	lope_check(rc == PAPI_OK && vs[0] >= v[0] && vs[0] - v[0] < 5 * MS,
-		   "attached_stop", "rc=%s read %lld stop %lld", papi_err(rc),
-		   v[0], vs[0]);
+		rc = stop_marked(set, vs, s);
+	lope_check(rc == PAPI_OK && span_holds(s, vs[0] - v[0]),
+		   "attached_stop",
+		   "rc=%s read %lld stop %lld; the target's own task-clock "
+		   "grew %lld..%lld ns between",
+		   papi_err(rc), v[0], vs[0], span_lo(s), span_hi(s));
 	/* Stopped, the target's work is not counted: a restart reads ~0. */
-	child = worker_do(&w, 'b', 30 * MS);
-	rc = PAPI_start(set);
+	child = worker_do(w, 'b', 30 * MS);
+	span_clear(s);
+	rc = start_marked(set, s);
 	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	lope_check(rc == PAPI_OK && v[0] < 3 * MS,
+		rc = read_marked(set, v, s);
+	lope_check(rc == PAPI_OK && span_holds(s, v[0]),
 		   "attached_restart_excludes_time_stopped",
-		   "rc=%s task-clock %lld ns right after restart (the target "
-		   "spun %lld ns while stopped)",
-		   papi_err(rc), v[0], child);
+		   "rc=%s task-clock %lld ns right after restart, the "
+		   "target's own %lld..%lld ns (it spun %lld ns while "
+		   "stopped)",
+		   papi_err(rc), v[0], span_lo(s), span_hi(s), child);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 
@@ -166,34 +215,65 @@ static void test_attach_detach(void)
 	lope_check(rc == PAPI_EINVAL, "detach_twice_einval",
 		   "rc=%s, expected PAPI_EINVAL", papi_err(rc));
 
-	/* Detached: the set counts the caller, not the target. */
-	rc = PAPI_start(set);
-	if (rc == PAPI_OK && worker_send(&w, 'b', 80 * MS) == 0) {
+	/*
+	 * Detached: the set counts the caller, not the target.  We spin
+	 * 40 ms, then sleep while the target spins 30 ms: ours is the
+	 * count, the target's 30 ms are not in it.
+	 */
+	rc = start_marked(set, me);
+	if (rc == PAPI_OK) {
 		own = spin_ns(40 * MS);
-		rc = PAPI_read(set, v);
-		child = worker_wait(&w);
+		child = worker_do(w, 'b', 30 * MS);
+		rc = read_marked(set, v, me);
 	}
-	lope_check(rc == PAPI_OK && near(v[0], own, 0.10, 3 * MS),
+	lope_check(rc == PAPI_OK && span_holds(me, v[0]),
 		   "detached_counts_caller",
-		   "rc=%s task-clock %lld ns, we spun %lld ns, target %lld ns",
-		   papi_err(rc), v[0], own, child);
+		   "rc=%s task-clock %lld ns, our own %lld..%lld ns (we spun "
+		   "%lld ns, the target %lld ns)",
+		   papi_err(rc), v[0], span_lo(me), span_hi(me), own, child);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 
 	/* Attach again, now through PAPI_set_opt on a set with events. */
 	memset(&opt, 0, sizeof(opt));
 	opt.attach.eventset = set;
-	opt.attach.tid = (unsigned long)w.pid;
+	opt.attach.tid = (unsigned long)w->pid;
 	rc = PAPI_set_opt(PAPI_ATTACH, &opt);
 	lope_check(rc == PAPI_OK, "set_opt_attach_after_add", "rc=%s",
 		   papi_err(rc));
-	rc = count_worker_spin(set, rc, &w, 50 * MS, v, &child);
-	lope_check(rc == PAPI_OK && near(v[0], child, 0.10, 3 * MS),
+	span_clear(s);
+	if (rc == PAPI_OK)
+		rc = start_marked(set, s);
+	if (rc == PAPI_OK) {
+		child = worker_do(w, 'b', 50 * MS);
+		rc = stop_marked(set, v, s);
+	}
+	lope_check(rc == PAPI_OK && span_holds(s, v[0]),
 		   "reattached_counts_target",
-		   "rc=%s task-clock %lld ns, target spun %lld ns",
-		   papi_err(rc), v[0], child);
+		   "rc=%s task-clock %lld ns, the target's own %lld..%lld ns "
+		   "(it spun %lld ns)",
+		   papi_err(rc), v[0], span_lo(s), span_hi(s), child);
 out:
 	drop_set(&set);
+}
+
+static void test_attach_detach(void)
+{
+	struct worker w;
+	struct span s, me;
+	int fds = fd_count();
+
+	if (worker_spawn(&w, -1) < 0) {
+		lope_fail("attach_worker", "fork: %s", strerror(errno));
+		return;
+	}
+	if (open_span(&s, w.pid, "attach_worker") == 0) {
+		if (open_span(&me, 0, "attach_worker") == 0) {
+			attach_detach(&w, &s, &me);
+			span_close(&me);
+		}
+		span_close(&s);
+	}
 	worker_finish(&w);
 	lope_check(fd_count() == fds, "attach_detach_no_fd_leak",
 		   "descriptors %d before, %d after", fds, fd_count());
@@ -203,6 +283,7 @@ out:
 static void test_target_exit(void)
 {
 	struct worker w;
+	struct span s;
 	long long v[2] = { 0, 0 }, child;
 	int set = PAPI_NULL, rc, st;
 
@@ -211,28 +292,38 @@ static void test_target_exit(void)
 			  strerror(errno));
 		return;
 	}
+	if (open_span(&s, w.pid, "read_after_target_exit")) {
+		worker_finish(&w);
+		return;
+	}
 	rc = attached_set(&set, w.pid, tc_pf, 1);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = start_marked(set, &s);
 	child = rc == PAPI_OK ? worker_do(&w, 'b', 50 * MS) : 0;
 	st = worker_finish(&w); /* exited and reaped */
 	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	lope_check(rc == PAPI_OK && st == 0 && near(v[0], child, 0.10, 3 * MS),
+		rc = read_marked(set, v, &s);
+	lope_check(rc == PAPI_OK && st == 0 && span_holds(&s, v[0]),
 		   "read_after_target_exit",
-		   "rc=%s exit %d task-clock %lld ns, target spun %lld ns",
-		   papi_err(rc), st, v[0], child);
+		   "rc=%s exit %d task-clock %lld ns, the target's own "
+		   "%lld..%lld ns (it spun %lld ns)",
+		   papi_err(rc), st, v[0], span_lo(&s), span_hi(&s), child);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK, "stop_after_target_exit", "rc=%s",
 		   papi_err(rc));
 	drop_set(&set);
+	span_close(&s);
 }
 
-/* Two sets attached to two workers run at once; each counts its own. */
+/*
+ * Two sets attached to two workers run at once; each counts its own
+ * target's task-clock (30 and 90 ms of spinning: a mix-up shows).
+ */
 static void test_two_targets(void)
 {
 	struct worker a, b;
+	struct span spa, spb;
 	long long va = 0, vb = 0, ca = 0, cb = 0;
 	int sa = PAPI_NULL, sb = PAPI_NULL, rc;
 
@@ -240,31 +331,40 @@ static void test_two_targets(void)
 		lope_fail("two_attached_sets", "fork: %s", strerror(errno));
 		return;
 	}
+	spa.fd = spb.fd = -1;
+	if (open_span(&spa, a.pid, "two_attached_sets") ||
+	    open_span(&spb, b.pid, "two_attached_sets"))
+		goto out;
 	rc = attached_set(&sa, a.pid, tc_pf, 1);
 	if (rc == PAPI_OK)
 		rc = attached_set(&sb, b.pid, tc_pf, 1);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(sa);
+		rc = start_marked(sa, &spa);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(sb);
+		rc = start_marked(sb, &spb);
 	lope_check(rc == PAPI_OK, "two_attached_sets_run_at_once", "rc=%s",
 		   papi_err(rc));
 	if (rc == PAPI_OK && worker_send(&a, 'b', 30 * MS) == 0 &&
 	    worker_send(&b, 'b', 90 * MS) == 0) {
 		ca = worker_wait(&a);
 		cb = worker_wait(&b);
-		rc = PAPI_stop(sa, &va);
+		rc = stop_marked(sa, &va, &spa);
 		if (rc == PAPI_OK)
-			rc = PAPI_stop(sb, &vb);
+			rc = stop_marked(sb, &vb, &spb);
 	}
-	lope_check(rc == PAPI_OK && near(va, ca, 0.10, 3 * MS) &&
-			   near(vb, cb, 0.10, 3 * MS),
+	lope_check(rc == PAPI_OK && span_holds(&spa, va) &&
+			   span_holds(&spb, vb),
 		   "two_attached_sets_count_own_target",
-		   "rc=%s set A %lld ns (target A spun %lld), set B %lld ns "
-		   "(target B spun %lld)",
-		   papi_err(rc), va, ca, vb, cb);
+		   "rc=%s set A %lld ns, target A's own %lld..%lld ns (it "
+		   "spun %lld); set B %lld ns, target B's own %lld..%lld ns "
+		   "(it spun %lld)",
+		   papi_err(rc), va, span_lo(&spa), span_hi(&spa), ca, vb,
+		   span_lo(&spb), span_hi(&spb), cb);
+out:
 	drop_set(&sa);
 	drop_set(&sb);
+	span_close(&spa);
+	span_close(&spb);
 	worker_finish(&a);
 	worker_finish(&b);
 }
@@ -293,6 +393,7 @@ static void *spinner_main(void *arg)
 static void test_own_thread(void)
 {
 	struct spinner s;
+	struct span sp;
 	pthread_t th;
 	long long v = 0, own = 0;
 	int set = PAPI_NULL, rc = PAPI_OK;
@@ -306,9 +407,12 @@ static void test_own_thread(void)
 		return;
 	}
 	(void)pipe_get(s.done[0], &c); /* its tid is known */
-	rc = attached_set(&set, s.tid, tc_pf, 1);
+	if (open_span(&sp, s.tid, "attach_to_sibling_thread"))
+		rc = PAPI_ESYS;
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = attached_set(&set, s.tid, tc_pf, 1);
+	if (rc == PAPI_OK)
+		rc = start_marked(set, &sp);
 	lope_check(rc == PAPI_OK, "attach_to_sibling_thread", "rc=%s tid %d",
 		   papi_err(rc), (int)s.tid);
 	/* We spin 30 ms while it spins 60 ms: the set sees its 60. */
@@ -316,13 +420,15 @@ static void test_own_thread(void)
 	own = spin_ns(30 * MS);
 	(void)pipe_get(s.done[0], &c);
 	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, &v);
-	lope_check(rc == PAPI_OK && near(v, s.spun, 0.10, 3 * MS),
+		rc = stop_marked(set, &v, &sp);
+	lope_check(rc == PAPI_OK && span_holds(&sp, v),
 		   "sibling_thread_counts_that_thread",
-		   "rc=%s task-clock %lld ns, thread spun %lld ns, we %lld ns",
-		   papi_err(rc), v, s.spun, own);
+		   "rc=%s task-clock %lld ns, the thread's own %lld..%lld ns "
+		   "(it spun %lld ns, we %lld ns)",
+		   papi_err(rc), v, span_lo(&sp), span_hi(&sp), s.spun, own);
 	pthread_join(th, NULL);
 	drop_set(&set);
+	span_close(&sp);
 	close(s.go[0]);
 	close(s.go[1]);
 	close(s.done[0]);
@@ -333,13 +439,16 @@ static void test_own_thread(void)
  * The way PAPI's own attach ctests drive a target (attach2, attach3; they
  * skip here for want of PAPI_TOT_CYC): the child stops itself under
  * ptrace, we attach and start while it is stopped, PTRACE_CONT it, it
- * spins 30 ms and exits.  Nothing counts while it is stopped; its spin
- * does, and the final count stays readable after it exited.
+ * spins 30 ms and exits.  Nothing counts while it is stopped (its own
+ * task-clock does not move); its spin does, and the final count stays
+ * readable after it exited: both within its own task-clock, one span
+ * from PAPI_start to the read while stopped, one to PAPI_stop.
  */
 static void test_ptrace_target(void)
 {
 	long long v[2] = { 0, 0 }, stopped[2] = { 0, 0 };
-	int set = PAPI_NULL, rc, st = -1;
+	int set = PAPI_NULL, rc = PAPI_OK, st = -1;
+	struct span s1, s2;
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -357,27 +466,37 @@ static void test_ptrace_target(void)
 			(void)wait_child(pid);
 		return;
 	}
-	rc = attached_set(&set, pid, tc_pf, 1);
+	s1.fd = s2.fd = -1;
+	if (open_span(&s1, pid, "attach_ptrace_stopped_target") ||
+	    open_span(&s2, pid, "attach_ptrace_stopped_target"))
+		rc = PAPI_ESYS;
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = attached_set(&set, pid, tc_pf, 1);
+	(void)span_mark(&s2);
+	if (rc == PAPI_OK)
+		rc = start_marked(set, &s1);
+	(void)span_mark(&s2);
 	sleep_ns(10 * MS);
 	if (rc == PAPI_OK)
-		rc = PAPI_read(set, stopped);
-	lope_check(rc == PAPI_OK && stopped[0] < 1 * MS,
+		rc = read_marked(set, stopped, &s1);
+	lope_check(rc == PAPI_OK && span_holds(&s1, stopped[0]),
 		   "attach_ptrace_stopped_target",
-		   "rc=%s task-clock %lld ns while the target is stopped",
-		   papi_err(rc), stopped[0]);
+		   "rc=%s task-clock %lld ns while the target is stopped, "
+		   "its own %lld..%lld ns",
+		   papi_err(rc), stopped[0], span_lo(&s1), span_hi(&s1));
 	if (ptrace(PTRACE_CONT, pid, NULL, NULL) < 0)
 		rc = rc == PAPI_OK ? PAPI_ESYS : rc;
 	st = wait_child(pid);
 	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && st == 0 &&
-			   near(v[0], 30 * MS, 0.10, 3 * MS),
+		rc = stop_marked(set, v, &s2);
+	lope_check(rc == PAPI_OK && st == 0 && span_holds(&s2, v[0]),
 		   "attach_ptrace_target_counts_after_cont",
-		   "rc=%s exit %d task-clock %lld ns for a 30 ms spin",
-		   papi_err(rc), st, v[0]);
+		   "rc=%s exit %d task-clock %lld ns for a 30 ms spin, the "
+		   "target's own %lld..%lld ns",
+		   papi_err(rc), st, v[0], span_lo(&s2), span_hi(&s2));
 	drop_set(&set);
+	span_close(&s1);
+	span_close(&s2);
 }
 
 /* A target that does not exist: an error, no leak, the set still works. */
@@ -388,6 +507,7 @@ static void test_bad_target(void)
 	pid_t gone = dead_pid();
 	long long v = 0, own;
 	int set = PAPI_NULL, rc, fds;
+	struct span me;
 
 	rc = make_named_set(&set, tc, 1);
 	if (!lope_check(rc == PAPI_OK && gone > 0, "bad_target_setup",
@@ -407,14 +527,18 @@ static void test_bad_target(void)
 	rc = get_attach(set, &tid);
 	lope_check(rc == 0, "failed_attach_leaves_set_unattached",
 		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, tid);
-	rc = PAPI_start(set);
+	rc = open_span(&me, 0, "set_counts_caller_after_failed_attach") ?
+		     PAPI_ESYS :
+		     start_marked(set, &me);
 	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, &v);
-	lope_check(rc == PAPI_OK && near(v, own, 0.10, 3 * MS),
+		rc = stop_marked(set, &v, &me);
+	lope_check(rc == PAPI_OK && span_holds(&me, v),
 		   "set_counts_caller_after_failed_attach",
-		   "rc=%s task-clock %lld ns, we spun %lld ns", papi_err(rc), v,
-		   own);
+		   "rc=%s task-clock %lld ns, our own %lld..%lld ns (we spun "
+		   "%lld ns)",
+		   papi_err(rc), v, span_lo(&me), span_hi(&me), own);
+	span_close(&me);
 	drop_set(&set);
 
 	/* Attached while empty: the error comes when events are added. */

@@ -4,25 +4,59 @@
  *
  * With inherit, a set's counts include the tasks its thread creates after
  * the events were opened: forked children (alive or exited), their
- * children, and new threads.  Without it, they do not.  Every comparison
- * is against CPU time measured independently (the worker's own thread
- * clock, ours) and pages really touched.  Inherited sets are read with
- * read(2) (an interposed read() counts the calls).
+ * children, and new threads.  Without it, they do not.  Every task-clock
+ * lies within the kernel's own task-clock read just before and just after
+ * the calls that begin and end the interval (span.h): of this process
+ * and the tasks it creates (an inherited span) when the set inherits, of
+ * this thread alone when it does not; and pages really touched.
+ * Inherited sets are read with read(2) (an interposed read() counts the
+ * calls).
  *
  * Report protocol: ctests/lib/report.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <linux/perf_event.h>
 #include <pthread.h>
 
 #include "interpose.h"
 #include "papi_util.h"
+#include "span.h"
 
 enum { TC, PF, NEV };
 static const char *const names[NEV] = { "perf::TASK-CLOCK",
 					"perf::PAGE-FAULTS" };
 #define NPAGES 300
+
+/*
+ * Our task-clock and that of every task we create from main on (all), and
+ * this thread's alone (me).
+ */
+static struct span all, me;
+
+/* Mark @s, call PAPI's @fn on @set (PAPI_start, PAPI_reset), mark @s. */
+static int call_marked(struct span *s, int (*fn)(int), int set)
+{
+	int rc;
+
+	(void)span_mark(s);
+	rc = fn(set);
+	(void)span_mark(s);
+	return rc;
+}
+
+/* Mark @s, PAPI_read or PAPI_stop (@fn) of @set into @v, mark @s. */
+static int read_marked(struct span *s, int (*fn)(int, long long *), int set,
+		       long long *v)
+{
+	int rc;
+
+	(void)span_mark(s);
+	rc = fn(set, v);
+	(void)span_mark(s);
+	return rc;
+}
 
 static int inherited_set(int *set)
 {
@@ -31,7 +65,7 @@ static int inherited_set(int *set)
 	return rc == PAPI_OK ? set_inherit(*set, 1) : rc;
 }
 
-/* What a child did, and what we did meanwhile. */
+/* What a child did, and what we did meanwhile (for the messages). */
 struct run {
 	long long child_busy; /* the worker's own thread clock */
 	long long own;        /* our process CPU time over the run */
@@ -61,48 +95,49 @@ static int child_run(int rc, struct run *r, long long ns)
 	return st == 0 && r->child_busy > 0 ? PAPI_OK : PAPI_ESYS;
 }
 
-/* The child's work is in @v (it is counted), within 10 % + slack. */
-static int counts_child(const long long *v, const struct run *r)
-{
-	return v[TC] >= r->child_busy - r->child_busy / 10 &&
-	       v[TC] <= r->child_busy + r->own + r->child_busy / 10 + 5 * MS &&
-	       r->pages_ok && v[PF] >= NPAGES * 9 / 10;
-}
-
 /*
  * When @rc is PAPI_OK, the case @name: a child that spins @ns and touches
- * NPAGES pages is in @set's next read.  The PAPI result, or @rc.
+ * NPAGES pages is in @set's next read: its task-clock within @s (all,
+ * marked at the call that began the interval), its page faults at least
+ * 90 % of those pages.  The PAPI result, or @rc.
  */
-static int child_counted(const char *name, int set, int rc, long long ns)
+static int child_counted(const char *name, int set, int rc, long long ns,
+			 struct span *s)
 {
 	long long v[NEV] = { 0 };
 	struct run r = { 0 };
 
 	rc = child_run(rc, &r, ns);
 	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	lope_check(rc == PAPI_OK && counts_child(v, &r), name,
-		   "rc=%s task-clock %lld ns page-faults %lld; the child spun "
+		rc = read_marked(s, PAPI_read, set, v);
+	lope_check(rc == PAPI_OK && span_holds(s, v[TC]) && r.pages_ok &&
+			   v[PF] >= NPAGES * 9 / 10,
+		   name,
+		   "rc=%s task-clock %lld ns page-faults %lld; ours and our "
+		   "children's own task-clock %lld..%lld ns; the child spun "
 		   "%lld ns and touched %d pages, we used %lld ns",
-		   papi_err(rc), v[TC], v[PF], r.child_busy, NPAGES, r.own);
+		   papi_err(rc), v[TC], v[PF], span_lo(s), span_hi(s),
+		   r.child_busy, NPAGES, r.own);
 	return rc;
 }
 
 /*
  * When @rc is PAPI_OK, the case @name: @set's next read is near zero
- * (task-clock under @tc_max, page faults under 16) @when.  The PAPI
- * result, or @rc.
+ * @when: its task-clock within @s (marked at the call that began the
+ * interval: we did next to nothing since), page faults under 16.  The
+ * PAPI result, or @rc.
  */
-static int reads_near_zero(const char *name, int set, int rc, long long tc_max,
+static int reads_near_zero(const char *name, int set, int rc, struct span *s,
 			   const char *when)
 {
 	long long v[NEV] = { 0 };
 
 	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	lope_check(rc == PAPI_OK && v[TC] < tc_max && v[PF] < 16, name,
-		   "rc=%s task-clock %lld ns page-faults %lld %s", papi_err(rc),
-		   v[TC], v[PF], when);
+		rc = read_marked(s, PAPI_read, set, v);
+	lope_check(rc == PAPI_OK && span_holds(s, v[TC]) && v[PF] < 16, name,
+		   "rc=%s task-clock %lld ns (ours %lld..%lld ns) page-faults "
+		   "%lld %s",
+		   papi_err(rc), v[TC], span_lo(s), span_hi(s), v[PF], when);
 	return rc;
 }
 
@@ -120,17 +155,20 @@ static void test_no_inherit(void)
 	struct run r = { 0 };
 	int set = PAPI_NULL, rc;
 
+	span_clear(&me);
 	rc = make_named_set(&set, names, NEV);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = call_marked(&me, PAPI_start, set);
 	rc = child_run(rc, &r, 80 * MS);
 	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && v[TC] <= r.own + 2 * MS && v[PF] < 100,
+		rc = read_marked(&me, PAPI_stop, set, v);
+	lope_check(rc == PAPI_OK && span_holds(&me, v[TC]) && v[PF] < 100,
 		   "no_inherit_excludes_children",
-		   "rc=%s task-clock %lld ns page-faults %lld; the child spun "
-		   "%lld ns and touched %d pages, we used %lld ns",
-		   papi_err(rc), v[TC], v[PF], r.child_busy, NPAGES, r.own);
+		   "rc=%s task-clock %lld ns page-faults %lld; our own "
+		   "task-clock %lld..%lld ns; the child spun %lld ns and "
+		   "touched %d pages, we used %lld ns",
+		   papi_err(rc), v[TC], v[PF], span_lo(&me), span_hi(&me),
+		   r.child_busy, NPAGES, r.own);
 	drop_set(&set);
 }
 
@@ -139,6 +177,7 @@ static void test_inherit_children(void)
 	PAPI_option_t opt;
 	long long v[NEV] = { 0 };
 	struct run r = { 0 };
+	struct span since_reset;
 	int set = PAPI_NULL, rc, fds = fd_count();
 
 	rc = inherited_set(&set);
@@ -151,16 +190,24 @@ static void test_inherit_children(void)
 		   "get_opt_inherit", "rc=%s inherit=%d", papi_err(rc),
 		   opt.inherit.inherit);
 
-	rc = PAPI_start(set);
-	rc = child_counted("inherit_counts_exited_child", set, rc, 80 * MS);
+	span_clear(&all);
+	rc = call_marked(&all, PAPI_start, set);
+	rc = child_counted("inherit_counts_exited_child", set, rc, 80 * MS,
+			   &all);
 
-	/* Reset takes the children's counts as the base too. */
+	/*
+	 * Reset takes the children's counts as the base too.  The span
+	 * since the reset is copied (the same clock) to be marked again at
+	 * the read after the next child.
+	 */
+	span_clear(&all);
 	if (rc == PAPI_OK)
-		rc = PAPI_reset(set);
-	rc = reads_near_zero("inherit_reset_near_zero", set, rc, 2 * MS,
+		rc = call_marked(&all, PAPI_reset, set);
+	since_reset = all;
+	rc = reads_near_zero("inherit_reset_near_zero", set, rc, &all,
 			     "after reset");
-	rc = child_counted("inherit_counts_child_after_reset", set, rc,
-			   40 * MS);
+	rc = child_counted("inherit_counts_child_after_reset", set, rc, 40 * MS,
+			   &since_reset);
 
 	rc = papi_read_makes_reads("inherit_read_uses_read_syscall", set, rc, v,
 				   1);
@@ -172,10 +219,11 @@ static void test_inherit_children(void)
 	rc = child_run(rc, &r, 40 * MS);
 	lope_info("a child spun %lld ns while the set was stopped",
 		  r.child_busy);
+	span_clear(&all);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = call_marked(&all, PAPI_start, set);
 	rc = reads_near_zero("inherit_child_while_stopped_not_counted", set, rc,
-			     3 * MS, "right after the restart");
+			     &all, "right after the restart");
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 
@@ -183,16 +231,18 @@ static void test_inherit_children(void)
 	rc = set_inherit(set, 0);
 	lope_check(rc == PAPI_OK, "set_opt_inherit_none", "rc=%s",
 		   papi_err(rc));
+	span_clear(&me);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = call_marked(&me, PAPI_start, set);
 	rc = child_run(rc, &r, 40 * MS);
 	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	lope_check(rc == PAPI_OK && v[TC] <= r.own + 2 * MS,
+		rc = read_marked(&me, PAPI_stop, set, v);
+	lope_check(rc == PAPI_OK && span_holds(&me, v[TC]),
 		   "inherit_none_excludes_children",
-		   "rc=%s task-clock %lld ns; the child spun %lld ns, we used "
-		   "%lld ns",
-		   papi_err(rc), v[TC], r.child_busy, r.own);
+		   "rc=%s task-clock %lld ns, our own %lld..%lld ns; the child "
+		   "spun %lld ns, we used %lld ns",
+		   papi_err(rc), v[TC], span_lo(&me), span_hi(&me),
+		   r.child_busy, r.own);
 	drop_set(&set);
 	lope_check(fd_count() == fds, "inherit_no_fd_leak",
 		   "descriptors %d -> %d", fds, fd_count());
@@ -205,19 +255,21 @@ static void test_live_child(void)
 	long long v[NEV] = { 0 }, busy = 0;
 	int set = PAPI_NULL, rc;
 
+	span_clear(&all);
 	rc = inherited_set(&set);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = call_marked(&all, PAPI_start, set);
 	if (rc == PAPI_OK && worker_spawn(&w, -1) == 0) {
 		busy = worker_do(&w, 'b', 60 * MS);
-		rc = PAPI_read(set, v); /* the worker is alive */
+		/* the worker is alive */
+		rc = read_marked(&all, PAPI_read, set, v);
 		worker_finish(&w);
 	}
-	lope_check(rc == PAPI_OK && v[TC] >= busy - busy / 10 &&
-			   v[TC] <= busy + busy / 10 + 10 * MS,
+	lope_check(rc == PAPI_OK && span_holds(&all, v[TC]),
 		   "inherit_counts_live_child",
-		   "rc=%s task-clock %lld ns; the live child spun %lld ns",
-		   papi_err(rc), v[TC], busy);
+		   "rc=%s task-clock %lld ns, ours and our children's own "
+		   "%lld..%lld ns; the live child spun %lld ns",
+		   papi_err(rc), v[TC], span_lo(&all), span_hi(&all), busy);
 	drop_set(&set);
 }
 
@@ -229,9 +281,10 @@ static void test_grandchild(void)
 	long long spun[2] = { 0, 0 };
 	pid_t pid;
 
+	span_clear(&all);
 	rc = inherited_set(&set);
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = call_marked(&all, PAPI_start, set);
 	if (rc != PAPI_OK || pipe(p) < 0) {
 		lope_fail("inherit_counts_grandchild", "rc=%s", papi_err(rc));
 		drop_set(&set);
@@ -261,15 +314,15 @@ static void test_grandchild(void)
 		rc = PAPI_ESYS;
 	close(p[0]);
 	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
+		rc = read_marked(&all, PAPI_stop, set, v);
 	/* the grandchild's 50 ms are in, on top of the child's 20 */
-	lope_check(rc == PAPI_OK && v[TC] >= (spun[0] + spun[1]) * 9 / 10 &&
-			   v[TC] <= (spun[0] + spun[1]) * 11 / 10 + own +
-					    10 * MS,
+	lope_check(rc == PAPI_OK && span_holds(&all, v[TC]),
 		   "inherit_counts_grandchild",
-		   "rc=%s task-clock %lld ns; grandchild spun %lld ns, child "
-		   "%lld ns, we used %lld ns",
-		   papi_err(rc), v[TC], spun[0], spun[1], own);
+		   "rc=%s task-clock %lld ns, ours and our descendants' own "
+		   "%lld..%lld ns; grandchild spun %lld ns, child %lld ns, we "
+		   "used %lld ns",
+		   papi_err(rc), v[TC], span_lo(&all), span_hi(&all), spun[0],
+		   spun[1], own);
 	drop_set(&set);
 }
 
@@ -291,11 +344,15 @@ static void test_threads(void)
 	pthread_t th;
 	int set, rc, inh;
 
+	/* Without inherit our thread's own clock, with it ours and its. */
 	for (inh = 0; inh < 2; inh++) {
+		struct span *s = inh ? &all : &me;
+
+		span_clear(s);
 		rc = inh ? inherited_set(&set) :
 			   make_named_set(&set, names, NEV);
 		if (rc == PAPI_OK)
-			rc = PAPI_start(set);
+			rc = call_marked(s, PAPI_start, set);
 		t0 = thread_ns();
 		if (rc == PAPI_OK &&
 		    pthread_create(&th, NULL, spin_thread, &spun) == 0)
@@ -304,20 +361,12 @@ static void test_threads(void)
 			rc = rc == PAPI_OK ? PAPI_ESYS : rc;
 		own = thread_ns() - t0;
 		if (rc == PAPI_OK)
-			rc = PAPI_stop(set, v);
-		if (inh)
-			lope_check(rc == PAPI_OK && near(v[TC], spun + own,
-							 0.10, 5 * MS),
-				   what[inh],
-				   "rc=%s task-clock %lld ns; the thread spun "
-				   "%lld ns, we used %lld ns",
-				   papi_err(rc), v[TC], spun, own);
-		else
-			lope_check(rc == PAPI_OK && v[TC] <= own + 2 * MS,
-				   what[inh],
-				   "rc=%s task-clock %lld ns; the thread spun "
-				   "%lld ns, we used %lld ns",
-				   papi_err(rc), v[TC], spun, own);
+			rc = read_marked(s, PAPI_stop, set, v);
+		lope_check(rc == PAPI_OK && span_holds(s, v[TC]), what[inh],
+			   "rc=%s task-clock %lld ns, the span %lld..%lld ns; "
+			   "the thread spun %lld ns, we used %lld ns",
+			   papi_err(rc), v[TC], span_lo(s), span_hi(s), spun,
+			   own);
 		drop_set(&set);
 	}
 }
@@ -344,11 +393,18 @@ static void test_child_forked_before(void)
 		rc = PAPI_add_named_event(set, names[i]);
 	lope_check(rc == PAPI_OK, "set_opt_inherit_before_add", "rc=%s",
 		   papi_err(rc));
-	rc = count_worker_spin(set, rc, &w, 50 * MS, v, &busy);
-	lope_check(rc == PAPI_OK && v[TC] < 5 * MS,
+	span_clear(&me);
+	if (rc == PAPI_OK)
+		rc = call_marked(&me, PAPI_start, set);
+	if (rc == PAPI_OK) {
+		busy = worker_do(&w, 'b', 50 * MS);
+		rc = read_marked(&me, PAPI_stop, set, v);
+	}
+	lope_check(rc == PAPI_OK && span_holds(&me, v[TC]),
 		   "inherit_excludes_child_forked_before",
-		   "rc=%s task-clock %lld ns; the older child spun %lld ns",
-		   papi_err(rc), v[TC], busy);
+		   "rc=%s task-clock %lld ns, our own %lld..%lld ns; the older "
+		   "child spun %lld ns",
+		   papi_err(rc), v[TC], span_lo(&me), span_hi(&me), busy);
 	drop_set(&set);
 	worker_finish(&w);
 }
@@ -420,5 +476,15 @@ int main(void)
 		test_hw,
 	};
 
-	return papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
+	int rc;
+
+	if (span_open(&all, PERF_COUNT_SW_TASK_CLOCK, 0, 1) ||
+	    span_open(&me, PERF_COUNT_SW_TASK_CLOCK, 0, 0)) {
+		lope_fail("spans", "our task-clock: %s", strerror(errno));
+		return lope_done();
+	}
+	rc = papi_run_tests(tests, sizeof(tests) / sizeof(tests[0]));
+	span_close(&all);
+	span_close(&me);
+	return rc;
 }
