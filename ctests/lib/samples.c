@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The samples a software clock event can have made (samples.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include "samples.h"
 
 #include <stdio.h>
+#include <sys/resource.h>
 
 long long samples_most(long long hi, long long p, int runs)
 {
@@ -27,11 +31,23 @@ static int may_throttle(long long p)
 	return rate < 2 * (1000000000LL / p);
 }
 
-long long samples_least(long long cpu, long long p, int runs)
+long long samples_least(long long cpu, long long switches, long long p,
+			int runs)
 {
-	long long n = cpu / p - runs;
+	long long n = (cpu - switches * SAMPLES_SWITCH_NS) / p - runs;
 
+	if (switches < 0)
+		return 0;
 	if (n > 1 && may_throttle(p))
 		n = 1; /* one a tick still passes */
 	return n > 0 ? n : 0;
+}
+
+long long samples_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
