@@ -281,9 +281,7 @@ static void test_rate(const char *event)
 	rc = run_busy(set, BUSY, &m);
 	spin_stop = 1;
 	(void)pthread_join(other, NULL);
-	lope_info(
-		"%s: %ld calls, %lld ns of CPU, at most %lld ns of task-clock",
-		event, seen.calls, m.cpu, m.hi);
+	lope_info("%s: %s", event, calls_why(seen.calls, &m, MS, 1));
 	lope_check(rc == PAPI_OK && calls_ok(seen.calls, &m, MS, 1), name,
 		   "rc %s, %s", papi_err(rc), calls_why(seen.calls, &m, MS, 1));
 	lope_name(name, sizeof(name),
