@@ -8,12 +8,12 @@
  * how often exactly is derived from the same run (samples.h): at most
  * once per ms of the thread's own task-clock read around the start and
  * the stop (span.h), plus one; in the domain PAPI_DOM_ALL at least once
- * per ms of the thread's CPU time, less one (the host's stolen time is in
- * task-clock, not in CPU time, and its expiries are lost); in the user
- * domain, where the kernel drops the expiries that come while the thread
- * is in the kernel, at least once.  Covered: the component says it has hardware
- * interrupts on SIGRTMIN+2 and the handler is installed for that signal
- * while counting; the rate on both clocks; the handler runs on the
+ * per ms of the thread's CPU time, less one a run and 20 us a context
+ * switch (the host's stolen time is in task-clock, not in CPU time, and
+ * the expiries in it are lost); in the user domain, where the kernel
+ * drops the expiries that come while the thread is in the kernel, at
+ * least once.  Covered: the component says it has hardware interrupts on
+ * SIGRTMIN+2 and the handler is installed for that signal while counting; the rate on both clocks; the handler runs on the
  * measuring thread only, also with two measuring threads; two overflowing
  * events in one set and PAPI_get_overflow_event_index; PAPI_read inside
  * the handler; a blocked signal queues one signal, not one per period;
