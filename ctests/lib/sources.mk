@@ -16,6 +16,7 @@ LOPE_TESTLIB_SRCS = \
 	proc.c \
 	report.c \
 	rows.c \
+	samples.c \
 	span.c \
 	sw_counter.c \
 	tree.c \
@@ -33,6 +34,7 @@ LOPE_TESTLIB_HDRS = \
 	proc.h \
 	report.h \
 	rows.h \
+	samples.h \
 	span.h \
 	sw_counter.h \
 	tree.h \

@@ -23,7 +23,8 @@
  *    the whole time reads PAPI_OK from this thread and never goes down,
  *    and, if msr::tsc exists, an uncore set running in this very thread
  *    keeps growing: nothing already measured is lost;
- *  - a reference set of this thread still starts, counts and stops.
+ *  - a reference set of this thread still starts, counts and stops, its
+ *    read and its stop within this thread's own task-clock around them.
  * A row passes only when all of that holds; the reason names what broke.
  *
  * Calls that crash inside PAPI 7's core whatever the component are not
@@ -34,11 +35,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <linux/perf_event.h>
 #include <pthread.h>
 
 #include <stdarg.h>
 
 #include "papi_util.h"
+#include "span.h"
 #include "witness.h"
 
 #define DOC 1  /* the expected code is in PAPI's documentation */
@@ -502,7 +505,8 @@ static int overflow_then_attach(int profile)
 
 static struct witness wit = { .set = PAPI_NULL }; /* until witness_start() */
 
-static int ref = PAPI_NULL;     /* this thread's reference set, stopped */
+static int ref = PAPI_NULL; /* this thread's reference set, stopped */
+static struct span ref_read = { .fd = -1 }, ref_stop = { .fd = -1 };
 static int tsc_set = PAPI_NULL; /* msr::tsc, running in this thread */
 static long long uset_last;
 static int base_fds, base_maps;
@@ -701,8 +705,8 @@ static void row(int line, const char *fmt, int want, int doc, int got)
 {
 	char name[200], why[900] = "", unsure[600] = "";
 	const char *no_answer = NULL;
-	long long v[2] = { 0, 0 }, t;
-	int i, n, rc, rc2, rc3, want_core;
+	long long v[2] = { 0, 0 };
+	int i, n, rc, rc2, rc3, marks, want_core;
 
 	lope_name(name, sizeof(name), fmt, id_label);
 	for (i = 0; i < nscratch; i++)
@@ -759,23 +763,30 @@ static void row(int line, const char *fmt, int want, int doc, int got)
 			uset_last = v[0];
 	}
 	/*
-	 * The CPU time is taken inside the counted interval: a timer
-	 * interrupt of 35 to 65 us (seen here about once in 5000 rows)
-	 * after the read's count was taken would count in a time read after
-	 * the read, and not in the value.
+	 * The reference set's read and stop values lie in the spans of this
+	 * thread's own task-clock around its start and its read (ref_read),
+	 * its start and its stop (ref_stop): the same kernel clock of the
+	 * same task, so exactly, whatever the host stole (span.h).
 	 */
+	span_clear(&ref_read);
+	span_clear(&ref_stop);
+	marks = span_mark(&ref_read) + span_mark(&ref_stop);
 	rc = PAPI_start(ref);
-	t = thread_ns();
+	marks += span_mark(&ref_stop) + span_mark(&ref_read);
 	busy_ns(20 * 1000);
-	t = thread_ns() - t;
+	marks += span_mark(&ref_read);
 	rc2 = PAPI_read(ref, v);
+	marks += span_mark(&ref_read) + span_mark(&ref_stop);
 	rc3 = PAPI_stop(ref, v + 1);
-	if (rc != PAPI_OK || rc2 != PAPI_OK || rc3 != PAPI_OK || v[0] < t / 2 ||
-	    v[1] < v[0])
+	marks += span_mark(&ref_stop);
+	if (rc != PAPI_OK || rc2 != PAPI_OK || rc3 != PAPI_OK || marks ||
+	    !span_holds(&ref_read, v[0]) || !span_holds(&ref_stop, v[1]))
 		append(why, sizeof(why),
-		       "reference set: start %s read %s stop %s, %lld then %lld ns for %lld",
+		       "reference set: start %s read %s stop %s, %lld then %lld ns, the thread's task-clock %lld to %lld then %lld to %lld ns%s",
 		       papi_err(rc), papi_err(rc2), papi_err(rc3), v[0], v[1],
-		       t);
+		       span_lo(&ref_read), span_hi(&ref_read),
+		       span_lo(&ref_stop), span_hi(&ref_stop),
+		       marks ? ", a mark failed" : "");
 	if (why[0]) {
 		nrows_failed++;
 		lope_fail(name, "line %d: %s", line, why);
@@ -1309,6 +1320,12 @@ int main(void)
 	if (!lope_check(rc == PAPI_OK, "setup_reference_set", "%s",
 			papi_err(rc)))
 		return lope_done();
+	if (!lope_check(!span_open(&ref_read, PERF_COUNT_SW_TASK_CLOCK, 0, 0) &&
+				!span_open(&ref_stop, PERF_COUNT_SW_TASK_CLOCK,
+					   0, 0),
+			"setup_reference_spans", "perf_event_open: %s",
+			strerror(errno)))
+		return lope_done();
 	if (witness_start(&wit))
 		return lope_done();
 	if (make_named_set(&tsc_set, (const char *const[]){ "msr::tsc" }, 1) !=
@@ -1332,6 +1349,8 @@ int main(void)
 	witness_finish(&wit, "witness_set_counted_whole_run");
 	drop_set(&tsc_set);
 	drop_set(&ref);
+	span_close(&ref_read);
+	span_close(&ref_stop);
 	lope_check(
 		fd_count() == fds0 && perf_maps_count() == maps0,
 		"no_fd_or_perf_mapping_left",
