@@ -707,6 +707,7 @@ static void row(int line, const char *fmt, int want, int doc, int got)
 	const char *no_answer = NULL;
 	long long v[2] = { 0, 0 };
 	int i, n, rc, rc2, rc3, marks, want_core;
+	long long prev_read, prev_stop;
 
 	lope_name(name, sizeof(name), fmt, id_label);
 	for (i = 0; i < nscratch; i++)
@@ -766,8 +767,13 @@ static void row(int line, const char *fmt, int want, int doc, int got)
 	 * The reference set's read and stop values lie in the spans of this
 	 * thread's own task-clock around its start and its read (ref_read),
 	 * its start and its stop (ref_stop): the same kernel clock of the
-	 * same task, so exactly, whatever the host stole (span.h).
+	 * same task, so exactly, whatever the host stole (span.h).  The
+	 * engine's stop samples the counters and then disables them, and what
+	 * they add in between goes to the next interval: so each span starts
+	 * at its last mark before the previous row's stop, where there was one.
 	 */
+	prev_read = ref_read.n == 4 ? ref_read.t[3] : -1;
+	prev_stop = ref_stop.n == 4 ? ref_stop.t[2] : -1;
 	span_clear(&ref_read);
 	span_clear(&ref_stop);
 	marks = span_mark(&ref_read) + span_mark(&ref_stop);
@@ -779,6 +785,10 @@ static void row(int line, const char *fmt, int want, int doc, int got)
 	marks += span_mark(&ref_read) + span_mark(&ref_stop);
 	rc3 = PAPI_stop(ref, v + 1);
 	marks += span_mark(&ref_stop);
+	if (!marks && prev_read >= 0 && prev_stop >= 0) {
+		ref_read.t[0] = prev_read;
+		ref_stop.t[0] = prev_stop;
+	}
 	if (rc != PAPI_OK || rc2 != PAPI_OK || rc3 != PAPI_OK || marks ||
 	    !span_holds(&ref_read, v[0]) || !span_holds(&ref_stop, v[1]))
 		append(why, sizeof(why),

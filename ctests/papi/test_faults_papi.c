@@ -103,13 +103,13 @@ enum op {
 	OP_RESET,
 	OP_STOP,
 	OP_START,       /* PAPI_start of a stopped set */
-	OP_START_DIRTY, /* ... whose context another set used since: reopen */
+	OP_START_DIRTY, /* ... whose context another set used since */
 	OP_OVF,         /* PAPI_overflow on TASK-CLOCK, 1 ms, 2-event set */
 	OP_PROFIL,      /* PAPI_profil on TASK-CLOCK */
 	OP_SPROFIL,     /* PAPI_sprofil on TASK-CLOCK */
 	OP_OVF_ADD,     /* add PAGE-FAULTS to a set overflowing on TASK-CLOCK */
 	OP_OVF_START,   /* PAPI_start of an overflowing set */
-	OP_OVF_START_DIRTY, /* ... that must be reopened by the start */
+	OP_OVF_START_DIRTY, /* ... whose context another set used since */
 	OP_OVF_STOP,        /* PAPI_stop of an overflowing set */
 };
 
@@ -231,7 +231,7 @@ static const struct row rows[] = {
 	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_DISABLE, 1, 1, EIO, OP_STOP,
 	  PAPI_ESYS },
 	{ __LINE__,
-	  "ioctl_enable_ebusy_on_a_papi_start_that_reopens_papi_ecnflct",
+	  "ioctl_enable_ebusy_on_a_papi_start_after_another_set_papi_ecnflct",
 	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_ENABLE, 1, 1, EBUSY, OP_START_DIRTY,
 	  PAPI_ECNFLCT },
 	{ __LINE__, "ioctl_refresh_ebusy_on_papi_start_of_an_overflowing_set",
@@ -255,9 +255,13 @@ static const struct row rows[] = {
 	{ __LINE__,
 	  "mmap_eperm_adding_to_an_overflowing_set_papi_ok_still_overflows",
 	  LOPE_CALL_MMAP, 0, 1, 1, EPERM, OP_OVF_ADD, PAPI_OK },
+	/* PAPI hands a start after another set of the thread the set's own
+	 * events again (its "dirty context"); the set keeps its group, so
+	 * that start opens, maps and routes nothing: an armed fault is
+	 * never reached (0 times). */
 	{ __LINE__,
-	  "mmap_eperm_on_a_papi_start_that_reopens_an_overflowing_set_papi_ok",
-	  LOPE_CALL_MMAP, 0, 1, 1, EPERM, OP_OVF_START_DIRTY, PAPI_OK },
+	  "mmap_armed_on_a_papi_start_after_another_set_none_made_papi_ok",
+	  LOPE_CALL_MMAP, 0, 1, 0, EPERM, OP_OVF_START_DIRTY, PAPI_OK },
 
 	/* fcntl(2): the overflow signal's routing. */
 	{ __LINE__, "fcntl_f_setsig_einval_on_papi_overflow_papi_einval",
@@ -282,8 +286,8 @@ static const struct row rows[] = {
  */
 static const struct row bug_rows[] = {
 	{ __LINE__,
-	  "perf_event_open_emfile_on_a_papi_start_that_reopens_set_still_starts",
-	  LOPE_CALL_PERF_OPEN, 0, 1, 1, EMFILE, OP_START_DIRTY, PAPI_ECOUNT },
+	  "perf_event_open_armed_on_a_papi_start_after_another_set_none_made",
+	  LOPE_CALL_PERF_OPEN, 0, 1, 0, EMFILE, OP_START_DIRTY, PAPI_OK },
 	{ __LINE__,
 	  "perf_event_open_emfile_adding_to_an_overflowing_set_overflow_kept",
 	  LOPE_CALL_PERF_OPEN, 0, 2, 1, EMFILE, OP_OVF_ADD, PAPI_ECOUNT },
@@ -291,9 +295,8 @@ static const struct row bug_rows[] = {
 	  "fcntl_f_setown_ex_esrch_adding_to_an_overflowing_set_overflow_kept",
 	  LOPE_CALL_FCNTL, F_SETOWN_EX, 1, 1, ESRCH, OP_OVF_ADD, PAPI_ESYS },
 	{ __LINE__,
-	  "fcntl_f_setfl_o_async_ebadf_on_a_papi_start_that_reopens_an_overflowing_set",
-	  LOPE_CALL_FCNTL, F_SETFL, 1, 1, EBADF, OP_OVF_START_DIRTY,
-	  PAPI_ESYS },
+	  "fcntl_armed_on_a_papi_start_after_another_set_none_made_papi_ok",
+	  LOPE_CALL_FCNTL, 0, 1, 0, EBADF, OP_OVF_START_DIRTY, PAPI_OK },
 	{ __LINE__,
 	  "ioctl_disable_eio_on_papi_stop_of_an_overflowing_set_keeps_counting",
 	  LOPE_CALL_IOCTL, PERF_EVENT_IOC_DISABLE, 1, 1, EIO, OP_OVF_STOP,
@@ -485,12 +488,28 @@ static int state_of(int set)
 
 static int ref = PAPI_NULL; /* this thread's reference set, stopped */
 
+/*
+ * This thread's task-clock just before the reference set's last stop.
+ * The engine's stop samples the counters and then disables them; what
+ * they add in between goes to the set's next interval, as a reset right
+ * after a read continues where the read ended.  So that interval may
+ * begin just before this stop: its spans start here.
+ */
+static struct span ref_stop = { .fd = -1 };
+
+static int stop_ref(long long *v)
+{
+	ref_stop = own;
+	mark(&ref_stop);
+	return PAPI_stop(ref, v);
+}
+
 /* Make another set the last one this thread's context was set up for. */
 static void use_ref(void)
 {
 	long long v[1];
 
-	if (PAPI_start(ref) != PAPI_OK || PAPI_stop(ref, v) != PAPI_OK)
+	if (PAPI_start(ref) != PAPI_OK || stop_ref(v) != PAPI_OK)
 		append("setup: reference set does not start");
 }
 
@@ -945,7 +964,7 @@ static unsigned int nrows, nfailed, nfaults, by_call[LOPE_NCALLS];
 static void run_row(const struct row *r)
 {
 	long long v[2] = { 0, 0 };
-	struct span rd = own, sp = own;
+	struct span rd = own, sp = own, prev;
 	int set = PAPI_NULL, got, n, i, rc, rc2, rc3;
 
 	why[0] = 0;
@@ -994,6 +1013,10 @@ static void run_row(const struct row *r)
 	if (inj.failed != r->times)
 		append("%s failed %d times (of %d matching calls), want %d",
 		       lope_call_name(r->call), inj.failed, inj.seen, r->times);
+	/* A row that wants no fault wants no such call at all. */
+	if (r->times == 0 && inj.seen != 0)
+		append("%d %s calls, want none", inj.seen,
+		       lope_call_name(r->call));
 	drop_set(&set);
 	n = fd_count();
 	if (n != base_fds)
@@ -1020,6 +1043,7 @@ static void run_row(const struct row *r)
 		wit.last = v[0];
 	/* Its read within this thread's task-clock around its start and the
 	 * read (rd), its stop around its start and the stop (sp). */
+	prev = ref_stop;
 	mark(&rd);
 	mark(&sp);
 	rc = PAPI_start(ref);
@@ -1030,8 +1054,10 @@ static void run_row(const struct row *r)
 	rc2 = PAPI_read(ref, v);
 	mark(&rd);
 	mark(&sp);
-	rc3 = PAPI_stop(ref, v + 1);
+	rc3 = stop_ref(v + 1);
 	mark(&sp);
+	if (prev.n == 1)
+		rd.t[0] = sp.t[0] = prev.t[0];
 	if (rc != PAPI_OK || rc2 != PAPI_OK || rc3 != PAPI_OK ||
 	    !span_holds(&rd, v[0]) || !span_holds(&sp, v[1]))
 		append("reference set: start %s read %s stop %s, %lld then %lld ns; task-clock %lld to %lld then %lld to %lld ns",
