@@ -296,7 +296,7 @@ static void test_semantics(void)
 		   "after %d sleeps: user %lld, kernel %lld, all %lld", NSLEEPS,
 		   d[0].cs, d[1].cs, d[2].cs);
 	lope_check(d[0].tc_ok && d[2].tc_ok,
-		   "task_clock_user_and_all_count_cpu_time",
+		   "task_clock_user_and_all_within_own_task_clock",
 		   "user %lld ns (our own task-clock %lld..%lld, CPU time "
 		   "%lld), all %lld ns (%lld..%lld, CPU time %lld)",
 		   d[0].tc, d[0].tc_lo, d[0].tc_hi, d[0].own, d[2].tc,

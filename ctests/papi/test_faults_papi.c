@@ -277,12 +277,11 @@ static const struct row rows[] = {
 };
 
 /*
- * Rows that fail with this build: bugs in the component and the engine,
- * reported, not fixed yet (so not committed).  The component destroys
- * the set's group before it reopens it in update_control_state and, when
- * the reopen fails, keeps nothing (c->grp NULL, c->nr 0); the engine's
- * stop clears the group's running flag before its ioctl and leaves it
- * cleared when the ioctl fails.
+ * The rows of bugs these faults found, fixed (doc/reliability.md): the
+ * component destroyed the set's group before it reopened it in
+ * update_control_state and, when the reopen failed, kept nothing; the
+ * engine's stop cleared the group's running flag before its ioctl and
+ * left it cleared when the ioctl failed.
  */
 static const struct row bug_rows[] = {
 	{ __LINE__,
