@@ -226,3 +226,18 @@ int pe_shutdown_thread(hwd_context_t *ctx)
 	((pe_context_t *)ctx)->initialized = 0;
 	return PAPI_OK;
 }
+
+int pe_same_events(const struct lope_group *grp, const struct pe_event *ev,
+		   int nr, NativeInfo_t *native, int count)
+{
+	int i;
+
+	if (!grp || count != nr || lope_group__fd(grp, 0) < 0)
+		return 0;
+	for (i = 0; i < count; i++)
+		if ((unsigned int)native[i].ni_papi_code != ev[i].code)
+			return 0;
+	for (i = 0; i < count; i++)
+		native[i].ni_position = i;
+	return 1;
+}

@@ -82,6 +82,16 @@ int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 	       const struct pe_rebuild *r);
 
 /*
+ * Is @grp open with exactly PAPI's @count events @native, in this order
+ * (@ev: the set's @nr events)?  Then update_control_state has nothing to
+ * do: PAPI calls it with the set's own list at every PAPI_start after
+ * another set of the thread ran (its "dirty" context), and our sets share
+ * nothing.
+ */
+int pe_same_events(const struct lope_group *grp, const struct pe_event *ev,
+		   int nr, NativeInfo_t *native, int count);
+
+/*
  * The control state of the event set that PAPI's option @code is for: each
  * option's struct keeps the set in a place of its own.  NULL for options
  * that name no set.

@@ -301,20 +301,6 @@ static int build(pe_control_t *c, NativeInfo_t *native, int count)
 	return ret;
 }
 
-/* Does the open set already have exactly these events, in this order? */
-static int same_events(const pe_control_t *c, const NativeInfo_t *native,
-		       int count)
-{
-	int i;
-
-	if (!c->grp || count != c->nr || lope_group__fd(c->grp, 0) < 0)
-		return 0;
-	for (i = 0; i < count; i++)
-		if ((unsigned int)native[i].ni_papi_code != c->ev[i].code)
-			return 0;
-	return 1;
-}
-
 /*
  * All or nothing: if the kernel refuses the new list, the set keeps its
  * working group, counts and settings (overflow included), because PAPI
@@ -329,7 +315,6 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 				   hwd_context_t *ctx)
 {
 	pe_control_t *c = (pe_control_t *)ctl;
-	int i;
 
 	(void)ctx;
 	if (count > PE_MAX_EVENTS)
@@ -340,11 +325,8 @@ static int pe_update_control_state(hwd_control_state_t *ctl,
 		c->nr = 0;
 		return hold_signal(c);
 	}
-	if (same_events(c, native, count)) {
-		for (i = 0; i < count; i++)
-			native[i].ni_position = i;
+	if (pe_same_events(c->grp, c->ev, c->nr, native, count))
 		return PAPI_OK;
-	}
 	return build(c, native, count);
 }
 

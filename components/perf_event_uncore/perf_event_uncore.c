@@ -186,20 +186,6 @@ static void forget_events(peu_control_t *c)
 	memset(c->ev, 0, sizeof(c->ev));
 }
 
-/* Does the open set already have exactly these events, in this order? */
-static int same_events(const peu_control_t *c, const NativeInfo_t *native,
-		       int count)
-{
-	int i;
-
-	if (!c->grp || count != c->nr || lope_group__fd(c->grp, 0) < 0)
-		return 0;
-	for (i = 0; i < count; i++)
-		if ((unsigned int)native[i].ni_papi_code != c->ev[i].code)
-			return 0;
-	return 1;
-}
-
 /*
  * PAPI_start calls this with the set's own list when another set of the
  * thread was used since: the open group is kept (perf_event.c).
@@ -210,14 +196,11 @@ static int peu_update_control_state(hwd_control_state_t *ctl,
 {
 	peu_control_t *c = (peu_control_t *)ctl;
 	struct lope_group *src;
-	int i, ret, err;
+	int ret, err;
 
 	(void)ctx;
-	if (same_events(c, native, count)) {
-		for (i = 0; i < count; i++)
-			native[i].ni_position = i;
+	if (pe_same_events(c->grp, c->ev, c->nr, native, count))
 		return PAPI_OK;
-	}
 	forget_events(c);
 	if (count == 0)
 		return PAPI_OK;
