@@ -263,3 +263,49 @@ int get_domain(int set)
 	rc = PAPI_get_opt(PAPI_DOMAIN, &opt);
 	return rc == PAPI_OK ? opt.domain.domain : rc;
 }
+
+FILE *rerun_on_stock(const char *var, pid_t *pid, char lib[PATH_MAX], char *why,
+		     size_t len)
+{
+	const char *dir = getenv("PAPI_STOCK_BUILDDIR");
+	const char *lp = getenv("LD_LIBRARY_PATH");
+	char want[PATH_MAX], env[2 * PATH_MAX];
+	int fd[2], null;
+	FILE *in;
+
+	if (!dir || !*dir) {
+		snprintf(why, len,
+			 "no stock PAPI build (PAPI_STOCK_BUILDDIR unset)");
+		return NULL;
+	}
+	snprintf(want, sizeof(want), "%s/libpapi.so", dir);
+	if (!realpath(want, lib) || pipe(fd) != 0) {
+		snprintf(why, len, "%.300s: %s", want, strerror(errno));
+		return NULL;
+	}
+	snprintf(env, sizeof(env), "%s%s%s", dir, lp && *lp ? ":" : "",
+		 lp ? lp : "");
+	fflush(stdout);
+	*pid = fork();
+	if (*pid == 0) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(fd[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		setenv("LD_LIBRARY_PATH", env, 1);
+		setenv(var, "1", 1);
+		unsetenv("LIBPFM_FORCE_PMU");
+		execl("/proc/self/exe", program_invocation_short_name,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	in = *pid > 0 ? fdopen(fd[0], "r") : NULL;
+	if (!in) {
+		close(fd[0]);
+		snprintf(why, len, "fork: %s", strerror(errno));
+	}
+	return in;
+}

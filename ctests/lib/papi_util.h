@@ -141,4 +141,15 @@ int set_cpu_attach(int set, unsigned int cpu);
 /* @set's domain (PAPI_get_opt), or its error (negative). */
 int get_domain(int set);
 
+/*
+ * Run this program again against stock PAPI (PAPI_STOCK_BUILDDIR first
+ * on LD_LIBRARY_PATH), with @var=1 in its environment, its stderr to
+ * /dev/null and LIBPFM_FORCE_PMU unset (stock's component needs a PMU
+ * libpfm4 knows).  Its stdout, to read to the end; then wait_child(*@pid).
+ * @lib gets the real path of stock's libpapi.so.  NULL, with the reason
+ * in @why, when there is no stock build or it cannot start.
+ */
+FILE *rerun_on_stock(const char *var, pid_t *pid, char lib[PATH_MAX], char *why,
+		     size_t len);
+
 #endif /* LOPE_PAPI_UTIL_H */

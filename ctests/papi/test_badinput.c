@@ -592,53 +592,17 @@ static void core_parse(char *l)
 /* Runs the reference run and fills core[], or says why not in no_stock. */
 static void stock_answers(void)
 {
-	const char *dir = getenv("PAPI_STOCK_BUILDDIR");
-	const char *lp = getenv("LD_LIBRARY_PATH");
-	char want[PATH_MAX], got[PATH_MAX], lib[PATH_MAX] = "", line[1024];
-	char env[2 * PATH_MAX];
-	int fd[2], status = 0;
+	char got[PATH_MAX], lib[PATH_MAX] = "", line[1024];
+	int status = 0;
 	pid_t pid;
-	FILE *in;
+	/* The CORE rows do not depend on libpfm4's PMU, but stock's component
+	 * needs one libpfm4 knows to set them up: rerun_on_stock() unsets the
+	 * unknown-CPU rerun's forced generic PMU. */
+	FILE *in = rerun_on_stock("LOPE_BADINPUT_STOCK", &pid, lib, no_stock,
+				  sizeof(no_stock));
 
-	if (!dir || !*dir) {
-		snprintf(no_stock, sizeof(no_stock),
-			 "no stock PAPI build (PAPI_STOCK_BUILDDIR unset)");
+	if (!in)
 		return;
-	}
-	snprintf(want, sizeof(want), "%s/libpapi.so", dir);
-	if (!realpath(want, lib) || pipe(fd) != 0) {
-		snprintf(no_stock, sizeof(no_stock), "%.300s: %s", want,
-			 strerror(errno));
-		return;
-	}
-	snprintf(env, sizeof(env), "%s%s%s", dir, lp && *lp ? ":" : "",
-		 lp ? lp : "");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(fd[1], STDOUT_FILENO);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		close(fd[0]);
-		setenv("LD_LIBRARY_PATH", env, 1);
-		setenv("LOPE_BADINPUT_STOCK", "1", 1);
-		/* The CORE rows do not depend on libpfm4's PMU, but stock's
-		 * component needs one libpfm4 knows to set them up: the
-		 * unknown-CPU rerun's forced generic PMU would disable it. */
-		unsetenv("LIBPFM_FORCE_PMU");
-		execl("/proc/self/exe", "test_badinput", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	in = pid > 0 ? fdopen(fd[0], "r") : NULL;
-	if (!in) {
-		close(fd[0]);
-		snprintf(no_stock, sizeof(no_stock), "fork: %s",
-			 strerror(errno));
-		return;
-	}
 	got[0] = 0;
 	while (fgets(line, sizeof(line), in)) {
 		if (strncmp(line, "LIB\t", 4) == 0) {

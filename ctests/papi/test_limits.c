@@ -311,46 +311,14 @@ static struct {
 
 static void stock_answers(void)
 {
-	const char *dir = getenv("PAPI_STOCK_BUILDDIR");
-	const char *lp = getenv("LD_LIBRARY_PATH");
-	char lib[PATH_MAX], env[2 * PATH_MAX], line[256], want[PATH_MAX];
-	int fd[2], got = 0;
+	char lib[PATH_MAX], line[256];
+	int got = 0;
 	pid_t pid;
-	FILE *in;
+	FILE *in = rerun_on_stock("LOPE_LIMITS_STOCK", &pid, lib, stock.why,
+				  sizeof(stock.why));
 
-	if (!dir || !*dir) {
-		snprintf(stock.why, sizeof(stock.why),
-			 "no stock PAPI build (PAPI_STOCK_BUILDDIR unset)");
+	if (!in)
 		return;
-	}
-	snprintf(want, sizeof(want), "%s/libpapi.so", dir);
-	if (!realpath(want, lib) || pipe(fd) != 0) {
-		snprintf(stock.why, sizeof(stock.why), "%.200s: %s", want,
-			 strerror(errno));
-		return;
-	}
-	snprintf(env, sizeof(env), "%s%s%s", dir, lp && *lp ? ":" : "",
-		 lp ? lp : "");
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		dup2(fd[1], STDOUT_FILENO);
-		close(fd[0]);
-		close(fd[1]);
-		setenv("LD_LIBRARY_PATH", env, 1);
-		setenv("LOPE_LIMITS_STOCK", "1", 1);
-		unsetenv("LIBPFM_FORCE_PMU");
-		execl("/proc/self/exe", "test_limits", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	in = pid > 0 ? fdopen(fd[0], "r") : NULL;
-	if (!in) {
-		close(fd[0]);
-		snprintf(stock.why, sizeof(stock.why), "fork: %s",
-			 strerror(errno));
-		return;
-	}
 	while (fgets(line, sizeof(line), in)) {
 		got += sscanf(line, "CAPACITY\t%d\t%d", &stock.capacity,
 			      &stock.refused) == 2;
