@@ -104,7 +104,7 @@ is_busy() {
 	[ "$busy" = all ] || case ,$busy, in *,$1,*) true ;; *) false ;; esac
 }
 
-echo "soak: $runs runs of scripts/test.sh on $(git -C "$from" log -1 --format='%h %s' "$rev" | cut -c1-60)"
+echo "soak: scripts/test.sh $runs times, on $(git -C "$from" log -1 --format='%h %s' "$rev" | cut -c1-60)"
 echo "soak: from $from, logs in $work, $ncpu CPUs, busy runs: ${busy:-none}"
 failures=$work/failures # "run<TAB>program: case" a line
 : >"$failures"
