@@ -27,6 +27,7 @@ static struct {
 	int err;
 	int times; /* how many calls fail from the nth on */
 	int seen[4];
+	int peak; /* the most perf descriptors open when an open was made */
 } inj;
 
 static int fails(enum call c)
@@ -43,6 +44,10 @@ static int fails(enum call c)
 static int f_open(struct perf_event_attr *a, pid_t p, int cpu, int gfd,
 		  unsigned long fl)
 {
+	int n = perf_fd_count();
+
+	if (n > inj.peak)
+		inj.peak = n;
 	return fails(C_OPEN) ?
 		       -1 :
 		       lope_sys_kernel.perf_event_open(a, p, cpu, gfd, fl);
@@ -243,6 +248,50 @@ static void mmap_fallback(void)
 	lope_group__delete(g);
 }
 
+/*
+ * lope_group__replace: the old group is closed before the new one opens,
+ * so a set never needs more descriptors than it will hold; a new group
+ * the kernel refuses gives the old one back, open, with its values.
+ */
+static void replace_faults(void)
+{
+	static const int64_t w[SW_ATTRS] = { 12345, 7, 3 };
+	struct lope_group *g = make(0), *next = make(0);
+	int64_t v[SW_ATTRS] = { 0, 0, 0 };
+	int fd0 = perf_fd_count(), ret = -ENOMEM, i, same = 1;
+
+	if (g && next && !(ret = lope_group__open(g)) &&
+	    !(ret = lope_group__write(g, w))) {
+		inject(C_OPEN, 2, EMFILE, 1);
+		ret = lope_group__replace(g, next);
+		inject(C_OPEN, 0, 0, 0);
+	}
+	if (lope_group__read(g, v))
+		same = 0;
+	for (i = 0; i < SW_ATTRS; i++)
+		same = same && v[i] == w[i];
+	lope_check(
+		ret == -EMFILE && lope_group__fd(g, 0) >= 0 && same &&
+			perf_fd_count() == fd0 + SW_ATTRS,
+		"replace_refused_gives_the_old_group_back_with_its_values",
+		"returned %d, old group's fd %d, values %lld %lld %lld (wrote %lld %lld %lld), %d perf descriptors (want %d)",
+		ret, lope_group__fd(g, 0), (long long)v[0], (long long)v[1],
+		(long long)v[2], (long long)w[0], (long long)w[1],
+		(long long)w[2], perf_fd_count() - fd0, SW_ATTRS);
+	inject(C_OPEN, 0, 0, 0);
+	ret = lope_group__replace(g, next);
+	lope_check(
+		ret == 0 && lope_group__fd(g, 0) < 0 &&
+			lope_group__fd(next, 0) >= 0 &&
+			inj.peak - fd0 < SW_ATTRS &&
+			perf_fd_count() == fd0 + SW_ATTRS,
+		"replace_never_holds_both_groups",
+		"returned %d, at most %d perf descriptors before an open (want under %d), %d after (want %d)",
+		ret, inj.peak - fd0, SW_ATTRS, perf_fd_count() - fd0, SW_ATTRS);
+	lope_group__delete(g);
+	lope_group__delete(next);
+}
+
 int main(void)
 {
 	faulty_all = lope_sys_kernel;
@@ -252,6 +301,7 @@ int main(void)
 	faulty_all.mmap = faulty.mmap;
 	lope_sys__set(&faulty_all);
 	open_faults();
+	replace_faults();
 	runtime_faults();
 	mmap_fallback();
 	lope_sys__set(NULL);
