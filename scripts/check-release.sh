@@ -54,6 +54,17 @@ while [ $# -gt 1 ]; do
 done
 [ $# -eq 1 ] || usage
 rel=$1
+case $rel in
+bookworm | trixie) ;;
+-h | --help)
+	sed -n '4,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	exit 0
+	;;
+*)
+	echo "check-release.sh: RELEASE is bookworm (Debian 12) or trixie (Debian 13), not '$rel'" >&2
+	usage
+	;;
+esac
 root=$work/$rel
 logs=$work/$rel.logs
 tag="[$rel]"

@@ -21,6 +21,15 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/ctests/report.sh"
 
+# Bad arguments are refused before anything is made or mounted.
+tmp=$(mktemp -d)
+expect_bad_inputs "$top/scripts/check-release.sh" check_release "$tmp" <<'BAD'
+release|buster|RELEASE is bookworm (Debian 12) or trixie (Debian 13), not 'buster'
+option_as_release|--keep|not '--keep'
+option|--what trixie|usage:
+BAD
+rm -rf "$tmp"
+
 if [ -z "${CI:-}" ] && [ "${LOPE_RELEASE_CHECK:-0}" != 1 ]; then
 	skip release_check "runs in CI or with LOPE_RELEASE_CHECK=1 (2 to 3 minutes, 1 GB of downloads); the whole check: scripts/check-release.sh RELEASE"
 	exit 0
