@@ -65,8 +65,7 @@ static void burn_ms(long long ms)
  * What the target does after the fork: wait for a byte on @go, burn, say
  * so on @burnt, wait for another byte, exec @path.
  */
-static void __attribute__((noreturn))
-target(int go, int burnt, const char *path)
+static _Noreturn void target(int go, int burnt, const char *path)
 {
 	char c;
 

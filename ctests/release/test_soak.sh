@@ -10,6 +10,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/ctests/report.sh"
 
+need_tool soak_command git "soak.sh clones; Debian: apt-get install git"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ncpu=$(getconf _NPROCESSORS_ONLN)
