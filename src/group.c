@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 
+#include "cores.h"
 #include "group.h"
 #include "mmap_read.h"
 #include "sys.h"
@@ -95,7 +96,10 @@ read_user_into(struct lope_group *g, int64_t *restrict values, bool *slow)
 			values[i] = (int64_t)(c[i].val - bval[i]);
 		}
 	}
-	if (!on)
+	/* A core type's part while the thread is on another: the kernel
+	 * took them all off their counters as it left. */
+	if (!on &&
+	    !(lope_group__is_part(g) && lope_cores__off(g->core_of, g->core)))
 		return -EOPNOTSUPP;
 	g->snap = LOPE_SNAP_CUR;
 	return 0;
@@ -239,6 +243,8 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 {
 	int err = check_ready(g);
 
+	if (err == LOPE_SPLIT)
+		return c ? lope_parts__counts(g, c, false) : -EINVAL;
 	if (!err && !c)
 		err = -EINVAL;
 	if (!err)
@@ -254,6 +260,8 @@ int lope_group__last_counts(const struct lope_group *g, struct lope_counts *c)
 
 	if (!err && !c)
 		err = -EINVAL;
+	if (!err && g->parts)
+		return lope_parts__counts((struct lope_group *)g, c, true);
 	if (!err && g->snap == LOPE_SNAP_NONE)
 		err = -ENODATA;
 	if (!err)
@@ -281,17 +289,25 @@ static uint64_t scaled(uint64_t d, uint64_t ena, uint64_t run)
 	return d > INT64_MAX ? INT64_MAX : d; /* nor wrap a wild ratio */
 }
 
-/* Any value: each event's own interval, scaled where the kernel multiplexed. */
+/*
+ * Any value: each event's own interval, scaled where the kernel
+ * multiplexed: by its enabled time, or in a core type's part by the time
+ * the part's first event ran (the time the thread was on that core type).
+ */
 static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 						  int64_t *values)
 {
+	uint64_t ref = 0;
 	int i;
 
+	if (lope_group__is_part(g))
+		ref = snap_counts(g, 0).run - g->brun[0];
 	for (i = 0; i < g->nr; i++) {
 		struct lope_counts c = snap_counts(g, i);
+		uint64_t ena = lope_group__is_part(g) ? ref :
+							c.ena - g->bena[i];
 
-		values[i] = (int64_t)scaled(c.val - g->bval[i],
-					    c.ena - g->bena[i],
+		values[i] = (int64_t)scaled(c.val - g->bval[i], ena,
 					    c.run - g->brun[i]) +
 			    g->wr[i];
 	}
@@ -466,7 +482,7 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
 	int err = check_ready(g);
 
 	if (err)
-		return err;
+		return err == LOPE_SPLIT ? lope_parts__read(g, values) : err;
 	return g->user_read ? read_user_general(g, values) :
 			      read_any(g, values);
 }
@@ -548,6 +564,8 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
 {
 	if (!g->opened)
 		return -EBADF;
+	if (g->parts)
+		return LOPE_SPLIT;
 	set_bases(g, NULL);
 	g->ready = true;
 	lope_group__heat(g);
@@ -574,7 +592,7 @@ int lope_group__reset(struct lope_group *g)
 	int err = check_ready(g);
 
 	if (__builtin_expect(err, 0))
-		return err;
+		return err == LOPE_SPLIT ? lope_parts__reset(g) : err;
 	g->stamp_reads = true;
 	if (!fresh(g)) {
 		err = g->fast ? read_fast(g, false) : sample(g);
@@ -591,8 +609,10 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 {
 	int err = check_ready(g);
 
-	if (!err && !values)
+	if ((!err || err == LOPE_SPLIT) && !values)
 		err = -EINVAL;
+	if (err == LOPE_SPLIT)
+		return lope_parts__write(g, values);
 	return err ? err : rebase(g, values);
 }
 
@@ -650,7 +670,7 @@ int lope_group__enable(struct lope_group *g)
 	int err = check_ready(g);
 
 	if (__builtin_expect(err, 0))
-		return err;
+		return err == LOPE_SPLIT ? lope_parts__enable(g) : err;
 	set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
 	err = g->nr_overflow && !lope_group__forked(g) ? lope_overflow__arm(g) :
@@ -684,6 +704,8 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 {
 	int err = check_ready(g);
 
+	if (err == LOPE_SPLIT)
+		return lope_parts__disable(g, values, false);
 	if (!err)
 		err = stop_leaders(g);
 	if (!err)
@@ -703,7 +725,8 @@ int lope_group__disable_after_read(struct lope_group *g)
 
 	/* No sample since the enable (always so when closed): read one. */
 	if (__builtin_expect(!g || g->snap == LOPE_SNAP_NONE, 0))
-		return lope_group__disable(g, NULL);
+		return g && g->parts ? lope_parts__disable(g, NULL, true) :
+				       lope_group__disable(g, NULL);
 	err = stop_leaders(g);
 	if (__builtin_expect(err, 0))
 		return err;

@@ -94,7 +94,29 @@ struct lope_group {
 	size_t page_size;
 	struct lope_counts *cur; /* LOPE_SNAP_CUR's counts */
 	uint64_t *buf;           /* read(2) buffer: nr, ena, run, cap values */
+	/* Hybrid CPUs (parts.c).  A group split over core PMUs (parts set,
+	 * from cores) is the sum of its parts: groups of their own, each
+	 * all of one core PMU (core, of core_of) or of none (core -1). */
+	const struct lope_cores *cores;
+	struct lope_parts *parts;
+	const struct lope_cores *core_of;
+	int core;
 };
+
+/* What settle() returns for a split group: the caller hands it to parts.c. */
+#define LOPE_SPLIT 1
+
+/*
+ * A part of a split group: its values are scaled by the running time of
+ * its first event (its own group's, or with LOPE_SEPARATE the first
+ * group's, opened pinned), not by the enabled time.  When the thread is
+ * on another core type none of its events is on a counter, and the pages
+ * are final: read without read(2).
+ */
+static inline bool lope_group__is_part(const struct lope_group *g)
+{
+	return g->core >= 0;
+}
 
 /*
  * In a forked child, a group opened by the parent names the parent's
@@ -122,6 +144,20 @@ static inline void lope_group__heat(struct lope_group *g)
 
 /* How long one read(2) of the open group @g takes (group.c, for open.c). */
 uint64_t lope_group__read_cost(struct lope_group *g);
+
+/* A split group's calls (parts.c): open, close, and the verbs. */
+int lope_parts__open(struct lope_group *g);
+void lope_parts__close(struct lope_group *g);
+bool lope_parts__needed(const struct lope_group *g);
+int lope_parts__read(struct lope_group *g, int64_t *values);
+int lope_parts__reset(struct lope_group *g);
+int lope_parts__write(struct lope_group *g, const int64_t *values);
+int lope_parts__enable(struct lope_group *g);
+int lope_parts__disable(struct lope_group *g, int64_t *values, bool after_read);
+int lope_parts__counts(struct lope_group *g, struct lope_counts *c, bool last);
+int lope_parts__find_fd(const struct lope_group *g, int fd);
+int lope_parts__samples(struct lope_group *g, int idx, uint64_t *ips, int max);
+int lope_parts__rearm(struct lope_group *g, int idx, int code);
 
 /* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
 void lope_overflow__prepare_attr(const struct lope_event *e,

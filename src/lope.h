@@ -300,4 +300,65 @@ LOPE_API const char *lope_pmus__pmu_name(const struct lope_pmus *p, int idx);
  */
 LOPE_API int lope_pmus__cpu(const struct lope_pmus *p, uint32_t type, int *cpu);
 
+/* The listed PMU @idx's "cpus" file ("0-3,8") into @buf; "" without one. */
+LOPE_API int lope_pmus__pmu_cpus(const struct lope_pmus *p, int idx, char *buf,
+				 size_t len);
+/* The perf type of the listed PMU @idx. */
+LOPE_API int lope_pmus__pmu_type(const struct lope_pmus *p, int idx,
+				 uint32_t *type);
+
+/*
+ * Hybrid CPUs (Intel cpu_core + cpu_atom, Arm big.LITTLE, Apple): each core
+ * type has a PMU of its own, and a task's event on one counts only while
+ * the task runs on that PMU's cpus.  lope_cores lists the core PMUs (those
+ * of LOPE_PMUS_CORE) with their cpus, and says how an event counts on
+ * each: a generic event (PERF_TYPE_HARDWARE, HW_CACHE, or a raw encoding
+ * that every core PMU's sysfs lists under one name) becomes one kernel
+ * event per core PMU, whose counts a group sums into the one value
+ * (lope_group__set_cores); an event of one PMU counts on its cpus only.
+ * With one core PMU (or none) nothing is split and groups are as without.
+ */
+struct lope_cores;
+
+/* At most this many core PMUs are used (more than any CPU has today). */
+#define LOPE_CORES_MAX 8
+
+LOPE_API int lope_cores__new(struct lope_cores **out, const char *root);
+/* NULL is accepted. */
+LOPE_API void lope_cores__delete(struct lope_cores *c);
+/* How many core PMUs; 0 for NULL. */
+LOPE_API int lope_cores__nr(const struct lope_cores *c);
+/* Core PMU @i's sysfs name, perf type and "cpus" list ("0-3,8"). */
+LOPE_API const char *lope_cores__name(const struct lope_cores *c, int i);
+LOPE_API uint32_t lope_cores__type(const struct lope_cores *c, int i);
+LOPE_API const char *lope_cores__cpus(const struct lope_cores *c, int i);
+/* 1 when the kernel takes the PMU's type in bits 32-63 of a generic
+ * event's config (PERF_PMU_CAP_EXTENDED_HW_TYPE, x86 since 5.13, arm64
+ * since 6.6), 0 when it does not: each PMU's own sysfs event is used. */
+LOPE_API int lope_cores__extended(const struct lope_cores *c);
+/*
+ * How @attr counts: up to @max parts into @parts (the encoding on each
+ * core PMU, with @pmu[k] its index), returning how many.  One part with
+ * pmu -1: it counts wherever the task runs (software events, other PMUs,
+ * or a machine with one core PMU).  One part with a PMU's index: that
+ * core type only.  -ENOENT: a generic event with no equivalent on some
+ * core PMU (it would silently count on part of the cpus).
+ */
+LOPE_API int lope_cores__split(const struct lope_cores *c,
+			       const struct perf_event_attr *attr,
+			       struct perf_event_attr *parts, int *pmu,
+			       int max);
+/*
+ * Split @g's events over @c's core PMUs when it is opened: one kernel group
+ * per core PMU with events on it (and one for the events that count
+ * everywhere), values summed over the parts.  A part on a core PMU is
+ * scaled by the time its own group ran (with LOPE_SEPARATE, the first of
+ * its groups, opened pinned), never by the enabled time, which runs on
+ * while the task is on the other core types.  @c must outlive @g's
+ * opening; NULL or one core PMU: nothing changes.  The group must not be
+ * open.
+ */
+LOPE_API int lope_group__set_cores(struct lope_group *g,
+				   const struct lope_cores *c);
+
 #endif /* LOPE_H */

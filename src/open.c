@@ -33,6 +33,7 @@ int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
 	g->pid = pid;
 	g->cpu = cpu;
 	g->flags = flags;
+	g->core = -1;
 	g->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	*out = g;
 	return 0;
@@ -186,6 +187,9 @@ static void prepare_attr(const struct lope_group *g, int i,
 	attr->enable_on_exec = attr->disabled &&
 			       (g->flags & LOPE_ENABLE_ON_EXEC);
 	attr->inherit = !!(g->flags & LOPE_INHERIT);
+	/* A core type's multiplexed part: its first group runs whenever
+	 * the thread is on that core type, the time the others scale by. */
+	attr->pinned = lope_group__is_part(g) && !one_kernel_group(g) && i == 0;
 	if (user_readable(g, attr))
 		lope_arch_prepare_attr(attr);
 }
@@ -240,6 +244,8 @@ int lope_group__open(struct lope_group *g)
 		return -EBUSY;
 	if (g->nr == 0)
 		return -ENOENT;
+	if (lope_parts__needed(g))
+		return lope_parts__open(g);
 	self = self_monitoring(g);
 	g->user_read = self && !(g->flags & LOPE_NO_RDPMC);
 	/* Before anything is mapped: a failed open unmaps what it mapped. */
@@ -342,6 +348,8 @@ void lope_group__close(struct lope_group *g)
 
 	if (!g || !g->opened)
 		return;
+	if (g->parts)
+		lope_parts__close(g);
 	/* Members before the leader, so the leader goes last. */
 	for (i = g->nr - 1; i >= 0; i--) {
 		struct lope_event *e = &g->ev[i];

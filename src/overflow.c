@@ -168,6 +168,8 @@ int lope_group__rearm(struct lope_group *g, int idx, int code)
 
 	if (!e || !g->opened || !e->period)
 		return -EINVAL;
+	if (g->parts)
+		return lope_parts__rearm(g, idx, code);
 	if (code == POLL_HUP)
 		e->budget = 0;
 	else if (e->budget > 0)
@@ -183,6 +185,8 @@ int lope_group__find_fd(const struct lope_group *g, int fd)
 
 	if (!g || !g->opened || fd < 0)
 		return -EINVAL;
+	if (g->parts)
+		return lope_parts__find_fd(g, fd);
 	for (i = 0; i < g->nr; i++)
 		if (g->ev[i].fd == fd)
 			return i;
@@ -218,6 +222,8 @@ int lope_group__samples(struct lope_group *g, int idx, uint64_t *ips, int max)
 
 	if (!e || !ips || max < 0)
 		return -EINVAL;
+	if (g->parts)
+		return lope_parts__samples(g, idx, ips, max);
 	if (!e->ring)
 		return -ENOBUFS;
 	pc = e->ring;

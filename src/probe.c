@@ -108,6 +108,44 @@ static int open_hw_counter(struct perf_event_attr *attr)
 	return lope_sys__open(attr, 0, -1, -1);
 }
 
+/*
+ * On a hybrid CPU the probe's generic event is on the kernel's default
+ * core PMU and never runs while this thread is on another core type: the
+ * same event split over every core PMU, as a split group reads it.  0 if
+ * it reads in user space.
+ */
+static int probe_cores(const struct perf_event_attr *attr)
+{
+	struct lope_cores *c;
+	struct lope_group *g = NULL;
+	int64_t v;
+	int err = lope_cores__new(&c, LOPE_SYSFS_DEVICES);
+
+	if (!err && lope_cores__nr(c) < 2)
+		err = -EOPNOTSUPP;
+	if (!err)
+		err = lope_group__new(&g, 0, -1, 0);
+	if (!err)
+		err = lope_group__set_cores(g, c);
+	if (!err) {
+		struct perf_event_attr a = *attr;
+
+		a.sample_period = 0;
+		err = lope_group__add(g, &a) < 0 ? -ENOMEM : 0;
+	}
+	if (!err)
+		err = lope_group__open(g);
+	if (!err)
+		err = lope_group__enable(g);
+	if (!err)
+		err = lope_group__read(g, &v);
+	if (!err && lope_group__last_path(g) != LOPE_PATH_RDPMC)
+		err = -EOPNOTSUPP;
+	lope_group__delete(g);
+	lope_cores__delete(c);
+	return err;
+}
+
 /* Open, map and enable one hardware counter and read it in user space. */
 static int probe_event(char *why, size_t len)
 {
@@ -134,9 +172,14 @@ static int probe_event(char *why, size_t len)
 	else if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		err = say(-errno, why, len, "cannot enable the event: %s",
 			  strerror(errno));
-	else if (lope_mmap__read(pc, &lope_hw_reader, &c, NULL) != 0)
-		err = say(-EOPNOTSUPP, why, len, "%s", page_refusal(pc));
+	else if (lope_mmap__read(pc, &lope_hw_reader, &c, NULL) == 0)
+		err = 0;
+	else if (pc->index == 0 && pc->time_running == 0 &&
+		 probe_cores(&attr) == 0)
+		err = 0; /* a hybrid CPU's other core type */
 	else
+		err = say(-EOPNOTSUPP, why, len, "%s", page_refusal(pc));
+	if (!err)
 		err = say(0, why, len, "rdpmc works");
 	if (pc != MAP_FAILED)
 		(void)lope_sys->munmap(pc, page);

@@ -8,13 +8,16 @@
 # fuzzing and cross-compile scripts.  Names are relative to src/; the
 # per-arch header is src/arch/<arch>/lope_arch.h.
 LOPE_ENGINE_SRCS = \
+	cores.c \
 	group.c \
 	open.c \
 	overflow.c \
+	parts.c \
 	probe.c \
 	sys.c \
 	sysfs_pmu.c
 LOPE_ENGINE_HDRS = \
+	cores.h \
 	group.h \
 	lope.h \
 	mmap_read.h \

@@ -416,6 +416,32 @@ const char *lope_pmus__pmu_name(const struct lope_pmus *p, int idx)
 	return u ? u->name : NULL;
 }
 
+int lope_pmus__pmu_cpus(const struct lope_pmus *p, int idx, char *buf,
+			size_t len)
+{
+	const struct pmu *u = listed_pmu(p, idx);
+	int n;
+
+	if (!u || !buf || len == 0)
+		return -EINVAL;
+	n = read_file(buf, len, "%s/%s/cpus", p->root, u->name);
+	if (n == -ENOENT) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return n < 0 ? n : 0;
+}
+
+int lope_pmus__pmu_type(const struct lope_pmus *p, int idx, uint32_t *type)
+{
+	const struct pmu *u = listed_pmu(p, idx);
+
+	if (!u || !type)
+		return -EINVAL;
+	*type = u->type;
+	return 0;
+}
+
 int lope_pmus__encode(const struct lope_pmus *p, const char *pmu,
 		      const char *terms, struct perf_event_attr *attr)
 {

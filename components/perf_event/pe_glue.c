@@ -84,8 +84,12 @@ int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 	struct lope_group *g;
 	int i, err = lope_group__new(&g, r->pid, r->cpu, r->flags);
 
-	if (err)
+	if (!err)
+		err = lope_group__set_cores(g, r->cores);
+	if (err) {
+		lope_group__delete(g);
 		return pe_errno_to_papi(err);
+	}
 	for (i = 0; i < r->nr; i++) {
 		err = lope_group__add(g, lope_group__attr(src, i));
 		if (err < 0)

@@ -67,7 +67,8 @@ struct pe_rebuild {
 	int nr;
 	int domain;
 	const struct pe_event *ev;
-	int signo; /* the overflow signal */
+	int signo;                      /* the overflow signal */
+	const struct lope_cores *cores; /* hybrid: split over these */
 };
 
 /*

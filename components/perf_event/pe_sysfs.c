@@ -11,14 +11,19 @@
 #include "pe_libpfm4_events.h"
 #include "pe_sysfs.h"
 
-int pe_sysfs__open(struct pe_sysfs *s, enum lope_pmus_kind kind)
+const char *pe_sysfs__root(void)
 {
 	const char *root = secure_getenv(PE_SYSFS_ENV_ROOT);
+
+	return root && *root ? root : PE_SYSFS_ROOT;
+}
+
+int pe_sysfs__open(struct pe_sysfs *s, enum lope_pmus_kind kind)
+{
+	const char *root = pe_sysfs__root();
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	if (!root || !*root)
-		root = PE_SYSFS_ROOT;
 	err = lope_pmus__new(&s->pmus, root, kind);
 	if (err)
 		SUBDBG("%s: %s\n", root, strerror(-err));

@@ -42,6 +42,8 @@ static inline int pe_sysfs__is_code(unsigned int code)
 	return (code & ~(PE_SYSFS_RAW | PE_SYSFS_IDX)) == PE_SYSFS_CODE;
 }
 
+/* Where the PMUs are read from: LOPE_SYSFS_ROOT, else sysfs. */
+const char *pe_sysfs__root(void);
 /* List one kind of PMU; without sysfs the set is empty, not an error. */
 int pe_sysfs__open(struct pe_sysfs *s, enum lope_pmus_kind kind);
 void pe_sysfs__close(struct pe_sysfs *s);

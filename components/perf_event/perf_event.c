@@ -82,6 +82,8 @@ typedef struct {
 papi_vector_t _perf_event_vector;
 /* libpfm4's events; core PMUs' sysfs events where it does not know the CPU. */
 static struct pe_names names;
+/* The core PMUs: several on a hybrid CPU, where events are split. */
+static struct lope_cores *cores;
 static int our_cidx;
 static unsigned int engine_flags; /* LOPE_NO_RDPMC when forced or useless */
 
@@ -138,6 +140,7 @@ static int reopen_events(pe_control_t *c, struct lope_group *src,
 	r.domain = c->domain;
 	r.ev = ev;
 	r.signo = overflow_signal();
+	r.cores = cores;
 	ret = pe_rebuild(&c->grp, src, &r);
 	if (ret == PAPI_OK)
 		c->exec_armed = !!(r.flags & LOPE_ENABLE_ON_EXEC);
@@ -688,6 +691,22 @@ static struct {
 	int asked;
 } loading_presets;
 
+/*
+ * On a hybrid CPU, can a preset's event count on every core type?  A
+ * generic event with no equivalent on one of them (no extended type, no
+ * sysfs event of that meaning) would count on some cpus only: such a
+ * preset is left out.  An event of one PMU (PAPI's table of one core
+ * type) is kept: it counts on that core type, as in stock PAPI.
+ */
+static int counts_everywhere(pe_attr_t *a)
+{
+	struct perf_event_attr parts[LOPE_CORES_MAX];
+	int pmu[LOPE_CORES_MAX];
+
+	return lope_cores__split(cores, &a->attr, parts, pmu, LOPE_CORES_MAX) >
+	       0;
+}
+
 /* names.accept: every name, but while PAPI loads presets only the events
  * the kernel opens here. */
 static int accept_name(const char *name)
@@ -707,7 +726,8 @@ static int accept_name(const char *name)
 		return 0;
 	a.attr.exclude_kernel = 1;
 	a.attr.exclude_hv = 1;
-	return lope_probe((struct perf_event_attr *)&a, 0, -1) == 0;
+	return lope_probe((struct perf_event_attr *)&a, 0, -1) == 0 &&
+	       counts_everywhere(&a);
 }
 
 /* pe_ntv_enum_events ... pe_ntv_code_to_info: libpfm4's events first, then
@@ -847,11 +867,31 @@ static int unknown_cpu(papi_vector_t *v)
 	return PAPI_OK;
 }
 
+/* "; core PMUs a53 (1), a57 (0)" on a hybrid CPU, else "". */
+static const char *hybrid(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i, r;
+
+	buf[0] = '\0';
+	for (i = 0; lope_cores__nr(cores) > 1 && i < lope_cores__nr(cores);
+	     i++) {
+		r = snprintf(buf + n, len - n, "%s %s (cpus %s)",
+			     i ? "," : "; core PMUs",
+			     lope_cores__name(cores, i),
+			     lope_cores__cpus(cores, i));
+		if (r < 0 || (size_t)r >= len - n)
+			break;
+		n += (size_t)r;
+	}
+	return buf;
+}
+
 static int pe_init_component(int cidx)
 {
 	papi_vector_t *v = _papi_hwd[cidx];
 	char mode[PAPI_MAX_STR_LEN], why[PAPI_MAX_STR_LEN];
-	char libpfm4[PAPI_MIN_STR_LEN];
+	char libpfm4[PAPI_MIN_STR_LEN], hy[PAPI_MAX_STR_LEN];
 	const char *pmu;
 	int ret, papi_presets;
 
@@ -867,6 +907,10 @@ static int pe_init_component(int cidx)
 	if (_papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_INTEL ||
 	    _papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_AMD)
 		v->cmp_info.fast_real_timer = 1;
+	lope_cores__delete(cores);
+	cores = NULL;
+	if (lope_cores__new(&cores, pe_sysfs__root()) == -ENOMEM)
+		return pe_disable(v, PAPI_ENOMEM, "out of memory");
 	detect_rdpmc(v, why, sizeof(why));
 	pe_cpu__libpfm4_name(libpfm4, sizeof(libpfm4));
 	if (_papi_libpfm4_init(v) != PAPI_OK)
@@ -902,13 +946,16 @@ static int pe_init_component(int cidx)
 	if (!papi_presets)
 		load_generic_presets(cidx);
 	snprintf(v->cmp_info.description, sizeof(v->cmp_info.description),
-		 "lope; %.80s; rdpmc: %.32s", mode, why);
+		 "lope; %.80s; rdpmc: %.32s%s", mode, why,
+		 hybrid(hy, sizeof(hy)));
 	v->cmp_info.disabled = PAPI_OK;
 	return PAPI_OK;
 }
 
 static int pe_shutdown_component(void)
 {
+	lope_cores__delete(cores);
+	cores = NULL;
 	return pe_names__shutdown(&names, &_perf_event_vector);
 }
 

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A group split over the core PMUs of a hybrid CPU (lope_group__set_cores):
+ * one group per core PMU with events on it and one for the events that
+ * count everywhere, each an ordinary group with its own read path (a core
+ * PMU's group reads its pages in user space on any cpu), and every verb
+ * the sum of its parts.  The verbs reach here from group.c's slow paths
+ * (settle() says LOPE_SPLIT), so a group that is not split pays nothing.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cores.h"
+#include "group.h"
+
+/* A split group's parts: group k of core PMU k, the last one of none. */
+struct lope_parts {
+	int nr;
+	struct lope_group *g[LOPE_CORES_MAX + 1];
+	int *value[LOPE_CORES_MAX + 1]; /* event j of g[k] adds to value[k][j] */
+	int64_t *tmp;                   /* one part's values */
+	struct lope_counts *ctmp;       /* one part's raw counts */
+	int hit_g, hit_j;               /* the last lope_parts__find_fd() */
+};
+
+int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
+{
+	if (!g)
+		return -EINVAL;
+	if (g->opened)
+		return -EBUSY;
+	g->cores = lope_cores__nr(c) > 1 ? c : NULL;
+	return 0;
+}
+
+/* Does @g count on a core PMU's cpus only, or split over several? */
+bool lope_parts__needed(const struct lope_group *g)
+{
+	struct perf_event_attr parts[LOPE_CORES_MAX];
+	int pmu[LOPE_CORES_MAX], i;
+
+	if (!g->cores)
+		return false;
+	for (i = 0; i < g->nr; i++)
+		if (lope_cores__split(g->cores, &g->ev[i].attr, parts, pmu,
+				      LOPE_CORES_MAX) != 1 ||
+		    pmu[0] >= 0)
+			return true;
+	return false;
+}
+
+/* Free the parts (closed or not). */
+static void free_parts(struct lope_group *g)
+{
+	struct lope_parts *p = g->parts;
+	int k;
+
+	if (!p)
+		return;
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		lope_group__delete(p->g[k]);
+		free(p->value[k]);
+	}
+	free(p->tmp);
+	free(p->ctmp);
+	free(p);
+	g->parts = NULL;
+}
+
+/* Part @k (core PMU @k, or LOPE_CORES_MAX: none) of @g, made on first use. */
+static struct lope_group *part(struct lope_group *g, int k)
+{
+	struct lope_parts *p = g->parts;
+	struct lope_group *q;
+
+	if (p->g[k])
+		return p->g[k];
+	if (lope_group__new(&q, g->pid, g->cpu, g->flags))
+		return NULL;
+	if (k < LOPE_CORES_MAX) {
+		q->core_of = g->cores;
+		q->core = k;
+	}
+	p->g[k] = q;
+	return q;
+}
+
+/* Does core PMU @pmu (-1: none) count on the group's cpu? */
+static bool counts_on(const struct lope_group *g, int pmu)
+{
+	const struct lope_core *u;
+
+	if (g->cpu < 0 || pmu < 0)
+		return true;
+	u = &g->cores->pmu[pmu];
+	return !CPU_COUNT(&u->set) ||
+	       (g->cpu < CPU_SETSIZE && CPU_ISSET(g->cpu, &u->set));
+}
+
+/* Event @i's parts into their groups. */
+static int add_parts(struct lope_group *g, int i)
+{
+	struct perf_event_attr a[LOPE_CORES_MAX];
+	int pmu[LOPE_CORES_MAX], n, k, j, added = 0;
+	const struct lope_event *e = &g->ev[i];
+
+	n = lope_cores__split(g->cores, &e->attr, a, pmu, LOPE_CORES_MAX);
+	if (n < 0)
+		return n;
+	for (k = 0; k < n; k++) {
+		struct lope_group *q;
+		int slot = pmu[k] < 0 ? LOPE_CORES_MAX : pmu[k], *v;
+
+		if (!counts_on(g, pmu[k]))
+			continue; /* a cpu-wide set on another core type */
+		q = part(g, slot);
+		if (!q)
+			return -ENOMEM;
+		j = lope_group__add(q, &a[k]);
+		if (j < 0)
+			return j;
+		v = realloc(g->parts->value[slot],
+			    (size_t)(j + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		v[j] = i;
+		g->parts->value[slot] = v;
+		if (e->period) {
+			j = lope_group__set_overflow(q, j, e->period, e->signo);
+			if (j < 0)
+				return j;
+		}
+		added++;
+	}
+	return added ? 0 : -ENOENT;
+}
+
+/* Open every part; the first part of each event lends it its fd. */
+static int open_parts(struct lope_group *g)
+{
+	struct lope_parts *p = g->parts;
+	int k, j, err, most = 0;
+
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		err = lope_group__open(p->g[k]);
+		if (err)
+			return err;
+		p->nr++;
+		g->nr_mapped += p->g[k]->nr_mapped;
+		if (p->g[k]->nr > most)
+			most = p->g[k]->nr;
+		for (j = p->g[k]->nr - 1; j >= 0; j--)
+			g->ev[p->value[k][j]].fd = p->g[k]->ev[j].fd;
+	}
+	p->tmp = malloc((size_t)most * sizeof(*p->tmp));
+	p->ctmp = malloc((size_t)most * sizeof(*p->ctmp));
+	return p->tmp && p->ctmp ? 0 : -ENOMEM;
+}
+
+int lope_parts__open(struct lope_group *g)
+{
+	int i, err = 0;
+
+	g->parts = calloc(1, sizeof(*g->parts));
+	if (!g->parts)
+		return -ENOMEM;
+	for (i = 0; !err && i < g->nr; i++)
+		err = add_parts(g, i);
+	if (!err)
+		err = open_parts(g);
+	if (err) {
+		lope_parts__close(g);
+		return err;
+	}
+	g->opened = true;
+	g->ready = false; /* settle() says LOPE_SPLIT */
+	g->hot = LOPE_HOT_NONE;
+	g->snap = LOPE_SNAP_NONE;
+	g->last = LOPE_PATH_NONE;
+	return 0;
+}
+
+void lope_parts__close(struct lope_group *g)
+{
+	int i;
+
+	for (i = 0; i < g->nr; i++)
+		g->ev[i].fd = -1; /* the parts' own, closed with them */
+	free_parts(g);
+	g->nr_mapped = 0;
+}
+
+/* Add part @k's @v into @values. */
+static void add_values(const struct lope_parts *p, int k, const int64_t *v,
+		       int64_t *values)
+{
+	int j;
+
+	for (j = 0; j < p->g[k]->nr; j++)
+		values[p->value[k][j]] += v[j];
+}
+
+int lope_parts__read(struct lope_group *g, int64_t *values)
+{
+	struct lope_parts *p = g->parts;
+	enum lope_path last = LOPE_PATH_RDPMC;
+	int k, err;
+
+	memset(values, 0, (size_t)g->nr * sizeof(*values));
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		err = lope_group__read(p->g[k], p->tmp);
+		if (err)
+			return err;
+		add_values(p, k, p->tmp, values);
+		if (lope_group__last_path(p->g[k]) != LOPE_PATH_RDPMC)
+			last = LOPE_PATH_READ;
+	}
+	g->last = last;
+	return 0;
+}
+
+int lope_parts__reset(struct lope_group *g)
+{
+	int k, err;
+
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!g->parts->g[k])
+			continue;
+		err = lope_group__reset(g->parts->g[k]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A value written goes to the first part of its event, 0 to the others. */
+int lope_parts__write(struct lope_group *g, const int64_t *values)
+{
+	struct lope_parts *p = g->parts;
+	bool *done = calloc((size_t)g->nr, sizeof(*done));
+	int k, j, err = done ? 0 : -ENOMEM;
+
+	for (k = 0; !err && k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		for (j = 0; j < p->g[k]->nr; j++) {
+			int v = p->value[k][j];
+
+			p->tmp[j] = done[v] ? 0 : values[v];
+			done[v] = true;
+		}
+		err = lope_group__write(p->g[k], p->tmp);
+	}
+	free(done);
+	return err;
+}
+
+int lope_parts__enable(struct lope_group *g)
+{
+	struct lope_parts *p = g->parts;
+	int k, err;
+
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		err = lope_group__enable(p->g[k]);
+		if (err) {
+			while (--k >= 0)
+				if (p->g[k])
+					(void)lope_group__disable(p->g[k],
+								  NULL);
+			return err;
+		}
+	}
+	g->running = true;
+	return 0;
+}
+
+int lope_parts__disable(struct lope_group *g, int64_t *values, bool after_read)
+{
+	struct lope_parts *p = g->parts;
+	int k, err = 0, e;
+
+	if (values)
+		memset(values, 0, (size_t)g->nr * sizeof(*values));
+	/* Every part stops, whatever one of them says. */
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		if (after_read)
+			e = lope_group__disable_after_read(p->g[k]);
+		else
+			e = lope_group__disable(p->g[k],
+						values ? p->tmp : NULL);
+		if (!e && values)
+			add_values(p, k, p->tmp, values);
+		if (!err)
+			err = e;
+	}
+	if (!err)
+		g->running = false;
+	return err;
+}
+
+/*
+ * Raw counts of a split event: the parts' counts summed, the longest
+ * enabled time, and the running times summed (at most that): the time
+ * some part counted.  @last: the latest sample's, else a new one.
+ */
+int lope_parts__counts(struct lope_group *g, struct lope_counts *c, bool last)
+{
+	struct lope_parts *p = g->parts;
+	int k, j, err;
+
+	memset(c, 0, (size_t)g->nr * sizeof(*c));
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		err = last ? lope_group__last_counts(p->g[k], p->ctmp) :
+			     lope_group__read_raw(p->g[k], p->ctmp);
+		if (err)
+			return err;
+		for (j = 0; j < p->g[k]->nr; j++) {
+			struct lope_counts *to = &c[p->value[k][j]];
+
+			to->val += p->ctmp[j].val;
+			to->run += p->ctmp[j].run;
+			if (p->ctmp[j].ena > to->ena)
+				to->ena = p->ctmp[j].ena;
+		}
+	}
+	for (j = 0; j < g->nr; j++)
+		if (c[j].run > c[j].ena)
+			c[j].run = c[j].ena;
+	return 0;
+}
+
+/* Async-signal-safe: remembers which part's event it was, for rearm. */
+int lope_parts__find_fd(const struct lope_group *g, int fd)
+{
+	struct lope_parts *p = g->parts;
+	int k, j;
+
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		j = lope_group__find_fd(p->g[k], fd);
+		if (j >= 0) {
+			p->hit_g = k;
+			p->hit_j = j;
+			return p->value[k][j];
+		}
+	}
+	return -ENOENT;
+}
+
+/* Every part's samples of event @idx, part after part. */
+int lope_parts__samples(struct lope_group *g, int idx, uint64_t *ips, int max)
+{
+	struct lope_parts *p = g->parts;
+	int k, j, n = 0, r, rings = 0;
+
+	for (k = 0; k <= LOPE_CORES_MAX; k++) {
+		if (!p->g[k])
+			continue;
+		for (j = 0; j < p->g[k]->nr; j++) {
+			if (p->value[k][j] != idx)
+				continue;
+			r = lope_group__samples(p->g[k], j, ips + n, max - n);
+			if (r == -ENOBUFS)
+				continue;
+			if (r < 0)
+				return r;
+			rings++;
+			n += r;
+		}
+	}
+	return rings ? n : -ENOBUFS;
+}
+
+/* The part whose signal lope_parts__find_fd() last found. */
+int lope_parts__rearm(struct lope_group *g, int idx, int code)
+{
+	struct lope_parts *p = g->parts;
+
+	if (!p->g[p->hit_g] || p->value[p->hit_g][p->hit_j] != idx)
+		return -EINVAL;
+	return lope_group__rearm(p->g[p->hit_g], p->hit_j, code);
+}
