@@ -707,22 +707,31 @@ static int counts_everywhere(pe_attr_t *a)
 	       0;
 }
 
+/* libpfm4's encoding of event @name into @a: 0, or -1. */
+static int libpfm4_encode(const char *name, pe_attr_t *a)
+{
+	pfm_perf_encode_arg_t arg;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(a, 0, sizeof(*a));
+	arg.size = sizeof(arg);
+	arg.attr = &a->attr;
+	return pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT,
+					 &arg) == PFM_SUCCESS ?
+		       0 :
+		       -1;
+}
+
 /* names.accept: every name, but while PAPI loads presets only the events
  * the kernel opens here. */
 static int accept_name(const char *name)
 {
-	pfm_perf_encode_arg_t arg;
 	pe_attr_t a;
 
 	if (!loading_presets.on)
 		return 1;
 	loading_presets.asked++;
-	memset(&arg, 0, sizeof(arg));
-	memset(&a, 0, sizeof(a));
-	arg.size = sizeof(arg);
-	arg.attr = &a.attr;
-	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT,
-				      &arg) != PFM_SUCCESS)
+	if (libpfm4_encode(name, &a))
 		return 0;
 	a.attr.exclude_kernel = 1;
 	a.attr.exclude_hv = 1;
@@ -730,9 +739,74 @@ static int accept_name(const char *name)
 	       counts_everywhere(&a);
 }
 
-/* pe_ntv_enum_events ... pe_ntv_code_to_info: libpfm4's events first, then
- * the core PMUs' in sysfs. */
-PE_NAMES_NTV_CALLS(pe, names)
+/*
+ * On a hybrid CPU, the description of an event of one core type ends
+ * with it: " [armv8_cortex_a57 only: cpus 0]".
+ */
+static void note_core_type(unsigned int code, char *descr, size_t len)
+{
+	struct perf_event_attr parts[LOPE_CORES_MAX];
+	char name[PAPI_HUGE_STR_LEN];
+	struct lope_pmu_event ev;
+	int pmu[LOPE_CORES_MAX];
+	pe_attr_t a;
+	size_t n;
+
+	if (lope_cores__nr(cores) < 2)
+		return;
+	if (pe_sysfs__is_code(code)) {
+		if (pe_sysfs__event(&names.sysfs, code, &a, &ev) != PAPI_OK)
+			return;
+	} else if (pe_names__code_to_name(&names, code, name, sizeof(name)) !=
+			   PAPI_OK ||
+		   libpfm4_encode(name, &a)) {
+		return;
+	}
+	if (lope_cores__split(cores, &a.attr, parts, pmu, LOPE_CORES_MAX) !=
+		    1 ||
+	    pmu[0] < 0)
+		return;
+	n = strlen(descr);
+	snprintf(descr + n, len - n, " [%s only: cpus %s]",
+		 lope_cores__name(cores, pmu[0]),
+		 lope_cores__cpus(cores, pmu[0]));
+}
+
+/* PAPI's ntv_* calls: libpfm4's events first, then the core PMUs' in
+ * sysfs (pe_sysfs.h). */
+static int pe_ntv_enum_events(unsigned int *code, int modifier)
+{
+	return pe_names__enum(&names, code, modifier);
+}
+
+static int pe_ntv_name_to_code(const char *name, unsigned int *code)
+{
+	return pe_names__name_to_code(&names, name, code);
+}
+
+static int pe_ntv_code_to_name(unsigned int code, char *name, int len)
+{
+	return pe_names__code_to_name(&names, code, name, len);
+}
+
+static int pe_ntv_code_to_descr(unsigned int code, char *descr, int len)
+{
+	int ret = pe_names__code_to_descr(&names, code, descr, len);
+
+	if (ret == PAPI_OK)
+		note_core_type(code, descr, (size_t)len);
+	return ret;
+}
+
+static int pe_ntv_code_to_info(unsigned int code, PAPI_event_info_t *info)
+{
+	int ret = pe_names__code_to_info(&names, code, info);
+
+	if (ret == PAPI_OK)
+		note_core_type(code, info->long_descr,
+			       sizeof(info->long_descr));
+	return ret;
+}
 
 /*
  * Ask the kernel what this process may count, as it decides (paranoid
@@ -922,6 +996,14 @@ static int pe_init_component(int cidx)
 	loading_presets.on = 0;
 	papi_presets = v->cmp_info.num_preset_events;
 	pmu = names.table.default_pmu.name;
+	if (ret == PAPI_OK && lope_cores__nr(cores) > 1) {
+		/* A hybrid CPU libpfm4 names by one core type: each core
+		 * PMU's own events too, which count on that type alone. */
+		if (pe_sysfs__open(&names.sysfs, LOPE_PMUS_CORE) != PAPI_OK)
+			return pe_disable(v, PAPI_ENOMEM, "out of memory");
+		pe_sysfs__list_pmus(&names.sysfs, v);
+		v->cmp_info.num_native_events += pe_sysfs__nr(&names.sysfs);
+	}
 	if (ret == PAPI_OK) {
 		/* The NMI watchdog holds one counter for itself. */
 		if (_linux_detect_nmi_watchdog() && v->cmp_info.num_cntrs > 0)
