@@ -145,6 +145,16 @@ static inline void lope_group__heat(struct lope_group *g)
 /* How long one read(2) of the open group @g takes (group.c, for open.c). */
 uint64_t lope_group__read_cost(struct lope_group *g);
 
+/* A split group's parts: group k of core PMU k, the last one of none. */
+struct lope_parts {
+	int nr;
+	struct lope_group *g[LOPE_CORES_MAX + 1];
+	int *value[LOPE_CORES_MAX + 1]; /* event j of g[k] adds to value[k][j] */
+	int64_t *tmp;                   /* one part's values */
+	struct lope_counts *ctmp;       /* one part's raw counts */
+	int hit_g, hit_j;               /* the last lope_parts__find_fd() */
+};
+
 /* A split group's calls (parts.c): open, close, and the verbs. */
 int lope_parts__open(struct lope_group *g);
 void lope_parts__close(struct lope_group *g);

@@ -17,16 +17,6 @@
 #include "cores.h"
 #include "group.h"
 
-/* A split group's parts: group k of core PMU k, the last one of none. */
-struct lope_parts {
-	int nr;
-	struct lope_group *g[LOPE_CORES_MAX + 1];
-	int *value[LOPE_CORES_MAX + 1]; /* event j of g[k] adds to value[k][j] */
-	int64_t *tmp;                   /* one part's values */
-	struct lope_counts *ctmp;       /* one part's raw counts */
-	int hit_g, hit_j;               /* the last lope_parts__find_fd() */
-};
-
 int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
 {
 	if (!g)
