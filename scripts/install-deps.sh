@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian 12 or 13 machine: build tools, libpfm4, the stock
 # PAPI tools for comparison, PAPI's source (which our build compiles), and
-# the emulated arm64 machine's tools (the cross compiler, QEMU, cpio; its
-# kernel and arm64 libpfm4 are fetched by ctests/guest/fetch-arm64.sh).
+# the emulated arm64 machine's tools (the cross compiler, QEMU, cpio, dtc
+# for the two-PMU machine's device tree; its kernel and arm64 libpfm4 are
+# fetched by ctests/guest/fetch-arm64.sh).
 # Run as root, or as a user who may sudo.
 #
 #   scripts/install-deps.sh [--papi-src DIR]
@@ -43,7 +44,8 @@ packages=(build-essential autoconf automake libtool pkg-config libpfm4-dev
 # The emulated arm64 machine: on x86-64 its cross compiler and QEMU.  On
 # another host the guest's tests SKIP, saying so (ctests/guest).
 case $(dpkg --print-architecture) in
-amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm) ;;
+amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+	device-tree-compiler) ;;
 *) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated arm64 machine's tests need an x86-64 host; not installing its tools" ;;
 esac
 

@@ -57,6 +57,7 @@
 #define MAX_LINE 4096
 #define MAX_WORDS 64
 #define GRACE_MS 2000 /* after the program exits, for its children */
+#define PMUS "/sys/bus/event_source/devices"
 
 struct job {
 	char *name;
@@ -146,7 +147,7 @@ static void mount_all(void)
 static void describe(void)
 {
 	struct utsname u;
-	char line[256], pmus[1024] = "";
+	char line[256], pmus[1024] = "", path[512];
 	struct dirent *e;
 	DIR *d;
 	FILE *f;
@@ -163,13 +164,20 @@ static void describe(void)
 		}
 	if (f)
 		fclose(f);
-	d = opendir("/sys/bus/event_source/devices");
-	while (d && (e = readdir(d)))
+	d = opendir(PMUS);
+	while (d && (e = readdir(d))) {
 		if (e->d_name[0] != '.' &&
 		    strlen(pmus) + strlen(e->d_name) + 2 < sizeof(pmus)) {
 			strcat(pmus, " ");
 			strcat(pmus, e->d_name);
 		}
+		/* A core PMU has a cpus file: the CPUs it counts on. */
+		snprintf(path, sizeof(path), PMUS "/%s/cpus", e->d_name);
+		if (e->d_name[0] != '.' && access(path, F_OK) == 0) {
+			first_line(path, line, sizeof(line));
+			say("@@lope info core_pmu %s %s", e->d_name, line);
+		}
+	}
 	if (d)
 		closedir(d);
 	say("@@lope info pmus%s", pmus);

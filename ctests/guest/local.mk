@@ -10,6 +10,7 @@ EXTRA_DIST += \
 	ctests/guest/guest.mk \
 	ctests/guest/fetch-arm64.sh \
 	ctests/guest/libs.sh \
+	ctests/guest/hybrid-dtb.sh \
 	ctests/guest/show-results.sh \
 	ctests/guest/test_show_results.sh \
 	ctests/guest/init.c \

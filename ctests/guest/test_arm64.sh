@@ -33,7 +33,7 @@
 # Environment:
 #   LOPE_GUEST=0            skip it all (one SKIP line saying so)
 #   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
-#                           a57,ctests1,ctests2,ctests3,a72,a57x2,max)
+#                           a57,ctests1,ctests2,ctests3,a72,a57x2,max,hybrid)
 #   LOPE_GUEST_JOBS         boots at a time (default 2)
 #   LOPE_GUEST_DIR          build and results directory
 #                           (default $top_builddir/guest/arm64)
@@ -51,20 +51,24 @@ QEMU=qemu-system-aarch64
 CROSS_CC=aarch64-linux-gnu-gcc
 
 # The boots: key, the machine as the case names show it ("[arm64
-# cortex-a57x2] ...": the two-CPU cortex-a57), -cpu, -smp, the
-# seconds a boot takes on a loaded 2-cpu machine here (the longest start
-# first), the host's hard limit in seconds (the whole boot, from QEMU's
-# start: about twice that), and the per-program limit in guest seconds.
+# cortex-a57x2] ...": the two-CPU cortex-a57; "cortex-a57+a53": two CPUs
+# with a core PMU each, as on a hybrid CPU), -cpu, -smp, the seconds a
+# boot takes on a loaded 2-cpu machine here (the longest start first),
+# the host's hard limit in seconds (the whole boot, from QEMU's start:
+# about twice that), the per-program limit in guest seconds, QEMU's -M,
+# and the device tree: - for QEMU's own, else TREE: ctests/guest/TREE-dtb.sh
+# makes $O/TREE.dtb from QEMU's own tree of that machine (make_dtbs).
 # Which programs each runs is in plan_<key> below; PAPI's tests are dealt
 # round-robin over three boots, so that the two CPUs finish together.
 BOOTS="
-a57      cortex-a57    cortex-a57           1 250 480 300
-ctests1  cortex-a57    cortex-a57           1 200 420 60
-ctests2  cortex-a57    cortex-a57           1 200 420 60
-ctests3  cortex-a57    cortex-a57           1 200 420 60
-a72      cortex-a72    cortex-a72           1 40  180 300
-a57x2    cortex-a57x2  cortex-a57           2 40  180 300
-max      max           max,pauth-impdef=on  1 30  180 300
+a57      cortex-a57     cortex-a57           1 250 480 300 virt               -
+ctests1  cortex-a57     cortex-a57           1 200 420 60  virt               -
+ctests2  cortex-a57     cortex-a57           1 200 420 60  virt               -
+ctests3  cortex-a57     cortex-a57           1 200 420 60  virt               -
+a72      cortex-a72     cortex-a72           1 40  180 300 virt               -
+a57x2    cortex-a57x2   cortex-a57           2 40  180 300 virt               -
+max      max            max,pauth-impdef=on  1 30  180 300 virt               -
+hybrid   cortex-a57+a53 cortex-a57           2 5   60  60  virt,gic-version=3 hybrid
 "
 
 # shellcheck source=../report.sh
@@ -247,6 +251,39 @@ plan_max() {
 	avail_lines
 	emit papi_component_avail check:exit0 60 "$OURS_ENV" \
 		-- /papi/ours/utils/papi_component_avail
+}
+
+# Two CPUs with a core PMU each, as a hybrid CPU has them (Intel's cpu_core
+# and cpu_atom, Arm big.LITTLE): the device tree of ctests/guest/hybrid-dtb.sh
+# gives cpu0 a cortex-a57 PMU and cpu1 a cortex-a53 one, and an event of one
+# counts only while its task runs on that PMU's CPU (the tests with
+# guest-hybrid).  Its boot case also checks what the kernel registered:
+# boot_check_hybrid.
+plan_hybrid() {
+	our_tests "$1" guest-hybrid
+}
+
+# boot_check_hybrid LABEL INFO: from /init's machine print (INFO: a
+# "core_pmu NAME CPUS" line for each PMU with a cpus file), the kernel
+# registered exactly two core PMUs, their cpus disjoint and covering cpu 0
+# and 1; else the device tree's edit no longer works (another QEMU's tree,
+# another kernel).
+boot_check_hybrid() {
+	local c="$1 boot_hybrid_two_core_pmus_disjoint_cpus" got
+	got=$(sed -n 's/^core_pmu //p' "$2" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
+	if awk '$1 == "core_pmu" {
+			n++
+			k = split($3, part, ",")
+			for (i = 1; i <= k; i++) {
+				if (split(part[i], r, "-") == 1) r[2] = r[1]
+				for (c = r[1] + 0; c <= r[2] + 0; c++) dup += seen[c]++
+			}
+		}
+		END { exit !(n == 2 && !dup && seen[0] && seen[1]) }' "$2"; then
+		pass "$c" "$got"
+	else
+		fail "$c" "want two core PMUs with disjoint cpus covering cpu 0 and 1 ($O/hybrid.dtb, ctests/guest/hybrid-dtb.sh); the kernel registered: ${got:-none}"
+	fi
 }
 
 # ---------------------------------------------------------------------------
@@ -446,6 +483,9 @@ report_boot() {
 	else
 		pass "$label boot_$key" "$ran programs, $(cat "$d/seconds") s ($(cat "$d/cpu") s of CPU)"
 	fi
+	if declare -F "boot_check_$key" >/dev/null; then
+		"boot_check_$key" "$label" "$d/progs/info"
+	fi
 }
 
 # The kernel's panic line, else the console's last lines.
@@ -475,13 +515,26 @@ boot_end() {
 # papi_overhead's timer (cntvct_el0) reads exact instruction counts.
 # pauth-impdef=on (for -cpu max): the cheap pointer authentication, boots
 # in 1 s instead of 5 to 8.  -nic none: no network ROM to look for.
-boot() { # boot KEY CPU SMP LIMIT: QEMU, output into $R/KEY
-	local d=$R/$1 t0 rc=0
-	echo "$4" >"$d/limit"
+#
+# qemu_machine KEY: into the array qargs, QEMU and the options that make
+# boot KEY's machine: all of its command line but the kernel, its initrd
+# and command line, and -dtb.  The boot runs it; a device tree of its own
+# is dumped from it (make_dtbs), so that the tree is that machine's.
+qemu_machine() {
+	local m cpu smp
+	read -r m cpu smp < <(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $8, $3, $4 }')
+	qargs=("$QEMU" -M "$m" -cpu "$cpu,cntfrq=1000000000" -smp "$smp" -m 1024
+		-nographic -nic none -no-reboot -icount "shift=0,sleep=off")
+}
+
+boot() { # boot KEY LIMIT: QEMU, output into $R/KEY
+	local d=$R/$1 t0 rc=0 tree dtb=()
+	tree=$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $9 }')
+	[ "$tree" = - ] || dtb=(-dtb "$O/$tree.dtb")
+	qemu_machine "$1"
+	echo "$2" >"$d/limit"
 	t0=$(date +%s)
-	timeout -k 5 "$4" "$QEMU" -M virt -cpu "$2,cntfrq=1000000000" \
-		-smp "$3" -m 1024 -nographic -nic none -no-reboot \
-		-icount shift=0,sleep=off \
+	timeout -k 5 "$2" "${qargs[@]}" "${dtb[@]}" \
 		-kernel "$O/kernel" -initrd "$O/initrd.gz" \
 		-append "console=ttyAMA0 panic=-1 quiet lope_plan=/plans/$1" \
 		</dev/null 2>&1 | stamp "$d/console.log" "$d/times" || rc=${PIPESTATUS[0]}
@@ -511,22 +564,50 @@ stamp() {
 	done >"$1"
 }
 
+# The boots to run: those LOPE_GUEST_MACHINES names (all by default), but
+# those make_dtbs left out.
 selected_boots() {
 	local want=${LOPE_GUEST_MACHINES:-}
-	echo "$BOOTS" | awk -v want=",$want," 'NF && (want == ",," || index(want, "," $1 ","))'
+	echo "$BOOTS" | awk -v want=",$want," -v out=" $LEFT_OUT " \
+		'NF && (want == ",," || index(want, "," $1 ",")) && !index(out, " " $1 " ")'
+}
+
+# The device trees of the boots that need one (BOOTS' last column), once a
+# run, before the boots: ctests/guest/TREE-dtb.sh makes $O/TREE.dtb from
+# QEMU's own tree of the boot's machine.  Without dtc the boot is one
+# SKIP; a tree the script cannot edit (another QEMU) is its FAIL; either
+# way it is left out (LEFT_OUT).
+LEFT_OUT=
+make_dtbs() {
+	local key tree label err
+	while read -r key _ _ _ _ _ _ _ tree; do
+		[ "$tree" != - ] || continue
+		label=$(label_of "$key")
+		qemu_machine "$key"
+		if ! command -v dtc >/dev/null 2>&1; then
+			skip "$label boot_$key" "dtc not installed (Debian: device-tree-compiler): no device tree for this machine"
+		elif ! err=$(bash "$top_srcdir/ctests/guest/$tree-dtb.sh" "$O/$tree.dtb" "${qargs[@]}" 2>&1); then
+			fail "$label boot_$key" "ctests/guest/$tree-dtb.sh: $(echo "$err" | tr '\n' ' ' | cut -c1-300)"
+		else
+			info "$label boot_$key: device tree $O/$tree.dtb (source: $O/$tree.dtb.dts)"
+			continue
+		fi
+		LEFT_OUT="$LEFT_OUT $key"
+		rm -rf "${R:?}/$key"
+	done < <(selected_boots)
 }
 
 # The plans, packed as a second cpio appended to the built initramfs (the
 # kernel unpacks both).
 make_plans() {
-	local key cpu smp limit t plan kinds
+	local key t plan kinds
 	# Only what the boots run now is renewed: results of the others stay.
 	rm -rf "$O/plans"
 	mkdir -p "$R" "$O/plans/plans"
 	if selected_boots | grep -q '^ctests'; then
 		rm -rf "$R/ctests" "$R/ctests.md" "$R/ctests.tsv"
 	fi
-	while read -r key _ cpu smp _ limit t; do
+	while read -r key _ _ _ _ _ t _; do
 		rm -rf "${R:?}/$key"
 		[ "$key" != a57 ] || rm -f "$R/papi_overhead.txt"
 		mkdir -p "$R/$key"
@@ -546,7 +627,7 @@ run_boots() {
 	while read -r key _ cpu smp _ limit _; do
 		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
 		echo "# booting $(label_of "$key") ($key): -cpu $cpu -smp $smp, at most $limit s"
-		boot "$key" "$cpu" "$smp" "$limit" &
+		boot "$key" "$limit" &
 	done < <(selected_boots | sort -k5,5nr -s)
 	wait
 }
@@ -584,8 +665,8 @@ report_ctests() {
 # The machine, for the ctests table: QEMU, the guest's kernel and CPU.
 machine_text() {
 	local d=$R/$1/progs
-	echo "QEMU $("$QEMU" --version | head -n 1 | sed 's/.*version //'), -M virt" \
-		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-cpu " $3 ",cntfrq=1000000000 -smp " $4 }')" \
+	echo "QEMU $("$QEMU" --version | head -n 1 | sed 's/.*version //')," \
+		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-M " $8 " -cpu " $3 ",cntfrq=1000000000 -smp " $4 }')" \
 		"-icount shift=0,sleep=off (TCG on $(uname -m));" \
 		"kernel $(sed -n 's/^kernel //p' "$d/info" | cut -d' ' -f1);" \
 		"core PMU: $(sed -n 's/^pmus //p' "$d/info" | tr ' ' '\n' | grep -m 1 '^armv' || echo none);" \
@@ -631,6 +712,7 @@ main() {
 	local key t0
 	host_ready
 	build || exit 1
+	make_dtbs
 	make_plans
 	t0=$(date +%s)
 	run_boots
