@@ -154,8 +154,11 @@ static int scan(struct lope_cores *c, const struct lope_pmus *p)
 			continue; /* more cpus than we can name */
 		if (err)
 			return err;
-		if (!u->cpus[0] || parse_cpus(u->cpus, &u->set))
-			CPU_ZERO(&u->set); /* "cpu", or unknown: never off */
+		/* A lone "cpu" PMU counts on every cpu: no core type. */
+		if (!u->cpus[0])
+			continue;
+		if (parse_cpus(u->cpus, &u->set))
+			CPU_ZERO(&u->set); /* unknown: never off */
 		c->nr++;
 		err = read_events(p, u);
 		if (err)

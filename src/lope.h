@@ -310,8 +310,9 @@ LOPE_API int lope_pmus__pmu_type(const struct lope_pmus *p, int idx,
 /*
  * Hybrid CPUs (Intel cpu_core + cpu_atom, Arm big.LITTLE, Apple): each core
  * type has a PMU of its own, and a task's event on one counts only while
- * the task runs on that PMU's cpus.  lope_cores lists the core PMUs (those
- * of LOPE_PMUS_CORE) with their cpus, and says how an event counts on
+ * the task runs on that PMU's cpus.  lope_cores lists the core PMUs with
+ * a "cpus" file (those of LOPE_PMUS_CORE but a lone "cpu", which counts on
+ * every cpu) with their cpus, and says how an event counts on
  * each: a generic event (PERF_TYPE_HARDWARE, HW_CACHE, or a raw encoding
  * that every core PMU's sysfs lists under one name) becomes one kernel
  * event per core PMU, whose counts a group sums into the one value

@@ -81,7 +81,7 @@ struct native_event_t *pe_find_native(struct native_event_table_t *t,
 int pe_rebuild(struct lope_group **slot, struct lope_group *src,
 	       const struct pe_rebuild *r)
 {
-	struct lope_group *g;
+	struct lope_group *g = NULL;
 	int i, err = lope_group__new(&g, r->pid, r->cpu, r->flags);
 
 	if (!err)
