@@ -25,7 +25,11 @@
  *    the time it could run, its own core type's, to within two multiplex
  *    intervals of the loop (scaled by the enabled time instead, it would
  *    double);
- *  - PAPI_overflow on PAPI_TOT_CYC delivers overflows on both core types.
+ *  - PAPI_overflow on PAPI_TOT_CYC delivers overflows on both core types;
+ *  - PAPI_profil on PAPI_TOT_CYC over 2M cycles on A and 6M on B takes
+ *    more than the 3/4 that one core type alone would give;
+ *  - papi_native_avail's description of a core PMU's own event names its
+ *    core type; PAPI_TOT_INS's events do not.
  *
  * Report protocol: ctests/lib/report.h.
  */
@@ -55,6 +59,8 @@ static const char *const cases[] = {
 	"multiplexed_tot_ins_exact",
 	"multiplexed_native_scaled_by_own_core_time",
 	"overflow_on_tot_cyc_every_core_type",
+	"profil_on_tot_cyc_every_core_type",
+	"native_description_names_its_core_type",
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -545,6 +551,70 @@ static void overflow(void)
 	drop_set(&set);
 }
 
+/* PAPI_profil on PAPI_TOT_CYC: A's phase a quarter of the cycles. */
+static void profile(void)
+{
+	static unsigned short buf[1024];
+	const char *cyc = "PAPI_TOT_CYC";
+	const long long period = 100000;
+	long long v = 0, got = 0;
+	int set = PAPI_NULL, rc;
+	size_t i;
+
+	rc = user_set(&set, &cyc, 1);
+	if (rc == PAPI_OK)
+		rc = PAPI_profil(buf, sizeof(buf), (vptr_t)loop2, 65536, set,
+				 PAPI_TOT_CYC, (int)period, PAPI_PROFIL_POSIX);
+	if (rc == PAPI_OK)
+		rc = run_ab(set, 1000000, 3000000, &v);
+	for (i = 0; i < sizeof(buf) / sizeof(buf[0]); i++)
+		got += buf[i];
+	/* One core type alone would give a quarter or three quarters. */
+	lope_check(rc == PAPI_OK && got * 100 >= v / period * 85, cases[8],
+		   "rc=%s; PAPI_TOT_CYC %lld, period %lld: %lld samples in "
+		   "the loop, want at least 85%% of %lld",
+		   papi_err(rc), v, period, got, v / period);
+	if (rc == PAPI_OK)
+		(void)PAPI_profil(buf, sizeof(buf), (vptr_t)loop2, 65536, set,
+				  PAPI_TOT_CYC, 0, PAPI_PROFIL_POSIX);
+	drop_set(&set);
+}
+
+/* Does event @name's long description say "[PMU only: ...]"? */
+static int says_only(const char *name, const char *pmu)
+{
+	PAPI_event_info_t info;
+	char want[300];
+	int code = code_of(name);
+
+	if (!code || PAPI_get_event_info(code, &info) != PAPI_OK)
+		return -1;
+	snprintf(want, sizeof(want), "[%.200s only: cpus ", pmu);
+	return strstr(info.long_descr, want) != NULL;
+}
+
+static void descriptions(void)
+{
+	int a = says_only(native(0, core[0].ins), core[0].name);
+	int b = says_only(native(1, core[1].ins), core[1].name);
+	PAPI_event_info_t info;
+	int i, split = PAPI_get_event_info(code_of("PAPI_TOT_INS"), &info) ==
+		       PAPI_OK;
+
+	/* PAPI_TOT_INS's natives count everywhere: no note on any. */
+	for (i = 0; split && i < (int)info.count; i++) {
+		PAPI_event_info_t n;
+
+		if (PAPI_get_event_info((int)info.code[i], &n) != PAPI_OK ||
+		    strstr(n.long_descr, " only: cpus "))
+			split = 0;
+	}
+	lope_check(a == 1 && b == 1 && split, cases[9],
+		   "%s says its core type: %d, %s: %d; PAPI_TOT_INS's events "
+		   "say none: %d",
+		   native(0, core[0].ins), a, native(1, core[1].ins), b, split);
+}
+
 int main(void)
 {
 	char why[256];
@@ -566,6 +636,8 @@ int main(void)
 	reset_accum();
 	multiplexed();
 	overflow();
+	profile();
+	descriptions();
 	PAPI_shutdown();
 	return lope_done();
 }
