@@ -127,12 +127,8 @@ static int probe_cores(const struct perf_event_attr *attr)
 		err = lope_group__new(&g, 0, -1, 0);
 	if (!err)
 		err = lope_group__set_cores(g, c);
-	if (!err) {
-		struct perf_event_attr a = *attr;
-
-		a.sample_period = 0;
-		err = lope_group__add(g, &a) < 0 ? -ENOMEM : 0;
-	}
+	if (!err)
+		err = lope_group__add(g, attr) < 0 ? -ENOMEM : 0;
 	if (!err)
 		err = lope_group__open(g);
 	if (!err)

@@ -59,6 +59,7 @@
 #include "mmap_read.h"
 #include "core_pmu.h"
 #include "report.h"
+#include "work.h"
 
 #define NPMU 2
 #define N1 1000000ul /* loop iterations, 2 instructions each */
@@ -93,27 +94,6 @@ static const char *const per_pmu[NCASES] = {
 };
 static const char generic_case[] =
 	"hardware_instructions_count_on_one_core_pmu_cpus_only";
-
-/* Exactly 2 user instructions per iteration; @n at least 1. */
-static __attribute__((noinline)) void loop2(unsigned long n)
-{
-#if defined(__x86_64__)
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#elif defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-#error "loop2: add this architecture"
-#endif
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
 
 static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
@@ -265,7 +245,7 @@ static void case_inst_retired(const struct pmu *p)
 static int phase(int cpu, unsigned long n, uint64_t d[NPMU])
 {
 	struct val before[NPMU], after[NPMU];
-	int i, err = pin(cpu);
+	int i, err = pin_to_cpu(cpu);
 
 	for (i = 0; !err && i < npmus; i++)
 		err = read_val(pmus[i].fd, &before[i]);
@@ -357,7 +337,7 @@ static void case_off_cpu_page(const struct pmu *p, const struct pmu *other)
 	char c[128];
 
 	CASE(c, p, C_OFF_CPU);
-	err = pin(other->cpu);
+	err = pin_to_cpu(other->cpu);
 	if (!err)
 		err = read_val(p->fd, &v1);
 	loop2(N1);
@@ -400,7 +380,7 @@ static void case_user_read(const struct pmu *p)
 	char c[128];
 
 	CASE(c, p, C_USER_READ);
-	err = pin(p->cpu);
+	err = pin_to_cpu(p->cpu);
 	loop2(N1);
 	if (!err)
 		err = read_val(p->fd, &before);
@@ -536,7 +516,7 @@ static void case_generic(void)
 		return;
 	}
 	for (i = 0; !err && i < npmus; i++) {
-		err = pin(pmus[i].cpu);
+		err = pin_to_cpu(pmus[i].cpu);
 		if (!err)
 			err = read_val(fd, &v[0]);
 		loop2(1);

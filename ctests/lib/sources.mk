@@ -21,6 +21,7 @@ LOPE_TESTLIB_SRCS = \
 	sw_counter.c \
 	tree.c \
 	witness.c \
+	work.c \
 	worker.c
 LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
@@ -39,4 +40,5 @@ LOPE_TESTLIB_HDRS = \
 	sw_counter.h \
 	tree.h \
 	witness.h \
+	work.h \
 	worker.h

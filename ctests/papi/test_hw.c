@@ -28,6 +28,7 @@
 #endif
 #include "interpose.h"
 #include "papi_util.h"
+#include "work.h"
 
 #define REPS 7
 
@@ -42,18 +43,6 @@ static const char *const cases[] = {
 	"hw_start_first_read_no_minflt",
 	"read_syscalls_match_fast_counter_read",
 };
-
-/* Exactly 2 user instructions per iteration. */
-static __attribute__((noinline)) void loop2(unsigned long n)
-{
-#if defined(__x86_64__)
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#elif defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-#error "loop2: add this architecture"
-#endif
-}
 
 static const char *tot_ins_name = "PAPI_TOT_INS";
 

@@ -44,6 +44,7 @@
 
 #include "interpose.h"
 #include "papi_util.h"
+#include "work.h"
 
 #define SYSFS "/sys/bus/event_source/devices"
 #define STOCK_VAR "LOPE_TEST_HYBRID_STOCK"
@@ -75,27 +76,9 @@ static struct core {
 	const char *ins;
 } core[2];
 
-/* Exactly 2 user instructions per iteration. */
-static __attribute__((noinline)) void loop2(unsigned long n)
-{
-	if (!n)
-		return;
-#if defined(__x86_64__)
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#elif defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-#error "loop2: add this architecture"
-#endif
-}
-
 static int pin(int cpu)
 {
-	cpu_set_t s;
-
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	return sched_setaffinity(0, sizeof(s), &s) == 0 ? PAPI_OK : PAPI_ESYS;
+	return pin_to_cpu(cpu) == 0 ? PAPI_OK : PAPI_ESYS;
 }
 
 static int file_exists(const char *pmu, const char *file)
