@@ -238,11 +238,6 @@ const char *lope_cores__cpus(const struct lope_cores *c, int i)
 	return core(c, i) ? core(c, i)->cpus : NULL;
 }
 
-int lope_cores__extended(const struct lope_cores *c)
-{
-	return c && c->ext;
-}
-
 bool lope_cores__off(const struct lope_cores *c, int pmu)
 {
 	const cpu_set_t *set = &c->pmu[pmu].set;

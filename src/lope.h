@@ -333,10 +333,6 @@ LOPE_API int lope_cores__nr(const struct lope_cores *c);
 LOPE_API const char *lope_cores__name(const struct lope_cores *c, int i);
 LOPE_API uint32_t lope_cores__type(const struct lope_cores *c, int i);
 LOPE_API const char *lope_cores__cpus(const struct lope_cores *c, int i);
-/* 1 when the kernel takes the PMU's type in bits 32-63 of a generic
- * event's config (PERF_PMU_CAP_EXTENDED_HW_TYPE, x86 since 5.13, arm64
- * since 6.6), 0 when it does not: each PMU's own sysfs event is used. */
-LOPE_API int lope_cores__extended(const struct lope_cores *c);
 /*
  * How @attr counts: up to @max parts into @parts (the encoding on each
  * core PMU, with @pmu[k] its index), returning how many.  One part with

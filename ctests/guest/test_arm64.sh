@@ -265,6 +265,10 @@ plan_hybrid() {
 	OURS_ENV="$OURS_ENV env=PAPI_STOCK_BUILDDIR=/papi/stock"
 	our_tests "$1" guest-hybrid
 	OURS_ENV=$ours
+	# Again as on a CPU libpfm4 does not know: the generic presets
+	# (PERF_TYPE_HARDWARE) split through each PMU's sysfs events.
+	emit test_hybrid_unknown_cpu tap "$1" "$OURS_ENV" \
+		env=LIBPFM_FORCE_PMU=perf -- /bin/test_hybrid
 }
 
 # boot_check_hybrid LABEL INFO: from /init's machine print (INFO: a
