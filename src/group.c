@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 
-#include "cores.h"
 #include "group.h"
 #include "mmap_read.h"
 #include "sys.h"
@@ -98,8 +97,7 @@ read_user_into(struct lope_group *g, int64_t *restrict values, bool *slow)
 	}
 	/* A core type's part while the thread is on another: the kernel
 	 * took them all off their counters as it left. */
-	if (!on &&
-	    !(lope_group__is_part(g) && lope_cores__off(g->core_of, g->core)))
+	if (!on && !lope_parts__off(g))
 		return -EOPNOTSUPP;
 	g->snap = LOPE_SNAP_CUR;
 	return 0;
@@ -206,7 +204,7 @@ static int check_open(const struct lope_group *g)
 {
 	if (!g)
 		return -EINVAL;
-	return g->opened ? 0 : -EBADF;
+	return lope_group__is_open(g) ? 0 : -EBADF;
 }
 
 /* check_open(), and the bases in place: before a new sample or their use. */
@@ -243,10 +241,10 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 {
 	int err = check_ready(g);
 
-	if (err == LOPE_SPLIT)
-		return c ? lope_parts__counts(g, c, false) : -EINVAL;
 	if (!err && !c)
 		err = -EINVAL;
+	if (err == LOPE_SPLIT)
+		return c ? lope_parts__counts(g, c, false) : -EINVAL;
 	if (!err)
 		err = sample(g);
 	if (!err)
@@ -289,25 +287,17 @@ static uint64_t scaled(uint64_t d, uint64_t ena, uint64_t run)
 	return d > INT64_MAX ? INT64_MAX : d; /* nor wrap a wild ratio */
 }
 
-/*
- * Any value: each event's own interval, scaled where the kernel
- * multiplexed: by its enabled time, or in a core type's part by the time
- * the part's first event ran (the time the thread was on that core type).
- */
+/* Any value: each event's own interval, scaled where the kernel multiplexed. */
 static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 						  int64_t *values)
 {
-	uint64_t ref = 0;
 	int i;
 
-	if (lope_group__is_part(g))
-		ref = snap_counts(g, 0).run - g->brun[0];
 	for (i = 0; i < g->nr; i++) {
 		struct lope_counts c = snap_counts(g, i);
-		uint64_t ena = lope_group__is_part(g) ? ref :
-							c.ena - g->bena[i];
 
-		values[i] = (int64_t)scaled(c.val - g->bval[i], ena,
+		values[i] = (int64_t)scaled(c.val - g->bval[i],
+					    c.ena - g->bena[i],
 					    c.run - g->brun[i]) +
 			    g->wr[i];
 	}
@@ -563,9 +553,7 @@ set_bases(struct lope_group *g, const int64_t *wr)
 static __attribute__((noinline)) int settle(struct lope_group *g)
 {
 	if (!g->opened)
-		return -EBADF;
-	if (g->parts)
-		return LOPE_SPLIT;
+		return g->parts ? LOPE_SPLIT : -EBADF;
 	set_bases(g, NULL);
 	g->ready = true;
 	lope_group__heat(g);
@@ -609,11 +597,14 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 {
 	int err = check_ready(g);
 
-	if ((!err || err == LOPE_SPLIT) && !values)
+	if (!err && !values)
 		err = -EINVAL;
-	if (err == LOPE_SPLIT)
-		return lope_parts__write(g, values);
-	return err ? err : rebase(g, values);
+	if (__builtin_expect(err, 0))
+		return err == LOPE_SPLIT ?
+			       (values ? lope_parts__write(g, values) :
+					 -EINVAL) :
+			       err;
+	return rebase(g, values);
 }
 
 /* An ioctl failed: its error. */
@@ -704,10 +695,11 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 {
 	int err = check_ready(g);
 
-	if (err == LOPE_SPLIT)
-		return lope_parts__disable(g, values, false);
-	if (!err)
-		err = stop_leaders(g);
+	if (__builtin_expect(err, 0))
+		return err == LOPE_SPLIT ?
+			       lope_parts__disable(g, values, false) :
+			       err;
+	err = stop_leaders(g);
 	if (!err)
 		err = sample(g);
 	if (err)
@@ -743,4 +735,37 @@ enum lope_path lope_group__last_path(const struct lope_group *g)
 int lope_group__nr_mapped(const struct lope_group *g)
 {
 	return g ? g->nr_mapped : -EINVAL;
+}
+
+/*
+ * A core type's part of a split group (parts.c): scaled by the time its
+ * first event ran, the time the thread was on that core type, never by
+ * the enabled time, which runs on while it is on another.
+ */
+void lope_group__part_values(const struct lope_group *g, int64_t *values)
+{
+	uint64_t ref = snap_counts(g, 0).run - g->brun[0];
+	int i;
+
+	for (i = 0; i < g->nr; i++) {
+		struct lope_counts c = snap_counts(g, i);
+
+		values[i] = (int64_t)scaled(c.val - g->bval[i],
+					    lope_group__is_part(g) ?
+						    ref :
+						    c.ena - g->bena[i],
+					    c.run - g->brun[i]) +
+			    g->wr[i];
+	}
+}
+
+int lope_group__read_part(struct lope_group *g, int64_t *values)
+{
+	int err = check_ready(g);
+
+	if (!err)
+		err = sample(g);
+	if (!err)
+		lope_group__part_values(g, values);
+	return err;
 }

@@ -107,6 +107,16 @@ struct lope_group {
 #define LOPE_SPLIT 1
 
 /*
+ * Open, itself or as the sum of its parts.  A split group's own "opened"
+ * stays false, so that the one test settle() makes of an ordinary group
+ * also sends a split one to parts.c: nothing is added to ordinary calls.
+ */
+static inline bool lope_group__is_open(const struct lope_group *g)
+{
+	return g->opened || g->parts;
+}
+
+/*
  * A part of a split group: its values are scaled by the running time of
  * its first event (its own group's, or with LOPE_SEPARATE the first
  * group's, opened pinned), not by the enabled time.  When the thread is
@@ -168,6 +178,14 @@ int lope_parts__counts(struct lope_group *g, struct lope_counts *c, bool last);
 int lope_parts__find_fd(const struct lope_group *g, int fd);
 int lope_parts__samples(struct lope_group *g, int idx, uint64_t *ips, int max);
 int lope_parts__rearm(struct lope_group *g, int idx, int code);
+/*
+ * Is @g a core type's part read while the thread is on a cpu of another
+ * core type?  Its pages are then final (group.c's user-space read).
+ */
+bool lope_parts__off(const struct lope_group *g);
+/* A part's values (group.c): a new sample, or the latest one. */
+int lope_group__read_part(struct lope_group *g, int64_t *values);
+void lope_group__part_values(const struct lope_group *g, int64_t *values);
 
 /* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
 void lope_overflow__prepare_attr(const struct lope_event *e,

@@ -93,7 +93,7 @@ int lope_group__add(struct lope_group *g, const struct perf_event_attr *attr)
 
 	if (!g || !attr)
 		return -EINVAL;
-	if (g->opened)
+	if (lope_group__is_open(g))
 		return -EBUSY;
 	err = reserve(g, g->nr + 1);
 	if (err)
@@ -240,7 +240,7 @@ int lope_group__open(struct lope_group *g)
 
 	if (!g)
 		return -EINVAL;
-	if (g->opened)
+	if (lope_group__is_open(g))
 		return -EBUSY;
 	if (g->nr == 0)
 		return -ENOENT;
@@ -325,7 +325,7 @@ int lope_group__replace(struct lope_group *g, struct lope_group *next)
 
 	if (!next || next == g)
 		return -EINVAL;
-	if (!g || !g->opened)
+	if (!g || !lope_group__is_open(g))
 		return lope_group__open(next);
 	if (g->running)
 		return -EBUSY;
@@ -346,10 +346,10 @@ void lope_group__close(struct lope_group *g)
 {
 	int i;
 
+	if (g && g->parts)
+		lope_parts__close(g);
 	if (!g || !g->opened)
 		return;
-	if (g->parts)
-		lope_parts__close(g);
 	/* Members before the leader, so the leader goes last. */
 	for (i = g->nr - 1; i >= 0; i--) {
 		struct lope_event *e = &g->ev[i];

@@ -47,7 +47,7 @@ int lope_group__set_overflow(struct lope_group *g, int idx, uint64_t period,
 
 	if (!e || (period && (signo < 1 || signo > SIGRTMAX)))
 		return -EINVAL;
-	if (g->opened)
+	if (lope_group__is_open(g))
 		return -EBUSY;
 	/* The kernel refuses PERF_EVENT_IOC_REFRESH on inherited events. */
 	if (period && (g->flags & LOPE_INHERIT))
@@ -166,7 +166,7 @@ int lope_group__rearm(struct lope_group *g, int idx, int code)
 {
 	struct lope_event *e = event_of(g, idx);
 
-	if (!e || !g->opened || !e->period)
+	if (!e || !lope_group__is_open(g) || !e->period)
 		return -EINVAL;
 	if (g->parts)
 		return lope_parts__rearm(g, idx, code);
@@ -183,7 +183,7 @@ int lope_group__find_fd(const struct lope_group *g, int fd)
 {
 	int i;
 
-	if (!g || !g->opened || fd < 0)
+	if (!g || !lope_group__is_open(g) || fd < 0)
 		return -EINVAL;
 	if (g->parts)
 		return lope_parts__find_fd(g, fd);

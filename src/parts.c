@@ -21,10 +21,15 @@ int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
 {
 	if (!g)
 		return -EINVAL;
-	if (g->opened)
+	if (lope_group__is_open(g))
 		return -EBUSY;
 	g->cores = lope_cores__nr(c) > 1 ? c : NULL;
 	return 0;
+}
+
+__attribute__((noinline)) bool lope_parts__off(const struct lope_group *g)
+{
+	return lope_group__is_part(g) && lope_cores__off(g->core_of, g->core);
 }
 
 /* Does @g count on a core PMU's cpus only, or split over several? */
@@ -168,8 +173,8 @@ int lope_parts__open(struct lope_group *g)
 		lope_parts__close(g);
 		return err;
 	}
-	g->opened = true;
-	g->ready = false; /* settle() says LOPE_SPLIT */
+	/* g->opened stays false: settle() says LOPE_SPLIT. */
+	g->ready = false;
 	g->hot = LOPE_HOT_NONE;
 	g->snap = LOPE_SNAP_NONE;
 	g->last = LOPE_PATH_NONE;
@@ -184,6 +189,7 @@ void lope_parts__close(struct lope_group *g)
 		g->ev[i].fd = -1; /* the parts' own, closed with them */
 	free_parts(g);
 	g->nr_mapped = 0;
+	g->running = false;
 }
 
 /* Add part @k's @v into @values. */
@@ -206,7 +212,7 @@ int lope_parts__read(struct lope_group *g, int64_t *values)
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
 		if (!p->g[k])
 			continue;
-		err = lope_group__read(p->g[k], p->tmp);
+		err = lope_group__read_part(p->g[k], p->tmp);
 		if (err)
 			return err;
 		add_values(p, k, p->tmp, values);
