@@ -736,36 +736,3 @@ int lope_group__nr_mapped(const struct lope_group *g)
 {
 	return g ? g->nr_mapped : -EINVAL;
 }
-
-/*
- * A core type's part of a split group (parts.c): scaled by the time its
- * first event ran, the time the thread was on that core type, never by
- * the enabled time, which runs on while it is on another.
- */
-void lope_group__part_values(const struct lope_group *g, int64_t *values)
-{
-	uint64_t ref = snap_counts(g, 0).run - g->brun[0];
-	int i;
-
-	for (i = 0; i < g->nr; i++) {
-		struct lope_counts c = snap_counts(g, i);
-
-		values[i] = (int64_t)scaled(c.val - g->bval[i],
-					    lope_group__is_part(g) ?
-						    ref :
-						    c.ena - g->bena[i],
-					    c.run - g->brun[i]) +
-			    g->wr[i];
-	}
-}
-
-int lope_group__read_part(struct lope_group *g, int64_t *values)
-{
-	int err = check_ready(g);
-
-	if (!err)
-		err = sample(g);
-	if (!err)
-		lope_group__part_values(g, values);
-	return err;
-}

@@ -183,9 +183,6 @@ int lope_parts__rearm(struct lope_group *g, int idx, int code);
  * core type?  Its pages are then final (group.c's user-space read).
  */
 bool lope_parts__off(const struct lope_group *g);
-/* A part's values (group.c): a new sample, or the latest one. */
-int lope_group__read_part(struct lope_group *g, int64_t *values);
-void lope_group__part_values(const struct lope_group *g, int64_t *values);
 
 /* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
 void lope_overflow__prepare_attr(const struct lope_event *e,

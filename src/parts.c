@@ -192,6 +192,28 @@ void lope_parts__close(struct lope_group *g)
 	g->running = false;
 }
 
+/*
+ * Part @q's values from its raw counts @c (lope_group__read_raw's or
+ * last_counts', relative to its bases).  A core type's part is scaled by
+ * the time its first event ran, the time the thread was on that core
+ * type, never by the enabled time, which runs on while it is on another;
+ * the part that counts everywhere by its enabled time, as any group.
+ */
+static void part_values(const struct lope_group *q, const struct lope_counts *c,
+			int64_t *v)
+{
+	uint64_t ref = c[0].run - q->brun[0], d, ena;
+	int j;
+
+	for (j = 0; j < q->nr; j++) {
+		d = c[j].val - q->bval[j];
+		ena = lope_group__is_part(q) ? ref : c[j].ena - q->bena[j];
+		d = (int64_t)d < 0 ? 0 :
+				     lope_scale(d, ena, c[j].run - q->brun[j]);
+		v[j] = (int64_t)(d > INT64_MAX ? INT64_MAX : d) + q->wr[j];
+	}
+}
+
 /* Add part @k's @v into @values. */
 static void add_values(const struct lope_parts *p, int k, const int64_t *v,
 		       int64_t *values)
@@ -212,9 +234,10 @@ int lope_parts__read(struct lope_group *g, int64_t *values)
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
 		if (!p->g[k])
 			continue;
-		err = lope_group__read_part(p->g[k], p->tmp);
+		err = lope_group__read_raw(p->g[k], p->ctmp);
 		if (err)
 			return err;
+		part_values(p->g[k], p->ctmp, p->tmp);
 		add_values(p, k, p->tmp, values);
 		if (lope_group__last_path(p->g[k]) != LOPE_PATH_RDPMC)
 			last = LOPE_PATH_READ;
