@@ -157,7 +157,6 @@ uint64_t lope_group__read_cost(struct lope_group *g);
 
 /* A split group's parts: group k of core PMU k, the last one of none. */
 struct lope_parts {
-	int nr;
 	struct lope_group *g[LOPE_CORES_MAX + 1];
 	int *value[LOPE_CORES_MAX + 1]; /* event j of g[k] adds to value[k][j] */
 	int64_t *tmp;                   /* one part's values */

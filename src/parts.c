@@ -146,12 +146,12 @@ static int open_parts(struct lope_group *g)
 		err = lope_group__open(p->g[k]);
 		if (err)
 			return err;
-		p->nr++;
 		g->nr_mapped += p->g[k]->nr_mapped;
 		if (p->g[k]->nr > most)
 			most = p->g[k]->nr;
-		for (j = p->g[k]->nr - 1; j >= 0; j--)
-			g->ev[p->value[k][j]].fd = p->g[k]->ev[j].fd;
+		for (j = 0; j < p->g[k]->nr; j++)
+			if (g->ev[p->value[k][j]].fd < 0)
+				g->ev[p->value[k][j]].fd = p->g[k]->ev[j].fd;
 	}
 	p->tmp = malloc((size_t)most * sizeof(*p->tmp));
 	p->ctmp = malloc((size_t)most * sizeof(*p->ctmp));
