@@ -80,7 +80,8 @@ typedef struct {
 } pe_control_t;
 
 papi_vector_t _perf_event_vector;
-/* libpfm4's events; core PMUs' sysfs events where it does not know the CPU. */
+/* libpfm4's events; core PMUs' sysfs events where it does not know the CPU,
+ * and on a hybrid CPU. */
 static struct pe_names names;
 /* The core PMUs: several on a hybrid CPU, where events are split. */
 static struct lope_cores *cores;
@@ -941,7 +942,8 @@ static int unknown_cpu(papi_vector_t *v)
 	return PAPI_OK;
 }
 
-/* "; core PMUs a53 (1), a57 (0)" on a hybrid CPU, else "". */
+/* "; core PMUs armv8_cortex_a53 (cpus 1), armv8_cortex_a57 (cpus 0)" on a
+ * hybrid CPU, else "". */
 static const char *hybrid(char *buf, size_t len)
 {
 	size_t n = 0;
