@@ -120,6 +120,9 @@ make -C "$papi" --no-print-directory -s -f Makefile -f "$work/relink.mk" \
 if readelf -d "$lib" | grep -q -E '\((RPATH|RUNPATH)\)'; then
 	die "$libfile still has an rpath: $(readelf -d "$lib" | grep -E 'R(UN)?PATH')"
 fi
+readelf -d "$lib" >"$work/dynamic"
+grep -q -E '\(FLAGS\).*BIND_NOW' "$work/dynamic" ||
+	die "relinked $libfile binds lazily: the build links ours -z now (Makefile.am)"
 [ "$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" = "$soname" ] ||
 	die "relinked $libfile lost its soname $soname"
 cmp -s <(nm -D --defined-only "$papi/$libfile") <(nm -D --defined-only "$lib") ||

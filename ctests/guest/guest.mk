@@ -57,6 +57,7 @@ GUEST_STOCK := /papi/stock
 # for arm64).  From 7.2 it also asks AC_CHECK_FILE, which refuses to
 # cross-compile, whether each component has a papi_NAME_presets.h: the
 # tree is here to look.
+comma := ,
 PAPI_COMPONENTS := $(notdir $(patsubst %/,%,$(wildcard $(PAPI_SRC)/src/components/*/)))
 PAPI_XPRESETS := $(foreach c,$(PAPI_COMPONENTS),$(subst -,_,ac_cv_file_components_$(c)_papi_$(c)_presets_h)=$(if \
 	$(wildcard $(PAPI_SRC)/src/components/$(c)/papi_$(c)_presets.h),yes,no))
@@ -122,11 +123,13 @@ $(O)/kernel: $(O)/sysroot.stamp
 # ---------------------------------------------------------------------------
 # PAPI, twice, from the same source.
 
+# Ours binds every symbol at load (-z now), as the host build's does.
 $(O)/papi/%.configured: $(O)/sysroot.stamp
 	@echo "# guest: configuring papi/$* for aarch64"
 	@rm -rf $(O)/papi/$* && mkdir -p $(O)/papi/$* && \
 		cp -a "$(PAPI_SRC)/." $(O)/papi/$*/
 	@cd $(O)/papi/$*/src && ./configure $(PAPI_XCONFIGURE) \
+		$(if $(filter ours,$*),LDFLAGS="$(XLDFLAGS) -Wl$(comma)-z$(comma)now") \
 		>../configure.log 2>&1 || \
 		{ tail -n 20 ../configure.log; \
 		  echo "PAPI configure failed: see $(O)/papi/$*/configure.log"; \

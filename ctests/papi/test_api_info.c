@@ -3,8 +3,9 @@
  * test_api_info: what the PAPI API says of the perf_event component on
  * software events (no hardware PMU needed): which libpapi runs, the
  * component's information, event names and codes both ways (sets built
- * from each count alike), and LOPE_NO_RDPMC turning the user-space read
- * off (in a re-exec'd child).
+ * from each count alike), LOPE_NO_RDPMC turning the user-space read off
+ * (in a re-exec'd child), and that ours was linked to bind every symbol
+ * at load (-z now: no measured call runs the dynamic linker).
  *
  * The other topics of the API: test_api_count (counting semantics),
  * test_api_options (options, attach), test_api_errors (bad inputs, large
@@ -12,6 +13,12 @@
  *
  * Report protocol: ctests/lib/report.h.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <elf.h>
+#include <link.h>
+
 #include "papi_util.h"
 
 enum { TC, PF, CS, MIG, NEV };
@@ -66,6 +73,47 @@ static void test_libpapi_is_ours(void)
 		snprintf(got, sizeof(got), "%s", lib);
 	lope_check(strcmp(want, got) == 0, "libpapi_is_ours",
 		   "running %s, expected %s (set LD_LIBRARY_PATH)", got, want);
+}
+
+/* libpapi's dynamic section says: bind everything at load (-z now)? */
+static int bind_now_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const ElfW(Dyn) * d;
+	int i;
+
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "/libpapi.so"))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		d = (const ElfW(Dyn) *)(info->dlpi_addr +
+					info->dlpi_phdr[i].p_vaddr);
+		for (; d->d_tag != DT_NULL; d++)
+			if ((d->d_tag == DT_FLAGS &&
+			     (d->d_un.d_val & DF_BIND_NOW)) ||
+			    (d->d_tag == DT_FLAGS_1 &&
+			     (d->d_un.d_val & DF_1_NOW)))
+				*(int *)data = 1;
+	}
+	return 1;
+}
+
+static void test_bind_now(void)
+{
+	int now = 0;
+
+	if (!getenv("PAPI_OURS_BUILDDIR")) {
+		lope_skip("libpapi_binds_at_load",
+			  "not our build "
+			  "(PAPI_OURS_BUILDDIR unset): stock links lazily");
+		return;
+	}
+	dl_iterate_phdr(bind_now_cb, &now);
+	lope_check(now, "libpapi_binds_at_load",
+		   "%s has neither DF_BIND_NOW nor DF_1_NOW: its first "
+		   "PAPI_start can run the dynamic linker (link it -z now)",
+		   libpapi_path());
 }
 
 static void test_component(void)
@@ -212,6 +260,7 @@ int main(int argc, char **argv)
 
 	papi_init_or_exit();
 	test_libpapi_is_ours();
+	test_bind_now();
 	test_component();
 	test_names_and_codes();
 	test_env_nordpmc(self);
