@@ -351,9 +351,9 @@ LOPE_API int lope_cores__split(const struct lope_cores *c,
  * everywhere), values summed over the parts.  A part on a core PMU is
  * scaled by the time its own group ran (with LOPE_SEPARATE, the first of
  * its groups, opened pinned), never by the enabled time, which runs on
- * while the task is on the other core types.  @c must outlive @g's
- * opening; NULL or one core PMU: nothing changes.  The group must not be
- * open.
+ * while the task is on the other core types.  @c must outlive @g (its
+ * parts ask it on which core type the thread is); NULL or one core PMU:
+ * nothing changes.  The group must not be open.
  */
 LOPE_API int lope_group__set_cores(struct lope_group *g,
 				   const struct lope_cores *c);

@@ -983,9 +983,9 @@ static int pe_init_component(int cidx)
 	if (_papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_INTEL ||
 	    _papi_hwi_system_info.hw_info.vendor == PAPI_VENDOR_AMD)
 		v->cmp_info.fast_real_timer = 1;
-	lope_cores__delete(cores);
-	cores = NULL;
-	if (lope_cores__new(&cores, pe_sysfs__root()) == -ENOMEM)
+	/* Kept from an earlier init: PAPI_library_init in a forked child
+	 * inits again while the parent's sets, which use it, still exist. */
+	if (!cores && lope_cores__new(&cores, pe_sysfs__root()) == -ENOMEM)
 		return pe_disable(v, PAPI_ENOMEM, "out of memory");
 	detect_rdpmc(v, why, sizeof(why));
 	pe_cpu__libpfm4_name(libpfm4, sizeof(libpfm4));
