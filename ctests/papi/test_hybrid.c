@@ -29,7 +29,9 @@
  *  - PAPI_profil on PAPI_TOT_CYC over 2M cycles on A and 6M on B takes
  *    more than the 3/4 that one core type alone would give;
  *  - papi_native_avail's description of a core PMU's own event names its
- *    core type; PAPI_TOT_INS's events do not.
+ *    core type; PAPI_TOT_INS's events do not;
+ *  - PAPI_TOT_INS attached to B's cpu opens on B's PMU alone (A's would
+ *    be refused there) and counts B's loop, not A's.
  *
  * Report protocol: ctests/lib/report.h.
  */
@@ -62,6 +64,7 @@ static const char *const cases[] = {
 	"overflow_on_tot_cyc_every_core_type",
 	"profil_on_tot_cyc_every_core_type",
 	"native_description_names_its_core_type",
+	"cpu_attached_set_counts_that_cpu_s_core_type",
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -598,6 +601,27 @@ static void descriptions(void)
 		   native(0, core[0].ins), a, native(1, core[1].ins), b, split);
 }
 
+/* A cpu-wide set on core type B's cpu: its part on B's PMU only. */
+static void cpu_attached(void)
+{
+	const char *tot = "PAPI_TOT_INS";
+	long long v = 0;
+	int set = PAPI_NULL, rc;
+
+	rc = user_set(&set, &tot, 1);
+	if (rc == PAPI_OK)
+		rc = set_cpu_attach(set, (unsigned int)core[1].cpu);
+	if (rc == PAPI_OK)
+		rc = run_ab(set, 1000000, 2000000, &v);
+	/* Every task on that cpu counts: at least the loop, less than A's
+	 * phase more (the cpu is otherwise idle). */
+	lope_check(rc == PAPI_OK && v >= 4000000 && v < 6000000, cases[10],
+		   "rc=%s; PAPI_TOT_INS attached to cpu %d (%s): %lld, want "
+		   "the 4000000 of the loop there, not the 2000000 on %s",
+		   papi_err(rc), core[1].cpu, core[1].name, v, core[0].name);
+	drop_set(&set);
+}
+
 int main(void)
 {
 	char why[256];
@@ -621,6 +645,7 @@ int main(void)
 	overflow();
 	profile();
 	descriptions();
+	cpu_attached();
 	PAPI_shutdown();
 	return lope_done();
 }
