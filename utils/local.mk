@@ -79,7 +79,8 @@ LOPE_DEMO_DEPS += utils/papi_icount
 # carries it rather than taking whichever libpapi.so the loader finds.
 bin_PROGRAMS += utils/papi_stat
 utils_papi_stat_SOURCES = utils/stat/main.c utils/stat/command.c \
-	utils/stat/command.h utils/tool.c utils/tool.h
+	utils/stat/options.c utils/stat/sets.c utils/stat/report.c \
+	utils/stat/command.h utils/stat/stat.h utils/tool.c utils/tool.h
 utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)
 utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm
 $(utils_papi_stat_OBJECTS): papi-ours.stamp

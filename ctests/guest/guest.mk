@@ -200,7 +200,8 @@ OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \
 	$(srcdir)/utils/goal.c
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
-STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c)
+STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c options.c \
+	sets.c report.c)
 ICOUNT_SRCS := $(wildcard $(srcdir)/utils/icount/*.c) $(srcdir)/utils/goal.c
 # papi_icount reads PAPI's vector and the engine's arch header.
 ICOUNT_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/aarch64 \

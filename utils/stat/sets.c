@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* papi_stat's events and their PAPI event sets, one set per component. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "../tool.h"
+#include "stat.h"
+
+/* Read by our perf_event component when a set is attached. */
+#define ENV_ENABLE_ON_EXEC "LOPE_ENABLE_ON_EXEC"
+
+static const char *const default_sw[] = {
+	"perf::TASK-CLOCK",
+	"perf::CONTEXT-SWITCHES",
+	"perf::CPU-MIGRATIONS",
+	"perf::PAGE-FAULTS",
+};
+static const char *const default_hw[] = {
+	"PAPI_TOT_CYC",
+	"PAPI_TOT_INS",
+	"PAPI_BR_INS",
+	"PAPI_BR_MSP",
+};
+
+static int set_domain(int es, int domain)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.domain.eventset = es;
+	opt.domain.domain = domain;
+	return PAPI_set_opt(PAPI_DOMAIN, &opt);
+}
+
+static int set_inherit(int es)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.inherit.eventset = es;
+	opt.inherit.inherit = PAPI_INHERIT_ALL;
+	return PAPI_set_opt(PAPI_INHERIT, &opt);
+}
+
+/*
+ * The domain for a set of component @cidx: -d, else user and kernel where
+ * the component's default leaves the kernel out (perf_event: user only)
+ * and allows it; 0 keeps the component's default (uncore PMUs refuse
+ * exclusion bits).
+ */
+static int domain_for(const struct opts *o, int cidx)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
+	int want;
+
+	if (o->domain)
+		return o->domain;
+	if (!ci || (ci->default_domain & PAPI_DOM_KERNEL))
+		return 0;
+	want = ci->available_domains & (PAPI_DOM_USER | PAPI_DOM_KERNEL);
+	return want == ci->default_domain ? 0 : want;
+}
+
+/*
+ * Attach @es to @pid with LOPE_ENABLE_ON_EXEC set for the call only (the
+ * command was forked before, so it never sees the variable).
+ */
+static int attach_on_exec(int es, pid_t pid)
+{
+	const char *old = getenv(ENV_ENABLE_ON_EXEC);
+	char *saved = old ? strdup(old) : NULL;
+	int ret;
+
+	if (setenv(ENV_ENABLE_ON_EXEC, "1", 1))
+		ret = PAPI_ENOMEM;
+	else
+		ret = PAPI_attach(es, (unsigned long)pid);
+	if (saved)
+		(void)setenv(ENV_ENABLE_ON_EXEC, saved, 1);
+	else
+		(void)unsetenv(ENV_ENABLE_ON_EXEC);
+	free(saved);
+	return ret;
+}
+
+/*
+ * A new set for component @cidx with papi_stat's options: one kernel group
+ * per event where the component multiplexes in the kernel (the events are
+ * independent, as in perf stat), children counted unless -i, the domain,
+ * and attached to @pid (0: not attached, counts the caller).
+ */
+static int set_new(const struct opts *o, int cidx, pid_t pid, int *out)
+{
+	const PAPI_component_info_t *ci = PAPI_get_component_info(cidx);
+	int es = PAPI_NULL, ret, dom = domain_for(o, cidx);
+
+	ret = PAPI_create_eventset(&es);
+	if (ret == PAPI_OK)
+		ret = PAPI_assign_eventset_component(es, cidx);
+	if (ret == PAPI_OK && ci && ci->kernel_multiplex)
+		(void)PAPI_set_multiplex(es); /* else one group: fine too */
+	if (ret == PAPI_OK && o->inherit && ci && ci->inherit)
+		ret = set_inherit(es);
+	/* A component without domains is fine unless -d asked for one. */
+	if (ret == PAPI_OK && dom && set_domain(es, dom) != PAPI_OK &&
+	    o->domain)
+		ret = PAPI_EINVAL_DOM;
+	if (ret == PAPI_OK && pid > 0 && ci && ci->attach)
+		ret = attach_on_exec(es, pid);
+	if (ret != PAPI_OK && es != PAPI_NULL)
+		set_delete(&es);
+	*out = es;
+	return ret;
+}
+
+void sets_delete(struct stat_run *r)
+{
+	int i;
+
+	for (i = 0; i < r->nsets; i++)
+		if (r->sets[i].es != PAPI_NULL)
+			set_delete(&r->sets[i].es);
+}
+
+void sets_plan(struct stat_run *r)
+{
+	int i, j;
+
+	r->nsets = 0;
+	for (i = 0; i < r->nev; i++) {
+		struct event *e = &r->ev[i];
+
+		for (j = 0; j < r->nsets && r->sets[j].cidx != e->cidx; j++)
+			;
+		if (j == r->nsets) {
+			const PAPI_component_info_t *ci =
+				PAPI_get_component_info(e->cidx);
+
+			memset(&r->sets[j], 0, sizeof(r->sets[j]));
+			r->sets[j].cidx = e->cidx;
+			r->sets[j].es = PAPI_NULL;
+			r->sets[j].attach = ci && ci->attach;
+			r->nsets++;
+		}
+		e->set = j;
+		r->sets[j].ev[r->sets[j].nev++] = i;
+	}
+}
+
+int sets_build(struct stat_run *r, pid_t pid, int *bad)
+{
+	int i, j, ret;
+
+	*bad = -1;
+	for (i = 0; i < r->nsets; i++) {
+		struct cset *s = &r->sets[i];
+
+		ret = set_new(&r->o, s->cidx, pid, &s->es);
+		for (j = 0; ret == PAPI_OK && j < s->nev; j++) {
+			ret = PAPI_add_event(s->es, r->ev[s->ev[j]].code);
+			if (ret != PAPI_OK)
+				*bad = s->ev[j];
+		}
+		if (ret != PAPI_OK) {
+			if (*bad < 0)
+				*bad = s->ev[0];
+			sets_delete(r);
+			return ret;
+		}
+	}
+	return PAPI_OK;
+}
+
+int sets_start(struct stat_run *r)
+{
+	int pass, i, ret;
+
+	for (pass = 1; pass >= 0; pass--)
+		for (i = 0; i < r->nsets; i++) {
+			if (r->sets[i].attach != pass)
+				continue;
+			ret = PAPI_start(r->sets[i].es);
+			if (ret != PAPI_OK)
+				return ret;
+		}
+	return PAPI_OK;
+}
+
+void sets_stop(struct stat_run *r)
+{
+	long long v[MAX_EVENTS];
+	int i, j;
+
+	for (i = 0; i < r->nsets; i++) {
+		struct cset *s = &r->sets[i];
+		int ret = PAPI_stop(s->es, v);
+
+		for (j = 0; j < s->nev; j++) {
+			struct event *e = &r->ev[s->ev[j]];
+
+			if (ret == PAPI_OK)
+				stats_add(&e->st, (double)v[j]);
+			else
+				e->missed++;
+		}
+		if (ret != PAPI_OK)
+			msg("reading %s: %s", r->ev[s->ev[0]].name,
+			    PAPI_strerror(ret));
+	}
+}
+
+static int event_add(struct stat_run *r, const char *name)
+{
+	struct event *e = &r->ev[r->nev];
+	PAPI_event_info_t info;
+
+	if (r->nev == MAX_EVENTS) {
+		msg("too many events (at most %d)", MAX_EVENTS);
+		return -1;
+	}
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	if (PAPI_event_name_to_code(name, &e->code) != PAPI_OK) {
+		msg("unknown event '%s' (see papi_avail and "
+		    "papi_native_avail)",
+		    name);
+		return -1;
+	}
+	e->cidx = PAPI_get_event_component(e->code);
+	if (e->cidx < 0) {
+		msg("event '%s' belongs to no active component", name);
+		return -1;
+	}
+	if (PAPI_get_event_info(e->code, &info) == PAPI_OK)
+		snprintf(e->units, sizeof(e->units), "%s", info.units);
+	r->nev++;
+	return 0;
+}
+
+int events_parse(struct stat_run *r, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok && ret == 0;
+	     tok = strtok_r(NULL, ",", &save))
+		ret = event_add(r, tok);
+	free(copy);
+	if (ret == 0 && r->nev == 0) {
+		msg("-e: no event given");
+		ret = -1;
+	}
+	return ret;
+}
+
+/* Can @name be added to a set on ourselves and started?  A PAPI error. */
+static int probe(const struct opts *o, const char *name)
+{
+	int code, es, ret = PAPI_event_name_to_code(name, &code);
+
+	if (ret != PAPI_OK)
+		return ret;
+	ret = set_new(o, PAPI_get_event_component(code), 0, &es);
+	if (ret != PAPI_OK)
+		return ret;
+	ret = PAPI_add_event(es, code);
+	if (ret == PAPI_OK)
+		ret = PAPI_start(es);
+	set_delete(&es);
+	return ret;
+}
+
+#define NR_SW (sizeof(default_sw) / sizeof(default_sw[0]))
+#define NR_HW (sizeof(default_hw) / sizeof(default_hw[0]))
+#define NR_DEFAULT (NR_SW + NR_HW)
+
+/* Default events left out, and the PAPI error of each. */
+struct missing {
+	const char *name[NR_DEFAULT];
+	int ret[NR_DEFAULT];
+	int n;
+};
+
+static void __attribute__((format(printf, 4, 5)))
+append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	*n = k < 0 ? len : *n + (size_t)k;
+}
+
+/* "A, B: error; C: other error", events with the same error together. */
+static void missing_text(const struct missing *m, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i, j, first;
+
+	buf[0] = '\0';
+	for (i = 0; i < m->n; i++) {
+		for (j = 0; j < i && m->ret[j] != m->ret[i]; j++)
+			;
+		if (j < i)
+			continue; /* listed with the first of its error */
+		append(buf, len, &n, "%s", n ? "; " : "");
+		for (j = i, first = 1; j < m->n; j++)
+			if (m->ret[j] == m->ret[i]) {
+				append(buf, len, &n, "%s%s", first ? "" : ", ",
+				       m->name[j]);
+				first = 0;
+			}
+		append(buf, len, &n, ": %s", PAPI_strerror(m->ret[i]));
+	}
+}
+
+/* Add the events of @names that can be added and started; count them. */
+static int add_countable(struct stat_run *r, const char *const *names,
+			 size_t nr, struct missing *m)
+{
+	size_t i;
+	int added = 0, ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = probe(&r->o, names[i]);
+		if (ret != PAPI_OK) {
+			m->name[m->n] = names[i];
+			m->ret[m->n++] = ret;
+		} else if (event_add(r, names[i]) == 0) {
+			added++;
+		}
+	}
+	return added;
+}
+
+/*
+ * The default list: the four software events (any Linux), then the
+ * hardware presets that can be added and started here.  r->note says
+ * which were chosen and why any were left out.
+ */
+int events_default(struct stat_run *r)
+{
+	struct missing m = { .n = 0 };
+	char text[768];
+	int nsw, nhw;
+
+	nsw = add_countable(r, default_sw, NR_SW, &m);
+	nhw = add_countable(r, default_hw, NR_HW, &m);
+	missing_text(&m, text, sizeof(text));
+	snprintf(r->note, sizeof(r->note), "default events: %s%s%s%s",
+		 nhw ? (nsw ? "software and hardware" : "hardware only") :
+		       "software only",
+		 m.n ? " (not counted here: " : "", text, m.n ? ")" : "");
+	if (r->nev == 0) {
+		msg("none of the default events can be counted here: %s", text);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running the command (command.h)                                     */

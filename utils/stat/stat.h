@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * papi_stat's parts: the options (options.c), the events and their PAPI
+ * event sets (sets.c), the report (report.c), the runs (main.c).
+ */
+#ifndef LOPE_STAT_STAT_H
+#define LOPE_STAT_STAT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "papi.h"
+
+#define PROG "papi_stat"
+#define MAX_EVENTS 64
+
+/* Running mean and sum of squared deviations (Welford). */
+struct stats {
+	int n;
+	double mean, m2;
+};
+
+struct event {
+	char name[PAPI_HUGE_STR_LEN]; /* as given */
+	char units[PAPI_MIN_STR_LEN];
+	int code;
+	int cidx;
+	int set; /* index in struct stat_run.sets */
+	struct stats st;
+	int missed; /* runs in which it could not be read */
+};
+
+/* One PAPI event set per component: a set holds one component's events. */
+struct cset {
+	int cidx;
+	int es;
+	int attach; /* the component can attach to a process */
+	int nev;
+	int ev[MAX_EVENTS];
+};
+
+struct opts {
+	const char *events; /* -e, NULL: the default list */
+	int runs;
+	const char *out;
+	const char *sep; /* -x, NULL: human-readable */
+	int domain;      /* -d, 0: user and kernel where allowed */
+	int inherit;
+	char **argv;
+};
+
+struct stat_run {
+	struct opts o;
+	struct event ev[MAX_EVENTS];
+	int nev;
+	struct cset sets[MAX_EVENTS];
+	int nsets;
+	char note[1024]; /* which default events were chosen, and why */
+	struct stats elapsed;
+	int runs;
+	FILE *out;
+};
+
+/* Options into *@o: 0, or -1 (said why). */
+int parse_opts(int argc, char **argv, struct opts *o);
+
+void stats_add(struct stats *s, double x);
+/* Print the counts of r->runs runs, as perf stat does, to r->out. */
+void report(const struct stat_run *r);
+
+/* The events of -e's @list into @r: 0, or -1 (said why). */
+int events_parse(struct stat_run *r, const char *list);
+/* The default events that can be counted here into @r: 0, or -1. */
+int events_default(struct stat_run *r);
+/* Group the events by component, one set each (not created yet). */
+void sets_plan(struct stat_run *r);
+/*
+ * Create every set, attached to @pid (0: on ourselves, to check the
+ * events), and add the events.  On failure *bad is the event (or -1) and
+ * nothing stays open.
+ */
+int sets_build(struct stat_run *r, pid_t pid, int *bad);
+/* Attached sets first: they only arm (enable at exec); then the others. */
+int sets_start(struct stat_run *r);
+/* Stop every set and add its counts to the statistics. */
+void sets_stop(struct stat_run *r);
+/* Delete every set built so far (the others are PAPI_NULL). */
+void sets_delete(struct stat_run *r);
+
+#endif /* LOPE_STAT_STAT_H */
