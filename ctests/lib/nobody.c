@@ -17,7 +17,7 @@
 
 #include "papi_util.h"
 #include "report.h"
-#include "worker.h"
+#include "target.h"
 
 /* The descriptor the rerun child reports on (a pipe to its parent). */
 #define REPORT_ENV "LOPE_NOBODY_REPORT_FD"

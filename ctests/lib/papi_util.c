@@ -177,13 +177,13 @@ int set_ok_or_drop(const char *name, int rc, int *set)
 	return 0;
 }
 
-int count_worker_spin(int set, int rc, struct worker *w, long long ns,
+int count_target_spin(int set, int rc, struct target *w, long long ns,
 		      long long *v, long long *spun)
 {
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
 	if (rc == PAPI_OK) {
-		*spun = worker_do(w, 'b', ns);
+		*spun = target_do(w, 'b', ns);
 		rc = PAPI_stop(set, v);
 	}
 	return rc;

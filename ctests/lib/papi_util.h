@@ -34,7 +34,7 @@
 #include "nobody.h"
 #include "proc.h"
 #include "report.h"
-#include "worker.h"
+#include "target.h"
 
 /*
  * Four software events every kernel counts: task-clock, page-faults,
@@ -113,11 +113,11 @@ void drop_set(int *set);
 int set_ok_or_drop(const char *name, int rc, int *set);
 
 /*
- * When @rc (what came before) is PAPI_OK: start @set, have the worker @w
+ * When @rc (what came before) is PAPI_OK: start @set, have the target @w
  * spin @ns of its own CPU time (*spun: the time it measured), stop into
  * @v.  The PAPI result, or @rc.
  */
-int count_worker_spin(int set, int rc, struct worker *w, long long ns,
+int count_target_spin(int set, int rc, struct target *w, long long ns,
 		      long long *v, long long *spun);
 
 /*

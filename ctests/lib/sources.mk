@@ -19,10 +19,10 @@ LOPE_TESTLIB_SRCS = \
 	samples.c \
 	span.c \
 	sw_counter.c \
+	target.c \
 	tree.c \
 	witness.c \
-	work.c \
-	worker.c
+	work.c
 LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
 LOPE_TESTLIB_HDRS = \
@@ -38,7 +38,7 @@ LOPE_TESTLIB_HDRS = \
 	samples.h \
 	span.h \
 	sw_counter.h \
+	target.h \
 	tree.h \
 	witness.h \
-	work.h \
-	worker.h
+	work.h

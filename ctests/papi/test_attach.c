@@ -3,13 +3,14 @@
  * test_attach: third-party counting with PAPI_attach / PAPI_detach /
  * PAPI_set_opt(PAPI_ATTACH) on real software events.
  *
- * A worker child (ctests/lib/worker.h) is held on a pipe until the counters exist,
- * then told to spin or touch pages while this process sleeps in read(2).
- * An attached perf::TASK-CLOCK must grow by the worker's task-clock and
+ * A child process, the target (ctests/lib/target.h), is held on a pipe
+ * until the counters exist, then told to spin or touch pages while this
+ * process sleeps in read(2).
+ * An attached perf::TASK-CLOCK must grow by the target's task-clock and
  * not by ours; detached, the same set counts us again.  Each count lies
  * within the kernel's own task-clock of the task it should count, read
  * just before and just after the calls that begin and end the interval
- * (span.h): never the worker's CPU time, which the host's stolen time
+ * (span.h): never the target's CPU time, which the host's stolen time
  * leaves behind task-clock.  A target stopped under
  * ptrace (as PAPI's own attach ctests drive it) counts nothing until
  * PTRACE_CONT.  Bad targets (a pid
@@ -116,11 +117,11 @@ static int get_attach(int set, unsigned long *tid)
 }
 
 /*
- * The main scenario: attach before add, count the worker's spin and page
+ * The main scenario: attach before add, count the target's spin and page
  * touching while we sleep, ignore our own spin, stop, detach, count us.
- * @s is the worker's task-clock, @me ours.
+ * @s is the target's task-clock, @me ours.
  */
-static void attach_detach(struct worker *w, struct span *s, struct span *me)
+static void attach_detach(struct target *w, struct span *s, struct span *me)
 {
 	PAPI_option_t opt;
 	long long v[2] = { 0, 0 }, v1[2], v2[2], vs[2], child, own = 0;
@@ -140,7 +141,7 @@ static void attach_detach(struct worker *w, struct span *s, struct span *me)
 	rc = start_marked(set, s);
 	if (!lope_check(rc == PAPI_OK, "attached_start", "rc=%s", papi_err(rc)))
 		goto out;
-	child = worker_do(w, 'b', 100 * MS); /* we sleep in read(2) */
+	child = target_do(w, 'b', 100 * MS); /* we sleep in read(2) */
 	rc = read_marked(set, v1, s);
 	lope_check(rc == PAPI_OK && span_holds(s, v1[0]),
 		   "attached_counts_target_cpu",
@@ -158,9 +159,9 @@ static void attach_detach(struct worker *w, struct span *s, struct span *me)
 		   "the target's own grew %lld..%lld ns",
 		   papi_err(rc), v1[0], v2[0], span_lo(s), span_hi(s));
 
-	if (worker_do(w, 'p', 400) != 0)
+	if (target_do(w, 'p', 400) != 0)
 		lope_fail("attached_counts_target_page_faults",
-			  "worker could not touch pages");
+			  "target could not touch pages");
 	else {
 		rc = PAPI_read(set, v);
 		lope_check(rc == PAPI_OK && v[1] - v2[1] >= 360 &&
@@ -192,7 +193,7 @@ static void attach_detach(struct worker *w, struct span *s, struct span *me)
 		   "grew %lld..%lld ns between",
 		   papi_err(rc), v[0], vs[0], span_lo(s), span_hi(s));
 	/* Stopped, the target's work is not counted: a restart reads ~0. */
-	child = worker_do(w, 'b', 30 * MS);
+	child = target_do(w, 'b', 30 * MS);
 	span_clear(s);
 	rc = start_marked(set, s);
 	if (rc == PAPI_OK)
@@ -223,7 +224,7 @@ static void attach_detach(struct worker *w, struct span *s, struct span *me)
 	rc = start_marked(set, me);
 	if (rc == PAPI_OK) {
 		own = spin_ns(40 * MS);
-		child = worker_do(w, 'b', 30 * MS);
+		child = target_do(w, 'b', 30 * MS);
 		rc = read_marked(set, v, me);
 	}
 	lope_check(rc == PAPI_OK && span_holds(me, v[0]),
@@ -245,7 +246,7 @@ static void attach_detach(struct worker *w, struct span *s, struct span *me)
 	if (rc == PAPI_OK)
 		rc = start_marked(set, s);
 	if (rc == PAPI_OK) {
-		child = worker_do(w, 'b', 50 * MS);
+		child = target_do(w, 'b', 50 * MS);
 		rc = stop_marked(set, v, s);
 	}
 	lope_check(rc == PAPI_OK && span_holds(s, v[0]),
@@ -259,22 +260,22 @@ out:
 
 static void test_attach_detach(void)
 {
-	struct worker w;
+	struct target w;
 	struct span s, me;
 	int fds = fd_count();
 
-	if (worker_spawn(&w, -1) < 0) {
-		lope_fail("attach_worker", "fork: %s", strerror(errno));
+	if (target_spawn(&w, -1) < 0) {
+		lope_fail("attach_target", "fork: %s", strerror(errno));
 		return;
 	}
-	if (open_span(&s, w.pid, "attach_worker") == 0) {
-		if (open_span(&me, 0, "attach_worker") == 0) {
+	if (open_span(&s, w.pid, "attach_target") == 0) {
+		if (open_span(&me, 0, "attach_target") == 0) {
 			attach_detach(&w, &s, &me);
 			span_close(&me);
 		}
 		span_close(&s);
 	}
-	worker_finish(&w);
+	target_finish(&w);
 	lope_check(fd_count() == fds, "attach_detach_no_fd_leak",
 		   "descriptors %d before, %d after", fds, fd_count());
 }
@@ -282,25 +283,25 @@ static void test_attach_detach(void)
 /* The target exits while attached: the final counts stay readable. */
 static void test_target_exit(void)
 {
-	struct worker w;
+	struct target w;
 	struct span s;
 	long long v[2] = { 0, 0 }, child;
 	int set = PAPI_NULL, rc, st;
 
-	if (worker_spawn(&w, -1) < 0) {
+	if (target_spawn(&w, -1) < 0) {
 		lope_fail("read_after_target_exit", "fork: %s",
 			  strerror(errno));
 		return;
 	}
 	if (open_span(&s, w.pid, "read_after_target_exit")) {
-		worker_finish(&w);
+		target_finish(&w);
 		return;
 	}
 	rc = attached_set(&set, w.pid, tc_pf, 1);
 	if (rc == PAPI_OK)
 		rc = start_marked(set, &s);
-	child = rc == PAPI_OK ? worker_do(&w, 'b', 50 * MS) : 0;
-	st = worker_finish(&w); /* exited and reaped */
+	child = rc == PAPI_OK ? target_do(&w, 'b', 50 * MS) : 0;
+	st = target_finish(&w); /* exited and reaped */
 	if (rc == PAPI_OK)
 		rc = read_marked(set, v, &s);
 	lope_check(rc == PAPI_OK && st == 0 && span_holds(&s, v[0]),
@@ -317,17 +318,17 @@ static void test_target_exit(void)
 }
 
 /*
- * Two sets attached to two workers run at once; each counts its own
+ * Two sets attached to two targets run at once; each counts its own
  * target's task-clock (30 and 90 ms of spinning: a mix-up shows).
  */
 static void test_two_targets(void)
 {
-	struct worker a, b;
+	struct target a, b;
 	struct span spa, spb;
 	long long va = 0, vb = 0, ca = 0, cb = 0;
 	int sa = PAPI_NULL, sb = PAPI_NULL, rc;
 
-	if (worker_spawn(&a, -1) < 0 || worker_spawn(&b, -1) < 0) {
+	if (target_spawn(&a, -1) < 0 || target_spawn(&b, -1) < 0) {
 		lope_fail("two_attached_sets", "fork: %s", strerror(errno));
 		return;
 	}
@@ -344,10 +345,10 @@ static void test_two_targets(void)
 		rc = start_marked(sb, &spb);
 	lope_check(rc == PAPI_OK, "two_attached_sets_run_at_once", "rc=%s",
 		   papi_err(rc));
-	if (rc == PAPI_OK && worker_send(&a, 'b', 30 * MS) == 0 &&
-	    worker_send(&b, 'b', 90 * MS) == 0) {
-		ca = worker_wait(&a);
-		cb = worker_wait(&b);
+	if (rc == PAPI_OK && target_send(&a, 'b', 30 * MS) == 0 &&
+	    target_send(&b, 'b', 90 * MS) == 0) {
+		ca = target_wait(&a);
+		cb = target_wait(&b);
 		rc = stop_marked(sa, &va, &spa);
 		if (rc == PAPI_OK)
 			rc = stop_marked(sb, &vb, &spb);
@@ -365,8 +366,8 @@ out:
 	drop_set(&sb);
 	span_close(&spa);
 	span_close(&spb);
-	worker_finish(&a);
-	worker_finish(&b);
+	target_finish(&a);
+	target_finish(&b);
 }
 
 /* Attach to another thread of this very process. */
@@ -588,11 +589,11 @@ static void test_eperm(void)
 		   st);
 }
 
-/* Hardware variant: the worker's instructions, not ours. */
+/* Hardware variant: the target's instructions, not ours. */
 static void test_hw(void)
 {
 	static const char *const ins[] = { "perf::INSTRUCTIONS" };
-	struct worker w;
+	struct target w;
 	long long v1 = 0, v2 = 0;
 	int set = PAPI_NULL, rc;
 	unsigned long nr = 0;
@@ -604,7 +605,7 @@ static void test_hw(void)
 			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
-	if (worker_spawn(&w, -1) < 0) {
+	if (target_spawn(&w, -1) < 0) {
 		lope_fail("hw_attached_counts_target_instructions", "fork");
 		return;
 	}
@@ -612,7 +613,7 @@ static void test_hw(void)
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
 	if (rc == PAPI_OK) {
-		(void)worker_do(&w, 'b', 50 * MS);
+		(void)target_do(&w, 'b', 50 * MS);
 		rc = PAPI_read(set, &v1);
 	}
 	if (rc == PAPI_OK) {
@@ -631,7 +632,7 @@ static void test_hw(void)
 		   "rc=%s, %lu read(2) calls in one PAPI_read", papi_err(rc),
 		   nr);
 	drop_set(&set);
-	worker_finish(&w);
+	target_finish(&w);
 }
 
 int main(void)

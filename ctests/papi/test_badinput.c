@@ -475,12 +475,12 @@ static int long_name(const char *prefix, int add)
  * overflow signal would go to the caller while PAPI files the set under
  * the target, so nothing would handle it and the counts would stop after
  * the overflow budget.  Returns what PAPI_attach said (the set is left
- * attached to nothing: the worker is gone).
+ * attached to nothing: the target is gone).
  */
 static int overflow_then_attach(int profile)
 {
 	static unsigned short buf[1024];
-	struct worker w;
+	struct target w;
 	int set = stopped(), rc;
 
 	rc = profile ? PAPI_profil(buf, sizeof(buf), (vptr_t)do_profil, 65536,
@@ -490,14 +490,14 @@ static int overflow_then_attach(int profile)
 		setup_fail(profile ? "PAPI_profil" : "PAPI_overflow", rc);
 		return rc;
 	}
-	if (worker_spawn(&w, -1) != 0) {
-		setup_fail("worker_spawn", PAPI_ESYS);
+	if (target_spawn(&w, -1) != 0) {
+		setup_fail("target_spawn", PAPI_ESYS);
 		return PAPI_ESYS;
 	}
 	rc = PAPI_attach(set, (unsigned long)w.pid);
 	if (rc == PAPI_OK)
 		(void)PAPI_detach(set);
-	(void)worker_finish(&w);
+	(void)target_finish(&w);
 	return rc;
 }
 

@@ -5,8 +5,8 @@
  * for new sets) on real software events.
  *
  * This process pins itself to cpu 1 (when there is one) and sleeps while a
- * worker pinned to cpu 0 spins, touches pages and sleeps in short steps.
- * A set attached to cpu 0 must count that worker's work: its CPU time,
+ * target pinned to cpu 0 spins, touches pages and sleeps in short steps.
+ * A set attached to cpu 0 must count that target's work: its CPU time,
  * its page faults, its context switches, none of which are ours.  Its
  * clocks lie within the kernel's own clocks of cpu 0 read just before and
  * just after PAPI_start and PAPI_stop (span.h); a set counting one task
@@ -66,7 +66,7 @@ static int make_cpu_set(int *set)
 }
 
 /*
- * What a worker on cpu 0 did while the set ran, and cpu 0's own
+ * What a target on cpu 0 did while the set ran, and cpu 0's own
  * task-clock and cpu-clock around PAPI_start and PAPI_stop.
  */
 struct work {
@@ -83,12 +83,12 @@ static void mark_cpu0(struct work *wk)
 }
 
 /*
- * Start @set, have a worker pinned to cpu 0 spin 100 ms, touch NPAGES
+ * Start @set, have a target pinned to cpu 0 spin 100 ms, touch NPAGES
  * pages and sleep NSLEEPS times, then read @set and stop it into @v.
  */
-static int run_worker_on_cpu0(int set, long long *v, struct work *wk)
+static int run_target_on_cpu0(int set, long long *v, struct work *wk)
 {
-	struct worker w;
+	struct target w;
 	long long t0;
 	int rc;
 
@@ -99,10 +99,10 @@ static int run_worker_on_cpu0(int set, long long *v, struct work *wk)
 		span_close(&wk->tc);
 		return PAPI_ESYS;
 	}
-	rc = worker_spawn(&w, 0) < 0 ? PAPI_ESYS : PAPI_OK;
-	/* The worker pins itself first: a no-op command makes sure. */
-	if (rc == PAPI_OK && worker_do(&w, 'b', 0) == LLONG_MIN) {
-		worker_finish(&w);
+	rc = target_spawn(&w, 0) < 0 ? PAPI_ESYS : PAPI_OK;
+	/* The target pins itself first: a no-op command makes sure. */
+	if (rc == PAPI_OK && target_do(&w, 'b', 0) == LLONG_MIN) {
+		target_finish(&w);
 		rc = PAPI_ESYS;
 	}
 	if (rc != PAPI_OK) {
@@ -115,9 +115,9 @@ static int run_worker_on_cpu0(int set, long long *v, struct work *wk)
 	mark_cpu0(wk);
 	t0 = wall_ns();
 	if (rc == PAPI_OK) {
-		wk->spun = worker_do(&w, 'b', 100 * MS);
-		wk->pages_ok = worker_do(&w, 'p', NPAGES) == 0;
-		wk->switches = worker_do(&w, 's', NSLEEPS);
+		wk->spun = target_do(&w, 'b', 100 * MS);
+		wk->pages_ok = target_do(&w, 'p', NPAGES) == 0;
+		wk->switches = target_do(&w, 's', NSLEEPS);
 		rc = PAPI_read(set, v);
 	}
 	wk->wall = wall_ns() - t0;
@@ -127,13 +127,13 @@ static int run_worker_on_cpu0(int set, long long *v, struct work *wk)
 	else
 		(void)PAPI_stop(set, v); /* if it started */
 	mark_cpu0(wk);
-	worker_finish(&w);
+	target_finish(&w);
 	span_close(&wk->tc);
 	span_close(&wk->cc);
 	return rc;
 }
 
-/* The four checks every cpu-wide run of the worker must pass. */
+/* The four checks every cpu-wide run of the target must pass. */
 static void check_cpu_wide(const char *pfx, int rc, const long long *v,
 			   const struct work *wk)
 {
@@ -142,25 +142,25 @@ static void check_cpu_wide(const char *pfx, int rc, const long long *v,
 	snprintf(n, sizeof(n), "%s_task_clock_includes_other_process", pfx);
 	lope_check(rc == PAPI_OK && span_holds(&wk->tc, v[TC]), n,
 		   "rc=%s task-clock %lld ns, cpu 0's own %lld..%lld ns; "
-		   "worker on cpu 0 spun %lld ns; wall %lld ns",
+		   "target on cpu 0 spun %lld ns; wall %lld ns",
 		   papi_err(rc), v[TC], span_lo(&wk->tc), span_hi(&wk->tc),
 		   wk->spun, wk->wall);
 	snprintf(n, sizeof(n), "%s_cpu_clock_includes_other_process", pfx);
 	lope_check(rc == PAPI_OK && span_holds(&wk->cc, v[CC]), n,
 		   "rc=%s cpu-clock %lld ns, cpu 0's own %lld..%lld ns; "
-		   "worker spun %lld ns; wall %lld",
+		   "target spun %lld ns; wall %lld",
 		   papi_err(rc), v[CC], span_lo(&wk->cc), span_hi(&wk->cc),
 		   wk->spun, wk->wall);
 	snprintf(n, sizeof(n), "%s_page_faults_include_other_process", pfx);
 	lope_check(rc == PAPI_OK && wk->pages_ok && v[PF] >= NPAGES * 9 / 10, n,
-		   "rc=%s page-faults %lld; the worker touched %d pages",
+		   "rc=%s page-faults %lld; the target touched %d pages",
 		   papi_err(rc), v[PF], NPAGES);
 	snprintf(n, sizeof(n), "%s_context_switches_include_other_process",
 		 pfx);
 	lope_check(rc == PAPI_OK && wk->switches >= NSLEEPS / 2 &&
 			   v[CS] >= wk->switches,
 		   n,
-		   "rc=%s context-switches %lld; the worker slept %d times, "
+		   "rc=%s context-switches %lld; the target slept %d times, "
 		   "%lld voluntary switches",
 		   papi_err(rc), v[CS], NSLEEPS, wk->switches);
 }
@@ -221,7 +221,7 @@ static void test_cpu_attach(void)
 		   "PAPI_get_opt(PAPI_CPU_ATTACH)=%d cpu_num=%u", rc,
 		   opt.cpu.cpu_num);
 
-	rc = run_worker_on_cpu0(set, v, &wk);
+	rc = run_target_on_cpu0(set, v, &wk);
 	check_cpu_wide("cpu_attach", rc, v, &wk);
 	lope_info("cpu 0 over %lld ns: task-clock %lld cpu-clock %lld "
 		  "context-switches %lld page-faults %lld",
@@ -259,7 +259,7 @@ static void test_cpu_attach_before_add(void)
 		rc = PAPI_add_named_event(set, names[i]);
 	if (!set_ok_or_drop("cpu_attach_before_add", rc, &set))
 		return;
-	rc = run_worker_on_cpu0(set, v, &wk);
+	rc = run_target_on_cpu0(set, v, &wk);
 	check_cpu_wide("cpu_attach_before_add", rc, v, &wk);
 	drop_set(&set);
 }
@@ -280,11 +280,11 @@ static void test_granul_sys(void)
 	if (rc == PAPI_OK)
 		rc = set_granularity(set, PAPI_GRN_SYS);
 	lope_check(rc == PAPI_OK, "granul_sys_set", "rc=%s", papi_err(rc));
-	/* Leave cpu 0 to the worker; the set stays on cpu 0. */
+	/* Leave cpu 0 to the target; the set stays on cpu 0. */
 	if (ncpus > 1)
 		(void)pin_self(1);
 	if (rc == PAPI_OK) {
-		rc = run_worker_on_cpu0(set, v, &wk);
+		rc = run_target_on_cpu0(set, v, &wk);
 		check_cpu_wide("granul_sys", rc, v, &wk);
 	}
 
@@ -327,7 +327,7 @@ static void test_default_granularity(void)
 	if (ncpus > 1)
 		(void)pin_self(1);
 	if (rc == PAPI_OK) {
-		rc = run_worker_on_cpu0(set, v, &wk);
+		rc = run_target_on_cpu0(set, v, &wk);
 		check_cpu_wide("default_granularity_sys", rc, v, &wk);
 	}
 	drop_set(&set);
@@ -424,11 +424,11 @@ static void test_eperm(void)
 		   level, st);
 }
 
-/* Hardware variant: cpu-wide instructions include the worker's. */
+/* Hardware variant: cpu-wide instructions include the target's. */
 static void test_hw(void)
 {
 	static const char *const ins[] = { "perf::INSTRUCTIONS" };
-	struct worker w;
+	struct target w;
 	long long v = 0, spun = 0;
 	int set = PAPI_NULL, rc;
 
@@ -437,21 +437,21 @@ static void test_hw(void)
 			  LOPE_NO_CORE_PMU_REASON);
 		return;
 	}
-	if (worker_spawn(&w, 0) < 0) {
+	if (target_spawn(&w, 0) < 0) {
 		lope_fail("hw_cpu_attach_counts_other_process", "fork");
 		return;
 	}
 	rc = make_named_set(&set, ins, 1);
 	if (rc == PAPI_OK)
 		rc = set_cpu_attach(set, 0);
-	rc = count_worker_spin(set, rc, &w, 50 * MS, &v, &spun);
+	rc = count_target_spin(set, rc, &w, 50 * MS, &v, &spun);
 	lope_check(rc == PAPI_OK && v > 1000000,
 		   "hw_cpu_attach_counts_other_process",
-		   "rc=%s instructions on cpu 0: %lld while the worker spun "
+		   "rc=%s instructions on cpu 0: %lld while the target spun "
 		   "%lld ns there",
 		   papi_err(rc), v, spun);
 	drop_set(&set);
-	worker_finish(&w);
+	target_finish(&w);
 }
 
 int main(void)
@@ -470,7 +470,7 @@ int main(void)
 
 	ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	sched_getaffinity(0, sizeof(orig_affinity), &orig_affinity);
-	lope_info("%d cpus online; the worker runs on cpu 0, we on cpu %d",
+	lope_info("%d cpus online; the target runs on cpu 0, we on cpu %d",
 		  ncpus, ncpus > 1 ? 1 : 0);
 	if (ncpus > 1 && pin_self(1) < 0)
 		lope_info("cannot pin to cpu 1: %s", strerror(errno));

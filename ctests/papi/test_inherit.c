@@ -67,30 +67,30 @@ static int inherited_set(int *set)
 
 /* What a child did, and what we did meanwhile (for the messages). */
 struct run {
-	long long child_busy; /* the worker's own thread clock */
+	long long child_busy; /* the target's own thread clock */
 	long long own;        /* our process CPU time over the run */
 	int pages_ok;
 };
 
 /*
- * When @rc (what came before) is PAPI_OK, a worker forked now spins @ns,
+ * When @rc (what came before) is PAPI_OK, a target forked now spins @ns,
  * touches NPAGES pages and exits: PAPI_OK, or PAPI_ESYS when it did not
  * run through.  Else @rc, and no child.
  */
 static int child_run(int rc, struct run *r, long long ns)
 {
-	struct worker w;
+	struct target w;
 	long long t0 = process_ns();
 	int st;
 
 	if (rc != PAPI_OK)
 		return rc;
 	memset(r, 0, sizeof(*r));
-	if (worker_spawn(&w, -1) < 0)
+	if (target_spawn(&w, -1) < 0)
 		return PAPI_ESYS;
-	r->child_busy = worker_do(&w, 'b', ns);
-	r->pages_ok = worker_do(&w, 'p', NPAGES) == 0;
-	st = worker_finish(&w);
+	r->child_busy = target_do(&w, 'b', ns);
+	r->pages_ok = target_do(&w, 'p', NPAGES) == 0;
+	st = target_finish(&w);
 	r->own = process_ns() - t0;
 	return st == 0 && r->child_busy > 0 ? PAPI_OK : PAPI_ESYS;
 }
@@ -251,7 +251,7 @@ static void test_inherit_children(void)
 /* A child still running is counted too (its counts are read live). */
 static void test_live_child(void)
 {
-	struct worker w;
+	struct target w;
 	long long v[NEV] = { 0 }, busy = 0;
 	int set = PAPI_NULL, rc;
 
@@ -259,11 +259,11 @@ static void test_live_child(void)
 	rc = inherited_set(&set);
 	if (rc == PAPI_OK)
 		rc = call_marked(&all, PAPI_start, set);
-	if (rc == PAPI_OK && worker_spawn(&w, -1) == 0) {
-		busy = worker_do(&w, 'b', 60 * MS);
-		/* the worker is alive */
+	if (rc == PAPI_OK && target_spawn(&w, -1) == 0) {
+		busy = target_do(&w, 'b', 60 * MS);
+		/* the target is alive */
 		rc = read_marked(&all, PAPI_read, set, v);
-		worker_finish(&w);
+		target_finish(&w);
 	}
 	lope_check(rc == PAPI_OK && span_holds(&all, v[TC]),
 		   "inherit_counts_live_child",
@@ -378,11 +378,11 @@ static void test_threads(void)
  */
 static void test_child_forked_before(void)
 {
-	struct worker w;
+	struct target w;
 	long long v[NEV] = { 0 }, busy = 0;
 	int set = PAPI_NULL, rc, i;
 
-	if (worker_spawn(&w, -1) < 0) {
+	if (target_spawn(&w, -1) < 0) {
 		lope_fail("inherit_excludes_child_forked_before", "fork");
 		return;
 	}
@@ -397,7 +397,7 @@ static void test_child_forked_before(void)
 	if (rc == PAPI_OK)
 		rc = call_marked(&me, PAPI_start, set);
 	if (rc == PAPI_OK) {
-		busy = worker_do(&w, 'b', 50 * MS);
+		busy = target_do(&w, 'b', 50 * MS);
 		rc = read_marked(&me, PAPI_stop, set, v);
 	}
 	lope_check(rc == PAPI_OK && span_holds(&me, v[TC]),
@@ -406,7 +406,7 @@ static void test_child_forked_before(void)
 		   "child spun %lld ns",
 		   papi_err(rc), v[TC], span_lo(&me), span_hi(&me), busy);
 	drop_set(&set);
-	worker_finish(&w);
+	target_finish(&w);
 }
 
 /*

@@ -136,7 +136,7 @@ static void parent_work(long long ns)
 
 /* --------------------------------------------------------- threads */
 
-struct worker_res {
+struct thread_res {
 	long loops, errors, negative, down, reset_not_below, stop_below;
 	long outside;               /* task-clock values outside their spans */
 	long long counted;          /* task-clock of accums and stops */
@@ -145,11 +145,11 @@ struct worker_res {
 	const char *failed;
 };
 
-static struct worker_res wres[NTHREADS];
+static struct thread_res wres[NTHREADS];
 static long long run_ns;
 static int codes[3];
 
-static void werr(struct worker_res *r, const char *what, int rc)
+static void werr(struct thread_res *r, const char *what, int rc)
 {
 	r->errors++;
 	if (!r->failed) {
@@ -159,7 +159,7 @@ static void werr(struct worker_res *r, const char *what, int rc)
 }
 
 /* Two reads of the three events, @a then @b: negative, or gone down? */
-static void tally(struct worker_res *r, const long long *a, const long long *b)
+static void tally(struct thread_res *r, const long long *a, const long long *b)
 {
 	int e;
 
@@ -169,7 +169,7 @@ static void tally(struct worker_res *r, const long long *a, const long long *b)
 	}
 }
 
-static int build(struct worker_res *r, int *set)
+static int build(struct thread_res *r, int *set)
 {
 	int rc = PAPI_create_eventset(set), i;
 
@@ -181,7 +181,7 @@ static int build(struct worker_res *r, int *set)
 }
 
 /* The task-clock @got of an interval, and its span @sp, into @r. */
-static void in_span(struct worker_res *r, const struct span *sp, long long got)
+static void in_span(struct thread_res *r, const struct span *sp, long long got)
 {
 	r->outside += !span_holds(sp, got);
 	r->counted += got;
@@ -198,7 +198,7 @@ static void in_span(struct worker_res *r, const struct span *sp, long long got)
  */
 static void *loop_main(void *arg)
 {
-	struct worker_res *r = arg;
+	struct thread_res *r = arg;
 	long long end, v[3], w[3], acc[3], i;
 	int set = PAPI_NULL, rc, e;
 	struct span sp;
@@ -312,7 +312,7 @@ static void report_threads(int started)
 	lope_check(started == NTHREADS, "threads_8_started", "%d started",
 		   started);
 	for (t = 0; t < started; t++) {
-		struct worker_res *r = &wres[t];
+		struct thread_res *r = &wres[t];
 
 		loops += r->loops;
 		lope_info("threads: thread %d: %ld loops", t, r->loops);
@@ -336,7 +336,7 @@ static void report_threads(int started)
 
 static void *churn_main(void *arg)
 {
-	struct worker_res *r = arg;
+	struct thread_res *r = arg;
 	long long v[3];
 	int set = PAPI_NULL, rc;
 
@@ -360,7 +360,7 @@ static void *churn_main(void *arg)
 
 static long run_churn(int n)
 {
-	struct worker_res r[4];
+	struct thread_res r[4];
 	pthread_t th[4];
 	long errors = 0;
 	int i, k;

@@ -45,7 +45,7 @@ static unsigned long self_id(void)
 	return (unsigned long)pthread_self();
 }
 
-static void *worker(void *arg)
+static void *thread_main(void *arg)
 {
 	struct result *r = arg;
 	int set = PAPI_NULL;
@@ -100,7 +100,7 @@ int main(void)
 	memset(res, 0, sizeof(res));
 	for (i = 0; i < NTHREADS; i++)
 		res[i].idx = i;
-	start_threads_or_exit("pthread_create", th, NTHREADS, worker, res,
+	start_threads_or_exit("pthread_create", th, NTHREADS, thread_main, res,
 			      sizeof(res[0]));
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);

@@ -3,7 +3,7 @@
  * test_threads2: threads identified the way TAU identifies them.
  *
  * PAPI_thread_init gets a function returning small integers (0 for the
- * main thread, 1..8 for the workers), not OS thread ids.  Eight workers
+ * main thread, 1..8 for the others), not OS thread ids.  Eight threads
  * (four registered with PAPI_register_thread, four implicitly by their
  * first PAPI call) each build their own set, wait until all sets exist,
  * then run 20 start/read/stop cycles concurrently, each with a different
@@ -11,8 +11,8 @@
  * read around the start and the read (ctests/lib/span.h), and count its
  * pages.  PAPI_list_threads sees all nine threads, then only the main
  * one after PAPI_unregister_thread; an id freed by unregistering can be
- * used again by a new thread.  The main thread also reads a worker's
- * running set: it must see the worker's work, not its own.
+ * used again by a new thread.  The main thread also reads thread 1's
+ * running set: it must see that thread's work, not its own.
  *
  * The kernel's task-clock of a thread runs ahead of its CPU time
  * (CLOCK_THREAD_CPUTIME_ID) by whatever the host steals while it runs, so
@@ -65,7 +65,7 @@ static int make_set(int *set)
 
 struct result {
 	int idx;
-	pid_t tid; /* for the main thread's span of worker 0 */
+	pid_t tid; /* for the main thread's span of thread 1 */
 	unsigned long papi_tid;
 	int rc_reg, rc_set, rc_loop, rc_unreg;
 	int cycles_ok;       /* cycles whose read matched the thread's work */
@@ -127,7 +127,7 @@ static void one_cycle(struct result *r, struct span *sp, int cycle)
 	}
 }
 
-static void *worker(void *arg)
+static void *thread_main(void *arg)
 {
 	struct result *r = arg;
 	struct span sp;
@@ -148,7 +148,7 @@ static void *worker(void *arg)
 	r->rc_set = make_set(&r->set);
 
 	pthread_barrier_wait(&all_sets_exist);
-	/* Worker 0 keeps its set running while the main thread reads it. */
+	/* Thread 1 keeps its set running while the main thread reads it. */
 	if (r->idx == 0 && r->rc_set == PAPI_OK) {
 		rc = PAPI_start(r->set);
 		busy_ns(30 * MS);
@@ -223,11 +223,11 @@ static int nthreads_listed(void)
 }
 
 /*
- * The main thread reads worker 0's running set while it spins itself: the
- * difference of two reads shows the worker's time, not ours, however much
- * of the CPU the worker gets on a loaded machine.  It must lie within the
- * span of the worker's own task-clock (opened from here on its thread id)
- * read around each of the two reads: the worker's clock between the end
+ * The main thread reads thread 1's running set while it spins itself: the
+ * difference of two reads shows that thread's time, not ours, however much
+ * of the CPU that thread gets on a loaded machine.  It must lie within the
+ * span of its own task-clock (opened from here on its thread id)
+ * read around each of the two reads: that thread's clock between the end
  * of the first read and the start of the second, at least, and between
  * the start of the first and the end of the second, at most.
  */
@@ -243,21 +243,21 @@ static void cross_read(void)
 			  (int)res[0].tid, strerror(errno));
 		return;
 	}
-	sleep_ns(5 * MS); /* worker 0 is spinning */
+	sleep_ns(5 * MS); /* thread 1 is spinning */
 	span_mark(&sp);
 	rc = PAPI_read(res[0].set, a);
 	span_mark(&sp);
 	t0 = thread_ns();
 	busy_ns(10 * MS); /* ours: must not show */
 	own = thread_ns() - t0;
-	sleep_ns(10 * MS); /* the worker's: must show */
+	sleep_ns(10 * MS); /* thread 1's: must show */
 	span_mark(&sp);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(res[0].set, b);
 	span_mark(&sp);
 	lope_check(rc == PAPI_OK && span_holds(&sp, b[0] - a[0]),
 		   "main_reads_worker_set_sees_worker_time",
-		   "rc=%s worker's task-clock %lld -> %lld ns, its span "
+		   "rc=%s thread 1's task-clock %lld -> %lld ns, its span "
 		   "[%lld, %lld] ns; we spun %lld ns",
 		   papi_err(rc), a[0], b[0], span_lo(&sp), span_hi(&sp), own);
 	span_close(&sp);
@@ -288,14 +288,14 @@ int main(void)
 	memset(res, 0, sizeof(res));
 	for (i = 0; i < NTHREADS; i++)
 		res[i].idx = i;
-	start_threads_or_exit("pthread_create", th, NTHREADS, worker, res,
+	start_threads_or_exit("pthread_create", th, NTHREADS, thread_main, res,
 			      sizeof(res[0]));
 	pthread_barrier_wait(&all_sets_exist);
 	if (res[0].rc_set == PAPI_OK)
 		cross_read();
 	else
 		lope_fail("main_reads_worker_set_sees_worker_time",
-			  "worker 0 has no set: %s", papi_err(res[0].rc_set));
+			  "thread 1 has no set: %s", papi_err(res[0].rc_set));
 	pthread_barrier_wait(&main_read_done);
 	pthread_barrier_wait(&all_stopped);
 	n_all = nthreads_listed();

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Child processes and the worker (worker.h). */
+/* Child processes and the target (target.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "worker.h"
+#include "target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,7 +87,7 @@ pid_t dead_pid(void)
 	return pid;
 }
 
-static __attribute__((noreturn)) void worker_main(int cmd, int res)
+static __attribute__((noreturn)) void target_main(int cmd, int res)
 {
 	struct command m;
 	long long r, i, t0;
@@ -118,7 +118,7 @@ static __attribute__((noreturn)) void worker_main(int cmd, int res)
 	}
 }
 
-int worker_spawn(struct worker *w, int cpu)
+int target_spawn(struct target *w, int cpu)
 {
 	int c[2], r[2];
 
@@ -141,7 +141,7 @@ int worker_spawn(struct worker *w, int cpu)
 			if (sched_setaffinity(0, sizeof(set), &set) < 0)
 				_exit(2);
 		}
-		worker_main(c[0], r[1]);
+		target_main(c[0], r[1]);
 	}
 	close(c[0]);
 	close(r[1]);
@@ -155,32 +155,32 @@ int worker_spawn(struct worker *w, int cpu)
 	return 0;
 }
 
-int worker_send(struct worker *w, char c, long long arg)
+int target_send(struct target *w, char c, long long arg)
 {
 	struct command m = { c, arg };
 
 	return pipe_put_buf(w->cmd, &m, sizeof(m));
 }
 
-long long worker_wait(struct worker *w)
+long long target_wait(struct target *w)
 {
 	long long r;
 
 	return pipe_get_buf(w->res, &r, sizeof(r)) ? LLONG_MIN : r;
 }
 
-long long worker_do(struct worker *w, char c, long long arg)
+long long target_do(struct target *w, char c, long long arg)
 {
-	return worker_send(w, c, arg) ? LLONG_MIN : worker_wait(w);
+	return target_send(w, c, arg) ? LLONG_MIN : target_wait(w);
 }
 
-int worker_finish(struct worker *w)
+int target_finish(struct target *w)
 {
 	int st;
 
 	if (w->pid <= 0)
 		return -1;
-	(void)worker_send(w, 'q', 0);
+	(void)target_send(w, 'q', 0);
 	close(w->cmd);
 	close(w->res);
 	st = wait_child(w->pid);

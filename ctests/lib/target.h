@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Child processes: pipes that survive signals, reaping, and a worker
+ * Child processes: pipes that survive signals, reaping, and a target
  * process driven over two pipes, so that a test can make another task do
  * a known amount of work while it sleeps itself; and threads started
  * together.
  */
-#ifndef LOPE_WORKER_H
-#define LOPE_WORKER_H
+#ifndef LOPE_TARGET_H
+#define LOPE_TARGET_H
 
 #include <pthread.h>
 #include <stddef.h>
@@ -27,33 +27,33 @@ int wait_child(pid_t pid);
 pid_t dead_pid(void);
 
 /*
- * The worker never calls PAPI.  Commands are one byte plus a 64-bit
+ * The target never calls PAPI.  Commands are one byte plus a 64-bit
  * argument; each answers one 64-bit result:
  *   'b' ns : spin @ns of its own CPU time -> the CPU time it measured
  *   'p' n  : touch @n fresh pages          -> 0, or -1 on mmap failure
  *   's' n  : sleep 200 us @n times         -> voluntary switches seen
  *   'q' 0  : exit 0 (no answer)
  */
-struct worker {
+struct target {
 	pid_t pid;
 	int cmd; /* write end */
 	int res; /* read end */
 };
 
-/* Fork a worker; with @cpu >= 0 it pins itself there first.  0 or -1. */
-int worker_spawn(struct worker *w, int cpu);
+/* Fork a target; with @cpu >= 0 it pins itself there first.  0 or -1. */
+int target_spawn(struct target *w, int cpu);
 
 /* Send a command: 0 or -1. */
-int worker_send(struct worker *w, char c, long long arg);
+int target_send(struct target *w, char c, long long arg);
 
-/* The answer to the last command, or LLONG_MIN if the worker is gone. */
-long long worker_wait(struct worker *w);
+/* The answer to the last command, or LLONG_MIN if the target is gone. */
+long long target_wait(struct target *w);
 
 /* Send a command and wait for its answer (LLONG_MIN: gone). */
-long long worker_do(struct worker *w, char c, long long arg);
+long long target_do(struct target *w, char c, long long arg);
 
-/* Tell the worker to exit and reap it: its exit status, or -1. */
-int worker_finish(struct worker *w);
+/* Tell the target to exit and reap it: its exit status, or -1. */
+int target_finish(struct target *w);
 
 /*
  * Start @n threads running @fn, the ith on the ith of the @n arguments of
@@ -63,4 +63,4 @@ int worker_finish(struct worker *w);
 void start_threads_or_exit(const char *name, pthread_t *th, int n,
 			   void *(*fn)(void *), void *args, size_t size);
 
-#endif /* LOPE_WORKER_H */
+#endif /* LOPE_TARGET_H */
