@@ -9,6 +9,7 @@
 # with the attribute interpose (interpose.h says why).
 LOPE_TESTLIB_SRCS = \
 	attrs.c \
+	badinput.c \
 	clock.c \
 	core_pmu.c \
 	nobody.c \
@@ -27,6 +28,7 @@ LOPE_TESTLIB_INTERPOSE = \
 	interpose.c
 LOPE_TESTLIB_HDRS = \
 	attrs.h \
+	badinput.h \
 	clock.h \
 	core_pmu.h \
 	interpose.h \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A witness for the sweeps that do their worst to PAPI (test_badinput,
+ * A witness for the sweeps that do their worst to PAPI (test_badinput_*,
  * test_faults_papi): another thread of the process keeps its own
  * perf::TASK-CLOCK set running through them all.  The sweep reads that
  * set between its rows (it must still run and never go back), and at the
