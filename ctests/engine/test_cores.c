@@ -198,6 +198,24 @@ static int split_is(const struct lope_cores *c, uint32_t type, uint64_t config,
 	return 1;
 }
 
+/*
+ * The generic instructions and cycles events split in two, one part on
+ * each PMU (event types @t0 and @t1), each the sysfs event of that PMU:
+ * @ins and @cyc.
+ */
+static int generic_on_both(const struct lope_cores *c, uint32_t t0, uint32_t t1,
+			   uint64_t ins, uint64_t cyc, char *why, size_t len)
+{
+	static const int both[] = { 0, 1 };
+	const uint32_t types[] = { t0, t1 };
+
+	return split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2,
+			types, (const uint64_t[]){ ins, ins }, both, why,
+			len) &&
+	       split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2,
+			types, (const uint64_t[]){ cyc, cyc }, both, why, len);
+}
+
 static void intel_hybrid(void)
 {
 	const char *name = "intel_hybrid_lists_cpu_atom_and_cpu_core";
@@ -237,14 +255,7 @@ static void intel_hybrid(void)
 	lope_check(ok, "intel_hybrid_extended_type_on_each_pmu", "%s", why);
 
 	c->ext = false;
-	ok = split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2,
-		      (const uint32_t[]){ 10, 4 },
-		      (const uint64_t[]){ 0xc0, 0xc0 }, both, why,
-		      sizeof(why)) &&
-	     split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2,
-		      (const uint32_t[]){ 10, 4 },
-		      (const uint64_t[]){ 0x3c, 0x3c }, both, why,
-		      sizeof(why)) &&
+	ok = generic_on_both(c, 10, 4, 0xc0, 0x3c, why, sizeof(why)) &&
 	     /* cpu_atom has no ref-cycles here, and no cache events */
 	     split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES,
 		      -ENOENT, NULL, NULL, NULL, why, sizeof(why)) &&
@@ -300,14 +311,7 @@ static void arm_big_little(void)
 		      (const uint64_t[]){ 0x1234 }, a57, why, sizeof(why));
 	lope_check(ok, "arm_raw_event_only_the_default_pmu_names_stays_there",
 		   "%s", why);
-	ok = split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2,
-		      (const uint32_t[]){ 9, 8 },
-		      (const uint64_t[]){ 0x08, 0x08 }, both, why,
-		      sizeof(why)) &&
-	     split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2,
-		      (const uint32_t[]){ 9, 8 },
-		      (const uint64_t[]){ 0x11, 0x11 }, both, why,
-		      sizeof(why)) &&
+	ok = generic_on_both(c, 9, 8, 0x08, 0x11, why, sizeof(why)) &&
 	     split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
 		      -ENOENT, NULL, NULL, NULL, why, sizeof(why));
 	lope_check(ok, "arm_generic_events_by_sysfs_name", "%s", why);
@@ -318,7 +322,6 @@ static void apple_silicon(void)
 {
 	const char *name = "apple_generic_events_by_sysfs_name";
 	struct lope_cores *c = cores_of(name, apple, ARRAY_SIZE(apple));
-	const int both[] = { 0, 1 };
 	char why[256];
 	int ok;
 
@@ -326,14 +329,7 @@ static void apple_silicon(void)
 		return;
 	ok = lope_cores__nr(c) == 2;
 	snprintf(why, sizeof(why), "%d core PMUs", lope_cores__nr(c));
-	ok = ok &&
-	     split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2,
-		      (const uint32_t[]){ 10, 11 },
-		      (const uint64_t[]){ 0x8c, 0x8c }, both, why,
-		      sizeof(why)) &&
-	     split_is(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2,
-		      (const uint32_t[]){ 10, 11 },
-		      (const uint64_t[]){ 0x02, 0x02 }, both, why, sizeof(why));
+	ok = ok && generic_on_both(c, 10, 11, 0x8c, 0x02, why, sizeof(why));
 	lope_check(ok, name, "%s", why);
 	lope_cores__delete(c);
 }
@@ -389,6 +385,29 @@ static int read_ok(const char *name, struct lope_group *g, int64_t *v)
 }
 
 /*
+ * @begin (enable, reset) @g, spin(), then unless @begin failed @end it
+ * (read, disable) into @v, each call between two marks of @s: its
+ * bounds then hold what a task-clock counted from @begin to @end.
+ * 0 or -errno.
+ */
+static int spin_between(struct lope_group *g, int (*begin)(struct lope_group *),
+			int (*end)(struct lope_group *, int64_t *), int64_t *v,
+			struct span *s)
+{
+	int err;
+
+	span_mark(s);
+	err = begin(g);
+	span_mark(s);
+	spin();
+	span_mark(s);
+	if (!err)
+		err = end(g, v);
+	span_mark(s);
+	return err;
+}
+
+/*
  * The split group on real software events: value 0 is a generic
  * instructions event (two task-clock parts), value 1 the task-clock
  * itself (counted everywhere, not split).
@@ -426,14 +445,7 @@ static void split_group(void)
 			  g && g->parts);
 		goto out;
 	}
-	span_mark(&s);
-	err = lope_group__enable(g);
-	span_mark(&s);
-	spin();
-	span_mark(&s);
-	if (!err)
-		err = lope_group__read(g, v);
-	span_mark(&s);
+	err = spin_between(g, lope_group__enable, lope_group__read, v, &s);
 	lope_check(!err && v[0] >= 2 * span_lo(&s) && v[0] <= 2 * span_hi(&s) &&
 			   span_holds(&s, v[1]),
 		   name,
@@ -464,14 +476,7 @@ static void split_group(void)
 	 * samples anew, and the interval starts inside it. */
 	span_clear(&s);
 	spin();
-	span_mark(&s);
-	err = lope_group__reset(g);
-	span_mark(&s);
-	spin();
-	span_mark(&s);
-	if (!err)
-		err = lope_group__disable(g, v);
-	span_mark(&s);
+	err = spin_between(g, lope_group__reset, lope_group__disable, v, &s);
 	lope_check(!err && v[0] <= 2 * span_hi(&s) && span_holds(&s, v[1]),
 		   "split_group_reset_then_stop",
 		   "err %d: %lld (at most %lld), %lld (%lld..%lld)", err,

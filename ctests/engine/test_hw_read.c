@@ -43,16 +43,6 @@
 #define WRAP_TARGET ((1ull << 31) + (1ull << 28))
 #define WRAP_CHUNK (1ull << 26)
 
-enum { C_PATH, C_BRACKETED, C_NO_SYSCALL, C_WRAP, C_MIGRATE, NCASES };
-
-static const char *const cases[NCASES] = {
-	"hw_read_user_space_path_where_the_page_allows_it",
-	"hw_read_1000_reads_between_read_2_before_and_after_in_order",
-	"hw_read_reads_and_resets_make_no_system_call",
-	"hw_read_a_32_bit_counter_read_past_its_overflow_interrupts",
-	"hw_read_a_reader_moved_between_2_cpus_200_times",
-};
-
 struct sample {
 	uint64_t val[NEV];
 };
@@ -66,14 +56,6 @@ struct tally {
 
 static struct lope_group *g;
 static volatile struct perf_event_mmap_page *page; /* the leader's */
-
-static void skip_all(const char *why)
-{
-	int i;
-
-	for (i = 0; i < NCASES; i++)
-		lope_skip(cases[i], "%s", why);
-}
 
 /* The group's values with one read(2) of its leader; 0 or -errno. */
 static int read_syscall(struct sample *s)
@@ -131,17 +113,16 @@ static int bracketed_read(struct tally *t, const char *where)
 	return 0;
 }
 
-static void judge(int c, const struct tally *t, int err)
+static void judge(const char *name, const struct tally *t, int err)
 {
 	if (err)
-		lope_fail(cases[c], "read %ld: %s", t->reads, strerror(-err));
+		lope_fail(name, "read %ld: %s", t->reads, strerror(-err));
 	else if (t->user != t->reads)
-		lope_fail(cases[c], "%ld of %ld reads in user space", t->user,
+		lope_fail(name, "%ld of %ld reads in user space", t->user,
 			  t->reads);
 	else
-		lope_check(!t->bad, cases[c],
-			   "%ld of %ld reads out of order: %s", t->bad,
-			   t->reads, t->first_bad);
+		lope_check(!t->bad, name, "%ld of %ld reads out of order: %s",
+			   t->bad, t->reads, t->first_bad);
 }
 
 /* About @n instructions of work the compiler cannot remove. */
@@ -185,13 +166,13 @@ static volatile struct perf_event_mmap_page *map_leader(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void test_path(void)
+static void test_path(const char *name)
 {
 	struct lope_counts c[NEV];
 	int err = lope_group__read_raw(g, c);
 
 	if (err) {
-		lope_fail(cases[C_PATH], "read: %s", strerror(-err));
+		lope_fail(name, "read: %s", strerror(-err));
 		return;
 	}
 	lope_info("leader's page: cap_user_rdpmc %d, index %u, pmc_width %u; "
@@ -200,12 +181,12 @@ static void test_path(void)
 		  page ? (int)page->cap_user_rdpmc : -1, page ? page->index : 0,
 		  page ? page->pmc_width : 0, (int)lope_group__last_path(g),
 		  lope_group__nr_mapped(g), NEV);
-	lope_check(lope_group__last_path(g) == LOPE_PATH_RDPMC, cases[C_PATH],
+	lope_check(lope_group__last_path(g) == LOPE_PATH_RDPMC, name,
 		   "the page allows user-space reads, the engine took path %d",
 		   (int)lope_group__last_path(g));
 }
 
-static void test_bracketed(void)
+static void test_bracketed(const char *name)
 {
 	struct tally t = { 0 };
 	int i, err = 0;
@@ -214,7 +195,7 @@ static void test_bracketed(void)
 		work(1000);
 		err = bracketed_read(&t, "read");
 	}
-	judge(C_BRACKETED, &t, err);
+	judge(name, &t, err);
 }
 
 static unsigned long nr_calls;
@@ -231,7 +212,7 @@ static int counting_ioctl(int fd, unsigned long req, unsigned long arg)
 	return lope_sys_kernel.ioctl(fd, req, arg);
 }
 
-static void test_no_syscall(void)
+static void test_no_syscall(const char *name)
 {
 	struct lope_sys counting = lope_sys_kernel;
 	int64_t v[NEV];
@@ -249,23 +230,22 @@ static void test_no_syscall(void)
 	}
 	lope_sys__set(NULL);
 	if (err)
-		lope_fail(cases[C_NO_SYSCALL], "pair %d: %s", i,
-			  strerror(-err));
+		lope_fail(name, "pair %d: %s", i, strerror(-err));
 	else
-		lope_check(nr_calls == 0, cases[C_NO_SYSCALL],
+		lope_check(nr_calls == 0, name,
 			   "%lu read(2)/ioctl(2) calls for %d reads and "
 			   "resets",
 			   nr_calls, NRESETS);
 }
 
-static void test_wrap(void)
+static void test_wrap(const char *name)
 {
 	struct tally t = { 0 };
 	uint64_t offset0;
 	int err, moves = 0;
 
 	if (!page || page->pmc_width >= 64) {
-		lope_skip(cases[C_WRAP],
+		lope_skip(name,
 			  "the counter is %u bits wide: no "
 			  "overflow interrupt within reach",
 			  page ? page->pmc_width : 0);
@@ -285,13 +265,13 @@ static void test_wrap(void)
 		  "page's offset moved %d times (overflow interrupts)",
 		  t.prev.val[0], t.reads, moves);
 	if (!err && moves == 0) {
-		lope_fail(cases[C_WRAP],
+		lope_fail(name,
 			  "the page's offset never moved over "
 			  "%" PRIu64 " events of a %u-bit counter",
 			  t.prev.val[0], page->pmc_width);
 		return;
 	}
-	judge(C_WRAP, &t, err);
+	judge(name, &t, err);
 }
 
 static int pin(int cpu)
@@ -303,14 +283,14 @@ static int pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-static void test_migrate(void)
+static void test_migrate(const char *name)
 {
 	struct tally t = { 0 };
 	int i, err = 0, off_target = 0;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		lope_skip(cases[C_MIGRATE], "needs 2 online CPUs, this "
-					    "machine has 1");
+		lope_skip(name, "needs 2 online CPUs, this "
+				"machine has 1");
 		return;
 	}
 	for (i = 0; !err && i < MOVES; i++) {
@@ -323,18 +303,42 @@ static void test_migrate(void)
 	}
 	pin(0);
 	if (!err && off_target) {
-		lope_fail(cases[C_MIGRATE],
+		lope_fail(name,
 			  "not on the CPU pinned to after %d "
 			  "of %d moves",
 			  off_target, MOVES);
 		return;
 	}
-	judge(C_MIGRATE, &t, err);
+	judge(name, &t, err);
+}
+
+/* The cases, in the order they run; each is told its name. */
+static const struct {
+	const char *name;
+	void (*run)(const char *name);
+} cases[] = {
+	{ "hw_read_user_space_path_where_the_page_allows_it", test_path },
+	{ "hw_read_1000_reads_between_read_2_before_and_after_in_order",
+	  test_bracketed },
+	{ "hw_read_reads_and_resets_make_no_system_call", test_no_syscall },
+	{ "hw_read_a_32_bit_counter_read_past_its_overflow_interrupts",
+	  test_wrap },
+	{ "hw_read_a_reader_moved_between_2_cpus_200_times", test_migrate },
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static void skip_all(const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < NCASES; i++)
+		lope_skip(cases[i].name, "%s", why);
 }
 
 int main(void)
 {
 	char why[200];
+	size_t i;
 	int err = open_group();
 
 	if (err) {
@@ -354,11 +358,8 @@ int main(void)
 			 (int)page->cap_user_rdpmc, page->index);
 		skip_all(why);
 	} else {
-		test_path();
-		test_bracketed();
-		test_no_syscall();
-		test_wrap();
-		test_migrate();
+		for (i = 0; i < NCASES; i++)
+			cases[i].run(cases[i].name);
 	}
 	if (page)
 		munmap((void *)page, (size_t)sysconf(_SC_PAGESIZE));

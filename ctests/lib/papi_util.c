@@ -177,16 +177,61 @@ int set_ok_or_drop(const char *name, int rc, int *set)
 	return 0;
 }
 
+int papi_start(int set, long long *unused)
+{
+	(void)unused;
+	return PAPI_start(set);
+}
+
+int papi_reset(int set, long long *unused)
+{
+	(void)unused;
+	return PAPI_reset(set);
+}
+
+int call_marked(struct span *s, int (*call)(int, long long *), int set,
+		long long *v)
+{
+	int rc;
+
+	if (!s)
+		return call(set, v);
+	(void)span_mark(s);
+	rc = call(set, v);
+	(void)span_mark(s);
+	return rc;
+}
+
 int count_target_spin(int set, int rc, struct target *w, long long ns,
-		      long long *v, long long *spun)
+		      long long *v, long long *spun, struct span *s)
 {
 	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
+		rc = call_marked(s, papi_start, set, NULL);
 	if (rc == PAPI_OK) {
 		*spun = target_do(w, 'b', ns);
-		rc = PAPI_stop(set, v);
+		rc = call_marked(s, PAPI_stop, set, v);
 	}
 	return rc;
+}
+
+int spin_between_marks(int set, int rc, long long ns,
+		       int (*end)(int, long long *), long long *v,
+		       struct span *sp)
+{
+	if (rc != PAPI_OK)
+		return rc;
+	rc = call_marked(sp, papi_start, set, NULL);
+	busy_ns(ns);
+	return rc == PAPI_OK ? call_marked(sp, end, set, v) : rc;
+}
+
+void check_task_clock(const char *name, int rc, long long got,
+		      const struct span *s, const char *whose, const char *note)
+{
+	lope_check(rc == PAPI_OK && span_holds(s, got), name,
+		   "rc=%s task-clock %lld ns, %s own %lld..%lld ns%s%s",
+		   papi_err(rc), got, whose, span_lo(s), span_hi(s),
+		   note ? "; " : "", note ? note : "");
 }
 
 int start_read_stop(int set, int rc, long long *v)

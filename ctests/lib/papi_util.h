@@ -34,6 +34,7 @@
 #include "nobody.h"
 #include "proc.h"
 #include "report.h"
+#include "span.h"
 #include "target.h"
 
 /*
@@ -113,12 +114,43 @@ void drop_set(int *set);
 int set_ok_or_drop(const char *name, int rc, int *set);
 
 /*
+ * @call(@set, @v) between two marks of @s (span.h; none when @s is NULL):
+ * PAPI_read, PAPI_stop, or papi_start and papi_reset, PAPI_start and
+ * PAPI_reset as calls that take values (@v unused).  The call's result.
+ */
+int call_marked(struct span *s, int (*call)(int, long long *), int set,
+		long long *v);
+int papi_start(int set, long long *unused);
+int papi_reset(int set, long long *unused);
+
+/*
  * When @rc (what came before) is PAPI_OK: start @set, have the target @w
  * spin @ns of its own CPU time (*spun: the time it measured), stop into
- * @v.  The PAPI result, or @rc.
+ * @v; the start and the stop each between two marks of @s (or NULL).  The
+ * PAPI result, or @rc.
  */
 int count_target_spin(int set, int rc, struct target *w, long long ns,
-		      long long *v, long long *spun);
+		      long long *v, long long *spun, struct span *s);
+
+/*
+ * When @rc (what came before) is PAPI_OK: start @set, spin @ns of this
+ * thread's CPU time, then @end it (PAPI_read or PAPI_stop) into @v, the
+ * start and the end each between two marks of @sp, whose bounds then
+ * hold what a task-clock of this thread counted (span.h).  The PAPI
+ * result, or @rc.
+ */
+int spin_between_marks(int set, int rc, long long ns,
+		       int (*end)(int, long long *), long long *v,
+		       struct span *sp);
+
+/*
+ * The case @name: @rc is PAPI_OK and the task-clock @got (ns) lies in @s,
+ * the task-clock of @whose ("our", "the target's" ...); @note (or NULL)
+ * says what the tasks did.
+ */
+void check_task_clock(const char *name, int rc, long long got,
+		      const struct span *s, const char *whose,
+		      const char *note);
 
 /*
  * When @rc (what came before) is PAPI_OK: start @set, read it into @v,

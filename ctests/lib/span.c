@@ -8,6 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "report.h"
+
 /* The clock @config as @a, on @pid and @cpu as perf_event_open takes them. */
 static int open_attr(struct span *s, struct perf_event_attr *a,
 		     unsigned long long config, pid_t pid, int cpu)
@@ -46,6 +48,14 @@ int span_open_on_exec(struct span *s, unsigned long long config, pid_t pid)
 	a.disabled = 1;
 	a.enable_on_exec = 1;
 	return open_attr(s, &a, config, pid, -1);
+}
+
+void span_open_self_or_exit(struct span *s, const char *name)
+{
+	if (span_open(s, PERF_COUNT_SW_TASK_CLOCK, 0, 0) == 0)
+		return;
+	lope_fail(name, "our task-clock: %s", strerror(errno));
+	lope_exit();
 }
 
 void span_clear(struct span *s)

@@ -48,6 +48,10 @@ int span_open_cpu(struct span *s, unsigned long long config, int cpu);
  */
 int span_open_on_exec(struct span *s, unsigned long long config, pid_t pid);
 
+/* span_open() of this thread's task-clock, or the case @name fails and
+ * the test ends (lope_exit()). */
+void span_open_self_or_exit(struct span *s, const char *name);
+
 /* Forget the marks, to measure another interval with the same clock. */
 void span_clear(struct span *s);
 

@@ -36,6 +36,21 @@ static void mark(void)
 	span_mark(&ccs);
 }
 
+/*
+ * After a call that begins an interval of @set and returned @rc: mark
+ * tcs for the call's end and again for the read's start, read @set into
+ * @v, mark the read's end.  The read's result, or @rc.
+ */
+static int read_after(int rc, int set, long long *v)
+{
+	span_mark(&tcs);
+	span_mark(&tcs);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	span_mark(&tcs);
+	return rc;
+}
+
 /* "@got ns, span [lo, hi]" of @s. */
 static const char *in(char *buf, size_t len, long long got,
 		      const struct span *s)
@@ -226,12 +241,7 @@ static void test_counting(void)
 		   "read_after_stop_returns_stop_values",
 		   "rc=%s task-clock read=%lld stop=%lld", papi_err(rc), v[TC],
 		   v2[TC]);
-	rc = PAPI_start(set);
-	span_mark(&tcs);
-	span_mark(&tcs);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	span_mark(&tcs);
+	rc = read_after(PAPI_start(set), set, v);
 	lope_check(rc == PAPI_OK && span_holds(&tcs, v[TC]),
 		   "restart_counts_from_zero",
 		   "rc=%s task-clock right after restart=%s (stopped at %lld)",
@@ -278,12 +288,7 @@ static void test_counting(void)
 				   papi_err(rc), v1[TC], v2[TC],
 				   in(why, sizeof(why), v2[TC] - v1[TC], &tcs));
 			span_carry(&tcs);
-			rc = PAPI_reset(set);
-			span_mark(&tcs);
-			span_mark(&tcs);
-			if (rc == PAPI_OK)
-				rc = PAPI_read(set, v);
-			span_mark(&tcs);
+			rc = read_after(PAPI_reset(set), set, v);
 			lope_check(rc == PAPI_OK && span_holds(&tcs, v[TC]),
 				   "write_then_reset_to_zero",
 				   "rc=%s task-clock after reset=%s",
@@ -469,15 +474,7 @@ static void test_two_sets(void)
 		PAPI_stop(b, v);
 	rc = PAPI_stop(a, v);
 	span_clear(&tcs);
-	span_mark(&tcs);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(b);
-	span_mark(&tcs);
-	busy_ns(2 * MS);
-	span_mark(&tcs);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(b, v);
-	span_mark(&tcs);
+	rc = spin_between_marks(b, rc, 2 * MS, PAPI_read, v, &tcs);
 	lope_check(rc == PAPI_OK && span_holds(&tcs, v[TC]),
 		   "two_sets_second_starts_after_first_stops",
 		   "rc=%s task-clock=%s", papi_err(rc),

@@ -46,37 +46,32 @@ static int open_span(struct span *s, pid_t pid, const char *name)
 	return -1;
 }
 
-/* PAPI_start(@set) between two marks of @s. */
-static int start_marked(int set, struct span *s)
+/*
+ * The case @name: @rc is PAPI_OK and the set's task-clock grew from
+ * @from to @to within @s, the target's own task-clock over that interval
+ * (@when).
+ */
+static void check_target_grew(const char *name, int rc, long long from,
+			      long long to, const struct span *s,
+			      const char *when)
 {
-	int rc;
-
-	(void)span_mark(s);
-	rc = PAPI_start(set);
-	(void)span_mark(s);
-	return rc;
+	lope_check(rc == PAPI_OK && span_holds(s, to - from), name,
+		   "rc=%s task-clock %lld -> %lld ns %s; the target's own "
+		   "grew %lld..%lld ns",
+		   papi_err(rc), from, to, when, span_lo(s), span_hi(s));
 }
 
-/* PAPI_read(@set, @v) between two marks of @s. */
-static int read_marked(int set, long long *v, struct span *s)
+/*
+ * The case @name: @rc is PAPI_OK, the target exited with status 0 (@st)
+ * and the set's task-clock @got (@what) lies within @s, the target's own.
+ */
+static void check_target_exited(const char *name, int rc, int st, long long got,
+				const struct span *s, const char *what)
 {
-	int rc;
-
-	(void)span_mark(s);
-	rc = PAPI_read(set, v);
-	(void)span_mark(s);
-	return rc;
-}
-
-/* PAPI_stop(@set, @v) between two marks of @s. */
-static int stop_marked(int set, long long *v, struct span *s)
-{
-	int rc;
-
-	(void)span_mark(s);
-	rc = PAPI_stop(set, v);
-	(void)span_mark(s);
-	return rc;
+	lope_check(rc == PAPI_OK && st == 0 && span_holds(s, got), name,
+		   "rc=%s exit %d task-clock %lld ns %s, the target's own "
+		   "%lld..%lld ns",
+		   papi_err(rc), st, got, what, span_lo(s), span_hi(s));
 }
 
 /* A set attached to @pid before its events are added (PAPI_attach). */
@@ -138,11 +133,11 @@ static void attach_detach(struct target *w, struct span *s, struct span *me)
 		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu, target %d", rc, tid,
 		   (int)w->pid);
 
-	rc = start_marked(set, s);
+	rc = call_marked(s, papi_start, set, NULL);
 	if (!lope_check(rc == PAPI_OK, "attached_start", "rc=%s", papi_err(rc)))
 		goto out;
 	child = target_do(w, 'b', 100 * MS); /* we sleep in read(2) */
-	rc = read_marked(set, v1, s);
+	rc = call_marked(s, PAPI_read, set, v1);
 	lope_check(rc == PAPI_OK && span_holds(s, v1[0]),
 		   "attached_counts_target_cpu",
 		   "rc=%s task-clock %lld ns, the target's own %lld..%lld ns "
@@ -152,12 +147,9 @@ static void attach_detach(struct target *w, struct span *s, struct span *me)
 	/* Our own spin while the target sleeps must not show. */
 	busy_ns(60 * MS);
 	span_next(s);
-	rc = read_marked(set, v2, s);
-	lope_check(rc == PAPI_OK && span_holds(s, v2[0] - v1[0]),
-		   "attached_ignores_caller_cpu",
-		   "rc=%s task-clock %lld -> %lld ns across our 60 ms spin; "
-		   "the target's own grew %lld..%lld ns",
-		   papi_err(rc), v1[0], v2[0], span_lo(s), span_hi(s));
+	rc = call_marked(s, PAPI_read, set, v2);
+	check_target_grew("attached_ignores_caller_cpu", rc, v1[0], v2[0], s,
+			  "across our 60 ms spin");
 
 	if (target_do(w, 'p', 400) != 0)
 		lope_fail("attached_counts_target_page_faults",
@@ -184,20 +176,17 @@ static void attach_detach(struct target *w, struct span *s, struct span *me)
 		   "rc=%s, expected PAPI_EISRUN", papi_err(rc));
 
 	span_clear(s);
-	rc = read_marked(set, v, s);
+	rc = call_marked(s, PAPI_read, set, v);
 	if (rc == PAPI_OK)
-		rc = stop_marked(set, vs, s);
-	lope_check(rc == PAPI_OK && span_holds(s, vs[0] - v[0]),
-		   "attached_stop",
-		   "rc=%s read %lld stop %lld; the target's own task-clock "
-		   "grew %lld..%lld ns between",
-		   papi_err(rc), v[0], vs[0], span_lo(s), span_hi(s));
+		rc = call_marked(s, PAPI_stop, set, vs);
+	check_target_grew("attached_stop", rc, v[0], vs[0], s,
+			  "from a read to the stop");
 	/* Stopped, the target's work is not counted: a restart reads ~0. */
 	child = target_do(w, 'b', 30 * MS);
 	span_clear(s);
-	rc = start_marked(set, s);
+	rc = call_marked(s, papi_start, set, NULL);
 	if (rc == PAPI_OK)
-		rc = read_marked(set, v, s);
+		rc = call_marked(s, PAPI_read, set, v);
 	lope_check(rc == PAPI_OK && span_holds(s, v[0]),
 		   "attached_restart_excludes_time_stopped",
 		   "rc=%s task-clock %lld ns right after restart, the "
@@ -221,11 +210,11 @@ static void attach_detach(struct target *w, struct span *s, struct span *me)
 	 * 40 ms, then sleep while the target spins 30 ms: ours is the
 	 * count, the target's 30 ms are not in it.
 	 */
-	rc = start_marked(set, me);
+	rc = call_marked(me, papi_start, set, NULL);
 	if (rc == PAPI_OK) {
 		own = spin_ns(40 * MS);
 		child = target_do(w, 'b', 30 * MS);
-		rc = read_marked(set, v, me);
+		rc = call_marked(me, PAPI_read, set, v);
 	}
 	lope_check(rc == PAPI_OK && span_holds(me, v[0]),
 		   "detached_counts_caller",
@@ -243,12 +232,7 @@ static void attach_detach(struct target *w, struct span *s, struct span *me)
 	lope_check(rc == PAPI_OK, "set_opt_attach_after_add", "rc=%s",
 		   papi_err(rc));
 	span_clear(s);
-	if (rc == PAPI_OK)
-		rc = start_marked(set, s);
-	if (rc == PAPI_OK) {
-		child = target_do(w, 'b', 50 * MS);
-		rc = stop_marked(set, v, s);
-	}
+	rc = count_target_spin(set, rc, w, 50 * MS, v, &child, s);
 	lope_check(rc == PAPI_OK && span_holds(s, v[0]),
 		   "reattached_counts_target",
 		   "rc=%s task-clock %lld ns, the target's own %lld..%lld ns "
@@ -287,6 +271,7 @@ static void test_target_exit(void)
 	struct span s;
 	long long v[2] = { 0, 0 }, child;
 	int set = PAPI_NULL, rc, st;
+	char what[64];
 
 	if (target_spawn(&w, -1) < 0) {
 		lope_fail("read_after_target_exit", "fork: %s",
@@ -299,16 +284,13 @@ static void test_target_exit(void)
 	}
 	rc = attached_set(&set, w.pid, tc_pf, 1);
 	if (rc == PAPI_OK)
-		rc = start_marked(set, &s);
+		rc = call_marked(&s, papi_start, set, NULL);
 	child = rc == PAPI_OK ? target_do(&w, 'b', 50 * MS) : 0;
 	st = target_finish(&w); /* exited and reaped */
 	if (rc == PAPI_OK)
-		rc = read_marked(set, v, &s);
-	lope_check(rc == PAPI_OK && st == 0 && span_holds(&s, v[0]),
-		   "read_after_target_exit",
-		   "rc=%s exit %d task-clock %lld ns, the target's own "
-		   "%lld..%lld ns (it spun %lld ns)",
-		   papi_err(rc), st, v[0], span_lo(&s), span_hi(&s), child);
+		rc = call_marked(&s, PAPI_read, set, v);
+	snprintf(what, sizeof(what), "after it spun %lld ns", child);
+	check_target_exited("read_after_target_exit", rc, st, v[0], &s, what);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
 	lope_check(rc == PAPI_OK, "stop_after_target_exit", "rc=%s",
@@ -340,18 +322,18 @@ static void test_two_targets(void)
 	if (rc == PAPI_OK)
 		rc = attached_set(&sb, b.pid, tc_pf, 1);
 	if (rc == PAPI_OK)
-		rc = start_marked(sa, &spa);
+		rc = call_marked(&spa, papi_start, sa, NULL);
 	if (rc == PAPI_OK)
-		rc = start_marked(sb, &spb);
+		rc = call_marked(&spb, papi_start, sb, NULL);
 	lope_check(rc == PAPI_OK, "two_attached_sets_run_at_once", "rc=%s",
 		   papi_err(rc));
 	if (rc == PAPI_OK && target_send(&a, 'b', 30 * MS) == 0 &&
 	    target_send(&b, 'b', 90 * MS) == 0) {
 		ca = target_wait(&a);
 		cb = target_wait(&b);
-		rc = stop_marked(sa, &va, &spa);
+		rc = call_marked(&spa, PAPI_stop, sa, &va);
 		if (rc == PAPI_OK)
-			rc = stop_marked(sb, &vb, &spb);
+			rc = call_marked(&spb, PAPI_stop, sb, &vb);
 	}
 	lope_check(rc == PAPI_OK && span_holds(&spa, va) &&
 			   span_holds(&spb, vb),
@@ -398,7 +380,7 @@ static void test_own_thread(void)
 	pthread_t th;
 	long long v = 0, own = 0;
 	int set = PAPI_NULL, rc = PAPI_OK;
-	char c;
+	char c, note[64];
 
 	memset(&s, 0, sizeof(s));
 	if (pipe(s.go) < 0 || pipe(s.done) < 0 ||
@@ -413,7 +395,7 @@ static void test_own_thread(void)
 	if (rc == PAPI_OK)
 		rc = attached_set(&set, s.tid, tc_pf, 1);
 	if (rc == PAPI_OK)
-		rc = start_marked(set, &sp);
+		rc = call_marked(&sp, papi_start, set, NULL);
 	lope_check(rc == PAPI_OK, "attach_to_sibling_thread", "rc=%s tid %d",
 		   papi_err(rc), (int)s.tid);
 	/* We spin 30 ms while it spins 60 ms: the set sees its 60. */
@@ -421,12 +403,11 @@ static void test_own_thread(void)
 	own = spin_ns(30 * MS);
 	(void)pipe_get(s.done[0], &c);
 	if (rc == PAPI_OK)
-		rc = stop_marked(set, &v, &sp);
-	lope_check(rc == PAPI_OK && span_holds(&sp, v),
-		   "sibling_thread_counts_that_thread",
-		   "rc=%s task-clock %lld ns, the thread's own %lld..%lld ns "
-		   "(it spun %lld ns, we %lld ns)",
-		   papi_err(rc), v, span_lo(&sp), span_hi(&sp), s.spun, own);
+		rc = call_marked(&sp, PAPI_stop, set, &v);
+	snprintf(note, sizeof(note), "it spun %lld ns, we %lld ns", s.spun,
+		 own);
+	check_task_clock("sibling_thread_counts_that_thread", rc, v, &sp,
+			 "the thread's", note);
 	pthread_join(th, NULL);
 	drop_set(&set);
 	span_close(&sp);
@@ -475,11 +456,11 @@ static void test_ptrace_target(void)
 		rc = attached_set(&set, pid, tc_pf, 1);
 	(void)span_mark(&s2);
 	if (rc == PAPI_OK)
-		rc = start_marked(set, &s1);
+		rc = call_marked(&s1, papi_start, set, NULL);
 	(void)span_mark(&s2);
 	sleep_ns(10 * MS);
 	if (rc == PAPI_OK)
-		rc = read_marked(set, stopped, &s1);
+		rc = call_marked(&s1, PAPI_read, set, stopped);
 	lope_check(rc == PAPI_OK && span_holds(&s1, stopped[0]),
 		   "attach_ptrace_stopped_target",
 		   "rc=%s task-clock %lld ns while the target is stopped, "
@@ -489,12 +470,9 @@ static void test_ptrace_target(void)
 		rc = rc == PAPI_OK ? PAPI_ESYS : rc;
 	st = wait_child(pid);
 	if (rc == PAPI_OK)
-		rc = stop_marked(set, v, &s2);
-	lope_check(rc == PAPI_OK && st == 0 && span_holds(&s2, v[0]),
-		   "attach_ptrace_target_counts_after_cont",
-		   "rc=%s exit %d task-clock %lld ns for a 30 ms spin, the "
-		   "target's own %lld..%lld ns",
-		   papi_err(rc), st, v[0], span_lo(&s2), span_hi(&s2));
+		rc = call_marked(&s2, PAPI_stop, set, v);
+	check_target_exited("attach_ptrace_target_counts_after_cont", rc, st,
+			    v[0], &s2, "for a 30 ms spin");
 	drop_set(&set);
 	span_close(&s1);
 	span_close(&s2);
@@ -508,6 +486,7 @@ static void test_bad_target(void)
 	pid_t gone = dead_pid();
 	long long v = 0, own;
 	int set = PAPI_NULL, rc, fds;
+	char note[64];
 	struct span me;
 
 	rc = make_named_set(&set, tc, 1);
@@ -530,15 +509,13 @@ static void test_bad_target(void)
 		   "PAPI_get_opt(PAPI_ATTACH)=%d tid=%lu", rc, tid);
 	rc = open_span(&me, 0, "set_counts_caller_after_failed_attach") ?
 		     PAPI_ESYS :
-		     start_marked(set, &me);
+		     call_marked(&me, papi_start, set, NULL);
 	own = spin_ns(20 * MS);
 	if (rc == PAPI_OK)
-		rc = stop_marked(set, &v, &me);
-	lope_check(rc == PAPI_OK && span_holds(&me, v),
-		   "set_counts_caller_after_failed_attach",
-		   "rc=%s task-clock %lld ns, our own %lld..%lld ns (we spun "
-		   "%lld ns)",
-		   papi_err(rc), v, span_lo(&me), span_hi(&me), own);
+		rc = call_marked(&me, PAPI_stop, set, &v);
+	snprintf(note, sizeof(note), "we spun %lld ns", own);
+	check_task_clock("set_counts_caller_after_failed_attach", rc, v, &me,
+			 "our", note);
 	span_close(&me);
 	drop_set(&set);
 

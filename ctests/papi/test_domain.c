@@ -465,10 +465,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	papi_init_or_exit();
-	if (span_open(&me, PERF_COUNT_SW_TASK_CLOCK, 0, 0)) {
-		lope_fail("span", "our task-clock: %s", strerror(errno));
-		lope_exit();
-	}
+	span_open_self_or_exit(&me, "span");
 	test_cmpinfo();
 	test_consistency();
 	test_semantics();

@@ -359,10 +359,7 @@ int main(int argc, char **argv)
 		return exec_helper();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	papi_init_or_exit();
-	if (span_open(&me, PERF_COUNT_SW_TASK_CLOCK, 0, 0)) {
-		lope_fail("parent_span", "our task-clock: %s", strerror(errno));
-		lope_exit();
-	}
+	span_open_self_or_exit(&me, "parent_span");
 	fds = fd_count();
 	rc = make_named_set(&pset, names, 2);
 	if (rc == PAPI_OK)

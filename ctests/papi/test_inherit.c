@@ -35,29 +35,6 @@ static const char *const names[NEV] = { "perf::TASK-CLOCK",
  */
 static struct span all, me;
 
-/* Mark @s, call PAPI's @fn on @set (PAPI_start, PAPI_reset), mark @s. */
-static int call_marked(struct span *s, int (*fn)(int), int set)
-{
-	int rc;
-
-	(void)span_mark(s);
-	rc = fn(set);
-	(void)span_mark(s);
-	return rc;
-}
-
-/* Mark @s, PAPI_read or PAPI_stop (@fn) of @set into @v, mark @s. */
-static int read_marked(struct span *s, int (*fn)(int, long long *), int set,
-		       long long *v)
-{
-	int rc;
-
-	(void)span_mark(s);
-	rc = fn(set, v);
-	(void)span_mark(s);
-	return rc;
-}
-
 static int inherited_set(int *set)
 {
 	int rc = make_named_set(set, names, NEV);
@@ -109,7 +86,7 @@ static int child_counted(const char *name, int set, int rc, long long ns,
 
 	rc = child_run(rc, &r, ns);
 	if (rc == PAPI_OK)
-		rc = read_marked(s, PAPI_read, set, v);
+		rc = call_marked(s, PAPI_read, set, v);
 	lope_check(rc == PAPI_OK && span_holds(s, v[TC]) && r.pages_ok &&
 			   v[PF] >= NPAGES * 9 / 10,
 		   name,
@@ -133,7 +110,7 @@ static int reads_near_zero(const char *name, int set, int rc, struct span *s,
 	long long v[NEV] = { 0 };
 
 	if (rc == PAPI_OK)
-		rc = read_marked(s, PAPI_read, set, v);
+		rc = call_marked(s, PAPI_read, set, v);
 	lope_check(rc == PAPI_OK && span_holds(s, v[TC]) && v[PF] < 16, name,
 		   "rc=%s task-clock %lld ns (ours %lld..%lld ns) page-faults "
 		   "%lld %s",
@@ -158,10 +135,10 @@ static void test_no_inherit(void)
 	span_clear(&me);
 	rc = make_named_set(&set, names, NEV);
 	if (rc == PAPI_OK)
-		rc = call_marked(&me, PAPI_start, set);
+		rc = call_marked(&me, papi_start, set, NULL);
 	rc = child_run(rc, &r, 80 * MS);
 	if (rc == PAPI_OK)
-		rc = read_marked(&me, PAPI_stop, set, v);
+		rc = call_marked(&me, PAPI_stop, set, v);
 	lope_check(rc == PAPI_OK && span_holds(&me, v[TC]) && v[PF] < 100,
 		   "no_inherit_excludes_children",
 		   "rc=%s task-clock %lld ns page-faults %lld; our own "
@@ -191,7 +168,7 @@ static void test_inherit_children(void)
 		   opt.inherit.inherit);
 
 	span_clear(&all);
-	rc = call_marked(&all, PAPI_start, set);
+	rc = call_marked(&all, papi_start, set, NULL);
 	rc = child_counted("inherit_counts_exited_child", set, rc, 80 * MS,
 			   &all);
 
@@ -202,7 +179,7 @@ static void test_inherit_children(void)
 	 */
 	span_clear(&all);
 	if (rc == PAPI_OK)
-		rc = call_marked(&all, PAPI_reset, set);
+		rc = call_marked(&all, papi_reset, set, NULL);
 	since_reset = all;
 	rc = reads_near_zero("inherit_reset_near_zero", set, rc, &all,
 			     "after reset");
@@ -221,7 +198,7 @@ static void test_inherit_children(void)
 		  r.child_busy);
 	span_clear(&all);
 	if (rc == PAPI_OK)
-		rc = call_marked(&all, PAPI_start, set);
+		rc = call_marked(&all, papi_start, set, NULL);
 	rc = reads_near_zero("inherit_child_while_stopped_not_counted", set, rc,
 			     &all, "right after the restart");
 	if (rc == PAPI_OK)
@@ -233,10 +210,10 @@ static void test_inherit_children(void)
 		   papi_err(rc));
 	span_clear(&me);
 	if (rc == PAPI_OK)
-		rc = call_marked(&me, PAPI_start, set);
+		rc = call_marked(&me, papi_start, set, NULL);
 	rc = child_run(rc, &r, 40 * MS);
 	if (rc == PAPI_OK)
-		rc = read_marked(&me, PAPI_stop, set, v);
+		rc = call_marked(&me, PAPI_stop, set, v);
 	lope_check(rc == PAPI_OK && span_holds(&me, v[TC]),
 		   "inherit_none_excludes_children",
 		   "rc=%s task-clock %lld ns, our own %lld..%lld ns; the child "
@@ -254,22 +231,21 @@ static void test_live_child(void)
 	struct target w;
 	long long v[NEV] = { 0 }, busy = 0;
 	int set = PAPI_NULL, rc;
+	char note[64];
 
 	span_clear(&all);
 	rc = inherited_set(&set);
 	if (rc == PAPI_OK)
-		rc = call_marked(&all, PAPI_start, set);
+		rc = call_marked(&all, papi_start, set, NULL);
 	if (rc == PAPI_OK && target_spawn(&w, -1) == 0) {
 		busy = target_do(&w, 'b', 60 * MS);
 		/* the target is alive */
-		rc = read_marked(&all, PAPI_read, set, v);
+		rc = call_marked(&all, PAPI_read, set, v);
 		target_finish(&w);
 	}
-	lope_check(rc == PAPI_OK && span_holds(&all, v[TC]),
-		   "inherit_counts_live_child",
-		   "rc=%s task-clock %lld ns, ours and our children's own "
-		   "%lld..%lld ns; the live child spun %lld ns",
-		   papi_err(rc), v[TC], span_lo(&all), span_hi(&all), busy);
+	snprintf(note, sizeof(note), "the live child spun %lld ns", busy);
+	check_task_clock("inherit_counts_live_child", rc, v[TC], &all,
+			 "ours and our children's", note);
 	drop_set(&set);
 }
 
@@ -284,7 +260,7 @@ static void test_grandchild(void)
 	span_clear(&all);
 	rc = inherited_set(&set);
 	if (rc == PAPI_OK)
-		rc = call_marked(&all, PAPI_start, set);
+		rc = call_marked(&all, papi_start, set, NULL);
 	if (rc != PAPI_OK || pipe(p) < 0) {
 		lope_fail("inherit_counts_grandchild", "rc=%s", papi_err(rc));
 		drop_set(&set);
@@ -314,7 +290,7 @@ static void test_grandchild(void)
 		rc = PAPI_ESYS;
 	close(p[0]);
 	if (rc == PAPI_OK)
-		rc = read_marked(&all, PAPI_stop, set, v);
+		rc = call_marked(&all, PAPI_stop, set, v);
 	/* the grandchild's 50 ms are in, on top of the child's 20 */
 	lope_check(rc == PAPI_OK && span_holds(&all, v[TC]),
 		   "inherit_counts_grandchild",
@@ -352,7 +328,7 @@ static void test_threads(void)
 		rc = inh ? inherited_set(&set) :
 			   make_named_set(&set, names, NEV);
 		if (rc == PAPI_OK)
-			rc = call_marked(s, PAPI_start, set);
+			rc = call_marked(s, papi_start, set, NULL);
 		t0 = thread_ns();
 		if (rc == PAPI_OK &&
 		    pthread_create(&th, NULL, spin_thread, &spun) == 0)
@@ -361,7 +337,7 @@ static void test_threads(void)
 			rc = rc == PAPI_OK ? PAPI_ESYS : rc;
 		own = thread_ns() - t0;
 		if (rc == PAPI_OK)
-			rc = read_marked(s, PAPI_stop, set, v);
+			rc = call_marked(s, PAPI_stop, set, v);
 		lope_check(rc == PAPI_OK && span_holds(s, v[TC]), what[inh],
 			   "rc=%s task-clock %lld ns, the span %lld..%lld ns; "
 			   "the thread spun %lld ns, we used %lld ns",
@@ -381,6 +357,7 @@ static void test_child_forked_before(void)
 	struct target w;
 	long long v[NEV] = { 0 }, busy = 0;
 	int set = PAPI_NULL, rc, i;
+	char note[64];
 
 	if (target_spawn(&w, -1) < 0) {
 		lope_fail("inherit_excludes_child_forked_before", "fork");
@@ -394,17 +371,10 @@ static void test_child_forked_before(void)
 	lope_check(rc == PAPI_OK, "set_opt_inherit_before_add", "rc=%s",
 		   papi_err(rc));
 	span_clear(&me);
-	if (rc == PAPI_OK)
-		rc = call_marked(&me, PAPI_start, set);
-	if (rc == PAPI_OK) {
-		busy = target_do(&w, 'b', 50 * MS);
-		rc = read_marked(&me, PAPI_stop, set, v);
-	}
-	lope_check(rc == PAPI_OK && span_holds(&me, v[TC]),
-		   "inherit_excludes_child_forked_before",
-		   "rc=%s task-clock %lld ns, our own %lld..%lld ns; the older "
-		   "child spun %lld ns",
-		   papi_err(rc), v[TC], span_lo(&me), span_hi(&me), busy);
+	rc = count_target_spin(set, rc, &w, 50 * MS, v, &busy, &me);
+	snprintf(note, sizeof(note), "the older child spun %lld ns", busy);
+	check_task_clock("inherit_excludes_child_forked_before", rc, v[TC], &me,
+			 "our", note);
 	drop_set(&set);
 	target_finish(&w);
 }

@@ -134,15 +134,7 @@ static int count_task_clock(const char *name, long long *v, long long *lo,
 	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0)
 		return PAPI_ESYS;
 	rc = make_named_set(&set, &name, 1);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	span_mark(&sp);
-	busy_ns(20 * MS);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	span_mark(&sp);
+	rc = spin_between_marks(set, rc, 20 * MS, PAPI_stop, v, &sp);
 	drop_set(&set);
 	*lo = span_lo(&sp);
 	*hi = span_hi(&sp);

@@ -93,10 +93,11 @@ static int clocks_open(struct clocks *c, const char *name)
 	return -1;
 }
 
-static void clocks_close(struct clocks *c)
+/* @f (span_clear, span_again, span_carry, span_close) on both spans. */
+static void clocks_do(struct clocks *c, void (*f)(struct span *))
 {
-	span_close(&c->task);
-	span_close(&c->cpu);
+	f(&c->task);
+	f(&c->cpu);
 }
 
 static void clocks_mark(struct clocks *c)
@@ -105,22 +106,23 @@ static void clocks_mark(struct clocks *c)
 	span_mark(&c->cpu);
 }
 
-static void clocks_clear(struct clocks *c)
+/*
+ * When @rc is PAPI_OK: reset @set and read it into @v.  The reset may
+ * reuse the sample of the read just before it (test_reset_reuse), so the
+ * spans of @c start at their last mark before that read.  The read's
+ * result, or @rc.
+ */
+static int reset_then_read(int rc, int set, long long *v, struct clocks *c)
 {
-	span_clear(&c->task);
-	span_clear(&c->cpu);
-}
-
-static void clocks_again(struct clocks *c)
-{
-	span_again(&c->task);
-	span_again(&c->cpu);
-}
-
-static void clocks_carry(struct clocks *c)
-{
-	span_carry(&c->task);
-	span_carry(&c->cpu);
+	clocks_do(c, span_carry);
+	if (rc == PAPI_OK)
+		rc = PAPI_reset(set);
+	clocks_mark(c);
+	clocks_mark(c);
+	if (rc == PAPI_OK)
+		rc = PAPI_read(set, v);
+	clocks_mark(c);
+	return rc;
 }
 
 /* The span of the clock an event of @kind counts. */
@@ -176,7 +178,7 @@ static int load(int set, long long ns, int stop, long long *v, struct clocks *c)
 {
 	int rc;
 
-	clocks_clear(c);
+	clocks_do(c, span_clear);
 	clocks_mark(c);
 	rc = PAPI_start(set);
 	clocks_mark(c);
@@ -214,7 +216,7 @@ static void test_small(void)
 		return;
 	rc = mpx_set(&set, NSMALL);
 	if (!set_ok_or_drop("set_multiplex_then_add", rc, &set)) {
-		clocks_close(&c);
+		clocks_do(&c, span_close);
 		return;
 	}
 	rc = PAPI_get_multiplex(set);
@@ -231,25 +233,14 @@ static void test_small(void)
 		   papi_err(rc), bad < 0 ? "none" : events[bad].name,
 		   two_clocks(why, sizeof(why), v, &c), v[2], NPAGES, v[3]);
 
-	/*
-	 * Reset while running: the next read starts from zero.  The reset
-	 * may reuse the sample of the read just before it (test_reset_reuse),
-	 * so the interval starts somewhere from that read to the reset's end.
-	 */
-	clocks_carry(&c);
-	if (rc == PAPI_OK)
-		rc = PAPI_reset(set);
-	clocks_mark(&c);
-	clocks_mark(&c);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	clocks_mark(&c);
+	/* Reset while running: the next read starts from zero. */
+	rc = reset_then_read(rc, set, v, &c);
 	lope_check(rc == PAPI_OK && span_holds(&c.task, v[0]) &&
 			   span_holds(&c.cpu, v[1]) && v[2] >= 0 && v[2] < 16,
 		   "mpx_reset_near_zero",
 		   "rc=%s after reset: %s; page-faults %lld", papi_err(rc),
 		   two_clocks(why, sizeof(why), v, &c), v[2]);
-	clocks_again(&c);
+	clocks_do(&c, span_again);
 	busy_ns(20 * MS);
 	clocks_mark(&c);
 	if (rc == PAPI_OK)
@@ -284,7 +275,7 @@ static void test_small(void)
 	 * The first interval starts at a reset, which may reuse the sample
 	 * of the read before it: the span starts before that read.
 	 */
-	clocks_clear(&c);
+	clocks_do(&c, span_clear);
 	clocks_mark(&c);
 	if (rc == PAPI_OK)
 		rc = PAPI_read(set, v);
@@ -306,7 +297,7 @@ static void test_small(void)
 		sum += v[0];
 		lo += span_lo(&c.task);
 		hi += span_hi(&c.task);
-		clocks_carry(&c);
+		clocks_do(&c, span_carry);
 		clocks_mark(&c);
 	}
 	lope_check(rc == PAPI_OK && accums_ok && sum >= lo && sum <= hi,
@@ -328,7 +319,7 @@ static void test_small(void)
 		   "rc=%s; %s", papi_err(rc),
 		   two_clocks(why, sizeof(why), v, &c));
 	drop_set(&set);
-	clocks_close(&c);
+	clocks_do(&c, span_close);
 }
 
 /* An existing set converted to multiplexing keeps counting. */
@@ -357,7 +348,7 @@ static void test_convert(void)
 		   bad < 0 ? "none" : events[bad].name,
 		   two_clocks(why, sizeof(why), v, &c));
 	drop_set(&set);
-	clocks_close(&c);
+	clocks_do(&c, span_close);
 }
 
 /* Twenty software events, multiplexed. */
@@ -379,7 +370,7 @@ static void test_twenty(void)
 		   "perf descriptors %d -> %d for %d events", pf0, pf1, NALL);
 	if (rc != PAPI_OK) {
 		drop_set(&set);
-		clocks_close(&c);
+		clocks_do(&c, span_close);
 		return;
 	}
 	memset(v, 0xff, sizeof(v)); /* -1 everywhere: must be overwritten */
@@ -397,16 +388,7 @@ static void test_twenty(void)
 	for (i = 0; i < NALL; i++)
 		lope_info("%-40s %lld", events[i].name, v[i]);
 
-	/* The reset may reuse the sample of the read before it: the span
-	 * starts before that read (test_small). */
-	clocks_carry(&c);
-	if (rc == PAPI_OK)
-		rc = PAPI_reset(set);
-	clocks_mark(&c);
-	clocks_mark(&c);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	clocks_mark(&c);
+	rc = reset_then_read(rc, set, v, &c);
 	bad = bad_value(v, NALL, &c, 0);
 	for (i = 0; rc == PAPI_OK && bad < 0 && i < NALL; i++)
 		if (events[i].kind == FAULTS && v[i] >= 16)
@@ -415,7 +397,7 @@ static void test_twenty(void)
 		   "rc=%s first bad: %s = %lld (%s)", papi_err(rc),
 		   bad < 0 ? "none" : events[bad].name, bad < 0 ? 0 : v[bad],
 		   two_clocks(why, sizeof(why), v, &c));
-	clocks_again(&c);
+	clocks_do(&c, span_again);
 	clocks_mark(&c);
 	if (rc == PAPI_OK)
 		rc = PAPI_stop(set, v);
@@ -429,7 +411,7 @@ static void test_twenty(void)
 	lope_check(fd_count() == fds && perf_fd_count() == pf0,
 		   "mpx20_no_fd_leak", "descriptors %d -> %d, perf %d -> %d",
 		   fds, fd_count(), pf0, perf_fd_count());
-	clocks_close(&c);
+	clocks_do(&c, span_close);
 }
 
 /*
@@ -466,15 +448,7 @@ static void test_force_sw(void)
 	lope_check(rc == PAPI_OK, "sw_multiplex_set", "rc=%s", papi_err(rc));
 	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0)
 		rc = PAPI_ESYS;
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	span_mark(&sp);
-	busy_ns(200 * MS);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	span_mark(&sp);
+	rc = spin_between_marks(set, rc, 200 * MS, PAPI_stop, v, &sp);
 	lope_check(rc == PAPI_OK && v[0] >= span_lo(&sp) / 2 &&
 			   v[0] <= span_hi(&sp) * 2 && v[1] >= 0 && v[2] >= 0 &&
 			   v[3] >= 0,

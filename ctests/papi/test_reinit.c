@@ -225,15 +225,7 @@ static void count(const char *round, const struct event *e)
 	rc = make_named_set(&set, &e->name, 1);
 	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0 && rc == PAPI_OK)
 		rc = PAPI_ESYS;
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	span_mark(&sp);
-	busy_ns(SPIN_NS);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, &v);
-	span_mark(&sp);
+	rc = spin_between_marks(set, rc, SPIN_NS, PAPI_stop, &v, &sp);
 	drop_set(&set);
 	lope_check(rc == PAPI_OK && (e->clock ? span_holds(&sp, v) : v > 0),
 		   lope_name(name, sizeof(name), "%s_%s_counts", round,

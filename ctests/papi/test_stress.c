@@ -395,15 +395,7 @@ static int count_own_ms(const char *const *tc_events, int n)
 	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, 0, 0) < 0)
 		return PAPI_ESYS;
 	rc = make_named_set(&set, tc_events, n);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	span_mark(&sp);
-	busy_ns(MS);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	span_mark(&sp);
+	rc = spin_between_marks(set, rc, MS, PAPI_read, v, &sp);
 	if (rc == PAPI_OK && !span_holds(&sp, v[0]))
 		rc = PAPI_EMISC;
 	span_close(&sp);

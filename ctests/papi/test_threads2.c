@@ -193,15 +193,7 @@ static void *reuser(void *arg)
 		rc = PAPI_EBUG;
 	if (rc == PAPI_OK)
 		rc = make_set(&set);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	span_mark(&sp);
-	busy_ns(10 * MS);
-	span_mark(&sp);
-	if (rc == PAPI_OK)
-		rc = PAPI_stop(set, v);
-	span_mark(&sp);
+	rc = spin_between_marks(set, rc, 10 * MS, PAPI_stop, v, &sp);
 	drop_set(&set);
 	if (rc == PAPI_OK)
 		rc = PAPI_unregister_thread();
