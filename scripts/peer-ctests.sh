@@ -23,9 +23,6 @@
 #   --only REGEX     run only the tests whose name matches REGEX (grep -E)
 #   --md FILE        also write the table as markdown to FILE
 #   --tsv FILE       also write it as tab-separated test, ours, stock, note
-#   --update-doc F   replace the part of F between the lines
-#                    "<!-- peer-ctests: begin -->" and
-#                    "<!-- peer-ctests: end -->" with the markdown table
 #   --keep DIR       keep every test's output in DIR/{ours,stock}/
 #   --list           print the papi suite's tests of the --ours tree, one a
 #                    line, and exit
@@ -67,7 +64,6 @@ timeout_s=60
 only=
 md=
 tsv=
-doc=
 keep=
 list_only=
 results=
@@ -83,7 +79,6 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift 2 ;;
 	--md) md=$2; shift 2 ;;
 	--tsv) tsv=$2; shift 2 ;;
-	--update-doc) doc=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
 	--list) list_only=1 suites=papi; shift ;;
 	--results) results=$2 suites=papi; shift 2 ;;
@@ -194,5 +189,4 @@ echo "== stock: $stock" >&2
 run_tree stock "$stock"
 PEER_OURS=$ours PEER_SUITES=$suites PEER_MACHINE=$machine \
 	PEER_ELAPSED=$(($(date +%s) - t0)) \
-	bash "$peer/report.sh" ${md:+--md "$md"} ${tsv:+--tsv "$tsv"} \
-	${doc:+--update-doc "$doc"}
+	bash "$peer/report.sh" ${md:+--md "$md"} ${tsv:+--tsv "$tsv"}

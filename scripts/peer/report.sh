@@ -5,9 +5,7 @@
 # runners wrote to $PEER_TMP/ours.tsv and $PEER_TMP/stock.tsv (common.sh):
 # one side-by-side table, test | ours | stock | note, with counts per
 # suite, on stdout; with --md FILE also as markdown, with --tsv FILE as
-# tab-separated test, ours, stock, note, with --update-doc F as markdown
-# between F's lines "<!-- peer-ctests: begin -->" and
-# "<!-- peer-ctests: end -->".  What the markdown says of the run comes
+# tab-separated test, ours, stock, note.  What the markdown says of the run comes
 # from the environment: PEER_OURS (our tree), PEER_SUITES, PEER_TIMEOUT,
 # PEER_RESULTS, PEER_MACHINE (the machine, when not this one) and
 # PEER_ELAPSED (seconds; with PEER_RESULTS the tests' own time is summed).
@@ -20,12 +18,11 @@ export LC_ALL=C
 : "${PEER_RESULTS:=}" "${PEER_MACHINE:=}" "${PEER_ELAPSED:=0}"
 tmp=$PEER_TMP ours=$PEER_OURS suites=$PEER_SUITES timeout_s=$PEER_TIMEOUT
 results=$PEER_RESULTS machine=$PEER_MACHINE elapsed=$PEER_ELAPSED
-md='' tsv='' doc=''
+md='' tsv=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--md) md=$2; shift 2 ;;
 	--tsv) tsv=$2; shift 2 ;;
-	--update-doc) doc=$2; shift 2 ;;
 	*) echo "report.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -188,19 +185,4 @@ fi
 if [ -n "$tsv" ]; then
 	cut -f1,2,3,6 "$tmp/joined.tsv" >"$tsv"
 fi
-if [ -n "$doc" ]; then
-	if ! grep -q '^<!-- peer-ctests: begin -->$' "$doc" ||
-		! grep -q '^<!-- peer-ctests: end -->$' "$doc"; then
-		echo "peer-ctests.sh: $doc lacks the peer-ctests markers" >&2
-		exit 2
-	fi
-	markdown >"$tmp/table.md"
-	awk -v table="$tmp/table.md" '
-		/^<!-- peer-ctests: begin -->$/ {
-			print; while ((getline l < table) > 0) print l; skip = 1; next
-		}
-		/^<!-- peer-ctests: end -->$/ { skip = 0 }
-		!skip' "$doc" >"$tmp/doc.new" && cat "$tmp/doc.new" >"$doc"
-fi
-
 [ "$nregress" -eq 0 ]
