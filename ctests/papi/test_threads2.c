@@ -230,7 +230,7 @@ static void cross_read(void)
 	int rc;
 
 	if (span_open(&sp, PERF_COUNT_SW_TASK_CLOCK, res[0].tid, 0) < 0) {
-		lope_fail("main_reads_worker_set_sees_worker_time",
+		lope_fail("main_reads_thread_set_sees_thread_time",
 			  "no span: perf_event_open(task-clock of tid %d): %s",
 			  (int)res[0].tid, strerror(errno));
 		return;
@@ -248,7 +248,7 @@ static void cross_read(void)
 		rc = PAPI_read(res[0].set, b);
 	span_mark(&sp);
 	lope_check(rc == PAPI_OK && span_holds(&sp, b[0] - a[0]),
-		   "main_reads_worker_set_sees_worker_time",
+		   "main_reads_thread_set_sees_thread_time",
 		   "rc=%s thread 1's task-clock %lld -> %lld ns, its span "
 		   "[%lld, %lld] ns; we spun %lld ns",
 		   papi_err(rc), a[0], b[0], span_lo(&sp), span_hi(&sp), own);
@@ -286,7 +286,7 @@ int main(void)
 	if (res[0].rc_set == PAPI_OK)
 		cross_read();
 	else
-		lope_fail("main_reads_worker_set_sees_worker_time",
+		lope_fail("main_reads_thread_set_sees_thread_time",
 			  "thread 1 has no set: %s", papi_err(res[0].rc_set));
 	pthread_barrier_wait(&main_read_done);
 	pthread_barrier_wait(&all_stopped);

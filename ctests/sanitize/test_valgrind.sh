@@ -25,7 +25,7 @@ vg=${VALGRIND:-valgrind}
 # ctests/tests.list with the attribute valgrind: no ptrace, no exec of
 # PAPI programs, no page-fault or timing bounds that valgrind breaks, and
 # no thread that spins while another waits for it (valgrind runs one
-# thread at a time: test_badinput's witness thread can take minutes).
+# thread at a time: test_badinput_*'s witness thread can take minutes).
 vg_tests=$(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" valgrind) ||
 	exit 1
 papi_progs=$(printf '%s\n' "$vg_tests" | grep '^ctests/papi/')
