@@ -226,7 +226,7 @@ Description: PAPI $papi_version with lope, a low-overhead perf_event component
  another PAPI's libpapi.
  .
  Also: papi_stat (count a command, as perf stat, with PAPI event names),
- papi_overhead, papi_icount and papi_accuracy (what a measurement costs).
+ papi_overhead and papi_accuracy (what a measurement costs).
 EOF
 
 deb=$outdir/${PACKAGE}_${version}_$arch.deb

@@ -12,21 +12,29 @@ LOPE_WORKER_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
 LOPE_WORKER_LDADD = $(PAPI_OURS_LIBSO) -ldl
-# The goals papi_overhead and papi_icount judge.
+# The goals papi_overhead judges.
 LOPE_GOAL_SOURCES = utils/goal.c utils/goal.h
 
-# utils/papi_overhead: the per-call cost benchmark (see doc/papi_overhead.1
-# and utils/overhead/overhead.h).
+# utils/papi_overhead: what one call costs, by the timer, a hardware
+# instructions counter or callgrind (see doc/papi_overhead.1 and
+# utils/overhead/overhead.h).  Its framework floor swaps functions in
+# PAPI's component vector, so it includes PAPI's internal headers with the
+# macros PAPI's own Makefile gives them on Linux (PAPI_NUM_COMP only sizes
+# a declaration there); its user-space reads use the engine's
+# lope_mmap__read() and per-arch reader (src/mmap_read.h).
 bin_PROGRAMS += utils/papi_overhead
 utils_papi_overhead_SOURCES = utils/overhead/main.c \
-	utils/overhead/overhead.h utils/overhead/arch.h \
-	utils/overhead/bench.c utils/overhead/bench.h \
-	utils/overhead/papi_worker.c utils/overhead/floor_worker.c \
-	utils/overhead/parent.c utils/overhead/tables.c \
-	utils/overhead/goals.c utils/overhead/csv.c utils/overhead/plot.c \
-	$(LOPE_WORKER_SOURCES) $(LOPE_GOAL_SOURCES)
-utils_papi_overhead_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS)
-utils_papi_overhead_LDADD = $(LOPE_WORKER_LDADD)
+	utils/overhead/overhead.h utils/overhead/timer.h \
+	utils/overhead/pick.c utils/overhead/events.c utils/overhead/cases.c \
+	utils/overhead/meter.c utils/overhead/meter_cg.c \
+	utils/overhead/papi_worker.c utils/overhead/framework.c \
+	utils/overhead/floor_worker.c utils/overhead/parent.c \
+	utils/overhead/report.c utils/overhead/goals.c utils/overhead/csv.c \
+	utils/overhead/plot.c $(LOPE_WORKER_SOURCES) $(LOPE_GOAL_SOURCES)
+utils_papi_overhead_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \
+	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
+	-DPAPI_NUM_COMP=3
+utils_papi_overhead_LDADD = $(LOPE_WORKER_LDADD) -lm
 # papi.h comes from our PAPI build: build it before compiling.
 $(utils_papi_overhead_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_overhead_DEPENDENCIES = papi-ours.stamp
@@ -49,29 +57,6 @@ utils_papi_accuracy_LDADD = $(LOPE_WORKER_LDADD)
 $(utils_papi_accuracy_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_accuracy_DEPENDENCIES = papi-ours.stamp
 dist_man1_MANS += doc/papi_accuracy.1
-
-# utils/papi_icount: instructions per call, exact (see doc/papi_icount.1
-# and utils/icount/icount.h).  Its framework floor swaps functions in
-# PAPI's component vector, so it includes PAPI's internal headers with the
-# macros PAPI's own Makefile gives them on Linux (PAPI_NUM_COMP only sizes
-# a declaration there); its user-space reads use the engine's
-# lope_mmap__read() and per-arch reader (src/mmap_read.h).
-bin_PROGRAMS += utils/papi_icount
-utils_papi_icount_SOURCES = utils/icount/main.c utils/icount/icount.h \
-	utils/icount/method.c utils/icount/events.c utils/icount/cases.c \
-	utils/icount/meter.c utils/icount/meter_cg.c \
-	utils/icount/papi_worker.c utils/icount/framework.c \
-	utils/icount/floor_worker.c utils/icount/parent.c \
-	utils/icount/report.c utils/icount/goals.c utils/icount/csv.c \
-	$(LOPE_WORKER_SOURCES) $(LOPE_GOAL_SOURCES)
-utils_papi_icount_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \
-	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
-	-DPAPI_NUM_COMP=3
-utils_papi_icount_LDADD = $(LOPE_WORKER_LDADD) -lm
-$(utils_papi_icount_OBJECTS): papi-ours.stamp
-EXTRA_utils_papi_icount_DEPENDENCIES = papi-ours.stamp
-dist_man1_MANS += doc/papi_icount.1
-LOPE_DEMO_DEPS += utils/papi_icount
 
 # utils/papi_stat: count a whole command (see doc/papi_stat.1).  Linked
 # statically against our libpapi.a: counting from the command's exec

@@ -100,7 +100,7 @@ ENGINE_TESTS := $(notdir $(filter ctests/engine/%,$(GUEST_TESTS)))
 PAPI_TESTS := $(notdir $(filter ctests/papi/%,$(GUEST_TESTS)))
 INTERPOSE_TESTS := $(notdir $(shell sh $(srcdir)/scripts/lists.sh tests \
 	$(TEST_LIST) interpose))
-UTILS := papi_overhead papi_accuracy papi_stat papi_icount
+UTILS := papi_overhead papi_accuracy papi_stat
 BIN := $(O)/bin
 PROGRAMS := $(addprefix $(BIN)/,$(ENGINE_TESTS) $(PAPI_TESTS) $(UTILS) \
 	three init)
@@ -195,16 +195,13 @@ $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 		$(OURS_SO) -o $@ $(XLDFLAGS) -lpthread -ldl -lm
 
 # The utilities, from their folders as utils/local.mk builds them.
-OVERHEAD_SRCS := $(addprefix $(srcdir)/utils/overhead/,main.c bench.c \
-	papi_worker.c floor_worker.c parent.c tables.c goals.c csv.c plot.c) \
-	$(srcdir)/utils/goal.c
+OVERHEAD_SRCS := $(wildcard $(srcdir)/utils/overhead/*.c) $(srcdir)/utils/goal.c
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
 STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c options.c \
 	sets.c report.c)
-ICOUNT_SRCS := $(wildcard $(srcdir)/utils/icount/*.c) $(srcdir)/utils/goal.c
-# papi_icount reads PAPI's vector and the engine's arch header.
-ICOUNT_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/aarch64 \
+# papi_overhead reads PAPI's vector and the engine's arch header.
+OVERHEAD_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/aarch64 \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3
 WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c \
@@ -222,12 +219,10 @@ $(BIN)/$(1): $(2) $(WORKER_SRCS) $(UTILS_HDRS) $(O)/papi/ours.built
 	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(WORKER_FLAGS) $(3) $(2) \
 		$(WORKER_SRCS) $(OURS_SO) -o $$@ $(XLDFLAGS) -ldl -lm
 endef
-$(eval $(call worker_util,papi_overhead,$(OVERHEAD_SRCS)))
+# papi_overhead: the guest has no valgrind; its counter meter counts
+# exact instructions under icount, user and kernel.
+$(eval $(call worker_util,papi_overhead,$(OVERHEAD_SRCS),$(OVERHEAD_FLAGS)))
 $(eval $(call worker_util,papi_accuracy,$(ACCURACY_SRCS)))
-# papi_icount: its counter method (the guest has no valgrind): under
-# icount, exact instructions, user and kernel.
-$(eval $(call worker_util,papi_icount,$(ICOUNT_SRCS),$(ICOUNT_FLAGS)))
-
 # papi_stat: against our libpapi.so (the host links it statically; here
 # the guest's LD_LIBRARY_PATH names ours).
 $(BIN)/papi_stat: $(STAT_SRCS) $(srcdir)/utils/tool.c $(UTILS_HDRS) \

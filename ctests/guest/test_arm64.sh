@@ -148,9 +148,9 @@ plan_a57() {
 		-- /bin/papi_stat -d user -x , -e PAPI_TOT_INS -- /bin/three
 	emit papi_accuracy check:accuracy 300 "$OURS_ENV" -- /bin/papi_accuracy -n 50
 	emit papi_overhead check:overhead 300 "$OURS_ENV" \
-		-- /bin/papi_overhead -e PAPI_TOT_INS,PAPI_TOT_CYC -n 300 -r 1
-	emit papi_icount check:icount 300 "$OURS_ENV" \
-		-- /bin/papi_icount -m counter -k 3
+		-- /bin/papi_overhead -k 2 -n 300 -r 1
+	emit papi_overhead_counter check:overhead_counter 300 "$OURS_ENV" \
+		-- /bin/papi_overhead -m counter -k 3
 }
 
 # PAPI's tests not run in the guest, to stay within the time budget: each
@@ -361,12 +361,12 @@ table() {
 	fi
 }
 
-check_icount() {
-	table "$@" '^PAPI_read ' "exact instruction table" papi_icount.txt
+check_overhead_counter() {
+	table "$@" '^PAPI_read ' "exact instruction table" papi_overhead-counter.txt
 }
 
 check_overhead() {
-	table "$@" 'PAPI_read' "per-call table" papi_overhead.txt
+	table "$@" '^PAPI_read ' "per-call table" papi_overhead-timer.txt
 }
 
 # ---------------------------------------------------------------------------
@@ -617,7 +617,7 @@ make_plans() {
 	fi
 	while read -r key _ _ _ _ _ t _; do
 		rm -rf "${R:?}/$key"
-		[ "$key" != a57 ] || rm -f "$R/papi_overhead.txt"
+		[ "$key" != a57 ] || rm -f "$R"/papi_overhead-*.txt
 		mkdir -p "$R/$key"
 		plan=$O/plans/plans/$key kinds=$R/$key/kinds.tsv
 		: >"$plan"

@@ -3,7 +3,7 @@
 #
 # test_show_results.sh: the end of `make demo` (ctests/guest/show-results.sh)
 # says where the user-space read path is measured and shows the arm64
-# guest's papi_icount table when a run made one, or the command that makes
+# guest's papi_overhead -m counter table when a run made one, or the command that makes
 # it; where this machine has a core PMU it prints nothing.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +34,7 @@ else
 	fail show_results_without_a_table "no pointer to the guest or no command: $(tr '\n' ' ' <<<"$out" | cut -c1-200)"
 fi
 
-printf 'PAPI_read         1        206\n' >"$tmp/papi_icount.txt"
+printf 'PAPI_read         1        206\n' >"$tmp/papi_overhead-counter.txt"
 out=$(bash "$show" "$tmp" 2>&1)
 if grep -q '^PAPI_read         1        206$' <<<"$out" &&
 	! grep -q 'make check TESTS' <<<"$out"; then

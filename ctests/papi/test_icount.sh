@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_icount.sh: utils/papi_icount does what its man page says.
+# test_icount.sh: utils/papi_overhead's exact meters (-m exact: callgrind,
+# else the hardware instructions counter) do what its man page says.
 #   - it runs (exit 0) and prints the per-call table: every call for sets
 #     of 1..K events, ours-read, floor and framework as counts, stock as a
 #     count or "disabled" (stock's component disabled on this CPU),
-#     ours-rdpmc a count or n/a; the raw floor table; five goals, each
-#     pass, miss or n/a;
+#     ours-rdpmc a count or n/a; the rows on new sets and of the k-th read
+#     after a start; the raw floor table; five goals, each met, missed or
+#     n/a;
 #   - exactness: two more runs (--csv) count the same instructions for
 #     every path a call took in both (a path: the calls of a case that made
 #     the same system calls; which path a call takes may depend on the
@@ -17,7 +19,7 @@
 #   - bad input: exit 2 and a message naming it;
 #   - its sources compile for aarch64 (-Werror; SKIP without the cross
 #     compiler; ctests/engine/test_format.sh checks their layout).
-# Without valgrind the callgrind checks SKIP (the counter method is
+# Without valgrind the callgrind checks SKIP (the counter meter is
 # checked wherever it can count).
 #
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
@@ -28,7 +30,7 @@ set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
-ic=$top_builddir/utils/papi_icount
+ic=$top_builddir/utils/papi_overhead
 
 use_papi_ours
 if [ ! -x "$ic" ]; then
@@ -44,24 +46,24 @@ N=20
 # The per-call table of $1: from its header to the footnote.
 table() {
 	awk '/^call +ev +ours-rdpmc +ours-read +stock +floor +framework/ { on = 1; next }
-		/^\(ours = / { on = 0 } on && NF' "$1"
+		/^\(instructions per call/ { on = 0 } on && NF' "$1"
 }
 
-# ---- the default method ----------------------------------------------------
+# ---- -m exact --------------------------------------------------------------
 
 start=$(date +%s)
-timeout -k 5 120 "$ic" -n $N >"$tmp/run1.out" 2>"$tmp/run1.err"
+timeout -k 5 120 "$ic" -m exact -n $N >"$tmp/run1.out" 2>"$tmp/run1.err"
 rc=$?
-info "papi_icount -n $N: exit $rc in $(($(date +%s) - start)) s; $(grep -m1 'method' "$tmp/run1.out")"
+info "papi_overhead -m exact -n $N: exit $rc in $(($(date +%s) - start)) s; $(grep -m1 'meter' "$tmp/run1.out")"
 if [ "$rc" -eq 77 ]; then
-	skip icount_runs "no method can count here: $(head -c 300 "$tmp/run1.err")"
+	skip icount_runs "no exact meter can count here: $(head -c 300 "$tmp/run1.err")"
 	method=none
 elif [ "$rc" -ne 0 ]; then
 	fail icount_runs "exit $rc: $(head -c 300 "$tmp/run1.err")"
 	method=none
 else
 	pass icount_runs
-	method=$(sed -n '1s/.*method \([a-z]*\).*/\1/p' "$tmp/run1.out")
+	method=$(sed -n '1s/.*meter \([a-z]*\).*/\1/p' "$tmp/run1.out")
 fi
 
 if [ "$method" != none ]; then
@@ -98,7 +100,15 @@ if [ "$method" != none ]; then
 	else
 		fail icount_floor_table "$floor_rows of $nev raw floor rows"
 	fi
-	goals=$(grep -Ec '^  (pass|miss|n/a) ' "$tmp/run1.out")
+	# the cases on new sets and the k-th read after a start: counts
+	rows=$(awk '$1 ~ /^PAPI_(start\/new|read\/(new[12]|[1-8]))$/ &&
+		$2 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+\*?$/' "$tmp/t1" | wc -l)
+	if [ "$rows" -eq 11 ]; then
+		pass icount_rows_new_set_and_kth_read
+	else
+		fail icount_rows_new_set_and_kth_read "$rows of 11 rows complete"
+	fi
+	goals=$(grep -Ec '^  (met|missed|n/a) ' "$tmp/run1.out")
 	if [ "$goals" -eq 5 ]; then
 		pass icount_goals
 	else
@@ -114,24 +124,25 @@ if [ "$method" != none ]; then
 	# (--fair-sched=yes: valgrind's lock reads no pipe, so the system
 	# calls that tell the paths apart are the program's alone)
 	VALGRIND_OPTS="${VALGRIND_OPTS:+$VALGRIND_OPTS }--fair-sched=yes" \
-		"$ic" -n $N --csv >"$tmp/a.csv" 2>"$tmp/a.err"
+		"$ic" -m exact -n $N --csv >"$tmp/a.csv" 2>"$tmp/a.err"
 	rc_a=$?
 	VALGRIND_OPTS="${VALGRIND_OPTS:+$VALGRIND_OPTS }--fair-sched=yes" \
-		"$ic" -n $N --csv >"$tmp/b.csv" 2>"$tmp/b.err"
+		"$ic" -m exact -n $N --csv >"$tmp/b.csv" 2>"$tmp/b.err"
 	rc_b=$?
-	# path,COLUMN,TARGET,CALL,EVENTS,CALLS,MIN,MAX,,SYSCALLS -> key MIN MAX
-	paths() { awk -F, '$1 == "path" { print $2 "/" $3 "/" $4 "/" $5 "/" $10, $7, $8 }' "$1" | sort; }
+	# path,METER,COLUMN,TARGET,CALL,EVENTS,CALLS,VALUE,,MIN,MAX,,,,,SYSCALLS
+	# -> key MIN MAX
+	paths() { awk -F, '$1 == "path" { print $3 "/" $4 "/" $5 "/" $6 "/" $16, $10, $11 }' "$1" | sort; }
 	paths "$tmp/a.csv" >"$tmp/pa"
 	paths "$tmp/b.csv" >"$tmp/pb"
 	join "$tmp/pa" "$tmp/pb" >"$tmp/pj"
 	differ=$(awk '$2 != $4 || $3 != $5' "$tmp/pj")
-	ncases=$(awk -F, '$1 == "case" && $3 != "null" && $7 != ""' "$tmp/a.csv" | wc -l)
+	ncases=$(awk -F, '$1 == "case" && $4 != "null" && $8 != ""' "$tmp/a.csv" | wc -l)
 	nsame=$(cut -d/ -f1-4 "$tmp/pj" | sort -u | wc -l)
 	info "exactness: $(wc -l <"$tmp/pj") paths of $nsame cases seen in both runs (of $ncases measured); $(awk '$2 != $3' "$tmp/pa" | wc -l) paths whose calls differed"
 	if [ "$rc_a" -ne 0 ] || [ "$rc_b" -ne 0 ]; then
 		fail icount_exact "--csv runs: exit $rc_a, $rc_b: $(head -c 300 "$tmp/b.err")"
 	elif [ "$method" != callgrind ]; then
-		skip icount_exact "method $method: exact only where the machine is (the icount guest)"
+		skip icount_exact "meter $method: exact only where the machine is (the icount guest)"
 	elif [ "$nsame" -lt $((ncases * 9 / 10)) ]; then
 		fail icount_exact "only $nsame of $ncases cases took a same path in both runs"
 	elif [ -n "$differ" ]; then
@@ -145,14 +156,14 @@ fi
 
 if [ "$method" != none ]; then
 	fields=$(csv_field_counts "$tmp/a.csv")
-	calls=$(awk -F, '$1 == "case" && $3 == "papi" { print $4 }' "$tmp/a.csv" | sort -u | wc -l)
+	calls=$(awk -F, '$1 == "case" && $4 == "papi" { print $5 }' "$tmp/a.csv" | sort -u | wc -l)
 	ngoals=$(grep -c '^goal,' "$tmp/a.csv")
 	npaths=$(grep -c '^path,' "$tmp/a.csv")
 	info "csv: $(wc -l <"$tmp/a.csv") lines ($npaths paths), fields per line: $fields"
-	if [ "$(echo $fields)" != 11 ]; then
-		fail icount_csv "fields per line differ: $fields (want 11 on every line)"
-	elif [ "$calls" -ne 6 ] || [ "$ngoals" -ne 5 ] || [ "$npaths" -lt 1 ]; then
-		fail icount_csv "$calls calls, $ngoals goals, $npaths paths (want 6, 5, some)"
+	if [ "$(echo $fields)" != 18 ]; then
+		fail icount_csv "fields per line differ: $fields (want 18 on every line)"
+	elif [ "$calls" -ne 17 ] || [ "$ngoals" -ne 5 ] || [ "$npaths" -lt 1 ]; then
+		fail icount_csv "$calls calls, $ngoals goals, $npaths paths (want 17, 5, some)"
 	else
 		pass icount_csv
 	fi
@@ -162,7 +173,7 @@ fi
 
 "$ic" -m counter -n 3 -k 2 >"$tmp/cnt.out" 2>"$tmp/cnt.err"
 rc=$?
-if [ "$rc" -eq 77 ] && grep -q 'method counter cannot count here' "$tmp/cnt.err"; then
+if [ "$rc" -eq 77 ] && grep -q 'meter counter cannot count here' "$tmp/cnt.err"; then
 	info "$(head -c 300 "$tmp/cnt.err")"
 	pass icount_counter_refused
 elif [ "$rc" -eq 0 ] && table "$tmp/cnt.out" | grep -q '^PAPI_read '; then
@@ -185,7 +196,7 @@ keep_missing|--keep $tmp/no/such/dir|--keep
 operand|stray|unknown option 'stray'
 EOF
 if [ "$method" != none ]; then
-	"$ic" -n 3 -e LOPE_NO_SUCH_EVENT >"$tmp/bad.out" 2>"$tmp/bad.err"
+	"$ic" -m exact -n 3 -e LOPE_NO_SUCH_EVENT >"$tmp/bad.out" 2>"$tmp/bad.err"
 	rc=$?
 	if [ "$rc" -eq 2 ] && grep -qF LOPE_NO_SUCH_EVENT "$tmp/bad.err"; then
 		pass icount_bad_unknown_event
@@ -196,12 +207,12 @@ fi
 
 # ---- the arm64 build --------------------------------------------------------
 
-# It runs in the emulated arm64 machine (counter method, mrs reads): it
+# It runs in the emulated arm64 machine (counter meter, mrs reads): it
 # must compile there, warnings as errors, against the same PAPI headers.
 xcc=${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}
 if ! command -v "$xcc" >/dev/null 2>&1; then
 	skip icount_cross_aarch64 "cross compiler not installed ($xcc)"
-elif (cd "$top_srcdir" && for f in utils/icount/*.c; do
+elif (cd "$top_srcdir" && for f in utils/overhead/*.c; do
 	"$xcc" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$PAPI_OURS_BUILDDIR" \
 		-Isrc -Isrc/arch/aarch64 -DOSLOCK='"linux-lock.h"' \
 		-DOSCONTEXT='"linux-context.h"' -DPAPI_NUM_COMP=3 \

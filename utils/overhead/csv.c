@@ -1,64 +1,111 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * --csv: every combined result of every column, then the goals; 17 fields
- * on every line.
+ * --csv: one line per case and column ("case": per call, less the empty
+ * function's, whose own lines give what was taken off), one per path the
+ * calls of a case took with an exact meter ("path", by the system calls
+ * they made), one per goal ("goal"); 18 fields on every line.
  */
-#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "overhead.h"
 
-#define CSV_HEADER                                                         \
-	"kind,path,call,id,events,n,median,p10,p25,p75,p90,min,max,timer," \
-	"syscalls,faults,detail"
+#define CSV_HEADER                                                           \
+	"kind,meter,column,target,call,events,n,value,mean,min,max,p10,p25," \
+	"p75,p90,syscalls,faults,detail"
 
-/* One CSV line of record @r of column @c. */
-static void csv_rec(const struct col *c, const struct rec *r)
+/* @v with @fmt, or nothing if < 0; then a comma. */
+static void csv_num(const char *fmt, double v)
 {
-	const char *kind, *lab = id_label(r->id, &kind);
+	if (v >= 0)
+		printf(fmt, v);
+	putchar(',');
+}
 
-	printf("%s,%s,", kind, c->w.name);
-	csv_str(lab);
-	printf(",%s,%d,", r->id, r->nev);
-	if (r->kind) {
-		printf(",,,,,,,,%.0f,,,", c->timer);
-		csv_str(r->kind == REC_ERR ? r->msg : "n/a");
-		putchar('\n');
+/* The "path" lines of case @r: each path, less the empty function's
+ * count and system calls. */
+static void csv_paths(const struct ovh *o, const struct col *c,
+		      const struct res *r)
+{
+	const struct res *z =
+		find_res(c, "null", case_find(r->call)->base, 0, 0);
+	const struct path *p;
+	int i;
+
+	if (!z || !z->npaths || !strcmp(r->target, "null"))
 		return;
+	for (i = 0; i < r->npaths; i++) {
+		p = &r->path[i];
+		printf("path,%s,%s,%s,%s,%d,%ld,%.0f,,%.0f,%.0f,,,,,%ld,,\"\"\n",
+		       o->meter, c->w.name, r->target, r->call, r->nev,
+		       p->calls, p->min - z->path[0].min,
+		       p->min - z->path[0].min, p->max - z->path[0].min,
+		       p->sys - z->path[0].sys);
 	}
-	printf("%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	       ",%" PRIu64 ",%" PRIu64 ",%.0f,",
-	       r->st.n, r->st.med, r->st.p10, r->st.p25, r->st.p75, r->st.p90,
-	       r->st.min, r->st.max, c->timer);
-	if (r->st.sys >= 0)
-		printf("%.3f", r->st.sys);
-	putchar(',');
-	if (r->st.flt >= 0)
-		printf("%.3f", r->st.flt);
-	putchar(',');
-	csv_str(c->w.lib);
-	putchar('\n');
+}
+
+/* The figures of case @r of column @c (the empty function's: its own). */
+static void csv_figures(const struct ovh *o, const struct col *c,
+			const struct res *r)
+{
+	static const enum quantity q[] = { Q_VAL, Q_MEAN, Q_MIN, Q_MAX,
+					   Q_P10, Q_P25,  Q_P75, Q_P90 };
+	static const int raw[] = { S_P50, S_SUM, S_MIN, S_MAX,
+				   S_P10, S_P25, S_P75, S_P90 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(q); i++)
+		if (strcmp(r->target, "null"))
+			csv_num("%.2f", per_call(o, c, r->target, r->call,
+						 r->nev, q[i]));
+		else if (r->val.ok)
+			csv_num("%.2f",
+				r->val.s[raw[i]] /
+					(raw[i] == S_SUM ? r->val.s[S_N] : 1));
+		else
+			putchar(',');
+	csv_num("%.3f", per_call(o, c, r->target, r->call, r->nev, Q_SYS));
+	csv_num("%.3f", per_call(o, c, r->target, r->call, r->nev, Q_FLT));
+}
+
+static void csv_col(const struct ovh *o, const struct col *c)
+{
+	const struct res *r;
+	int i;
+
+	for (i = 0; i < c->nres; i++) {
+		r = &c->res[i];
+		if (r->round)
+			continue;
+		printf("case,%s,%s,%s,%s,%d,%.0f,", o->meter, c->w.name,
+		       r->target, r->call, r->nev, r->val.s[S_N]);
+		csv_figures(o, c, r);
+		csv_str(r->kind ? r->msg : c->w.lib);
+		putchar('\n');
+		if (o->exact)
+			csv_paths(o, c, r);
+	}
 }
 
 void print_csv(const struct ovh *o)
 {
-	const char *ours = rdpmc_col_ok(o) ? "ours-rdpmc" : "ours-read";
+	const struct goal_def *d = goal_defs(o);
 	struct goal g[NGOALS];
-	const struct col *c;
-	char d[700];
+	char text[1400];
 	int k, i;
 
 	printf(CSV_HEADER "\n");
 	for (k = 0; k < WORKER_PATHS; k++)
-		for (c = col_shown(o, k), i = 0; c && i < c->nrec; i++)
-			csv_rec(c, &c->recs[i]);
+		if (o->col[k].w.active && (k != WORKER_RDPMC || rdpmc_ok(o)))
+			csv_col(o, &o->col[k]);
 	eval_goals(o, g);
 	for (i = 0; i < NGOALS; i++) {
-		printf("goal,%s,%s,%s,,,,,,,,,,,,,", ours, goal_ids[i],
-		       goal_ids[i]);
-		snprintf(d, sizeof(d), "%s: %s",
-			 goal_verdict(&g[i], GOAL_MET, GOAL_MISSED), g[i].text);
-		csv_str(d);
+		printf("goal,%s,%s,,%s,,,,,,,,,,,,,", o->meter,
+		       rdpmc_ok(o) ? "ours-rdpmc" : "ours-read", d[i].id);
+		snprintf(text, sizeof(text), "%s: %s: %s",
+			 goal_verdict(&g[i], GOAL_MET, GOAL_MISSED), d[i].text,
+			 g[i].text);
+		csv_str(text);
 		putchar('\n');
 	}
 }

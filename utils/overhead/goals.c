@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The project's cost goals, judged from this run's medians: ratios of
- * ours (rdpmc where it works, else read()) against stock and the floor.
+ * The project's cost goals, judged from this run: with the timer, ratios
+ * of medians (ours: user-space reads where they work, else read(2));
+ * with an exact meter, instruction counts.  Each goal is met, missed, or
+ * n/a when nothing in the run could judge it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,117 +11,275 @@
 
 #include "overhead.h"
 
-static const char *const goal_names[NGOALS] = {
-	"PAPI_read: ours/stock <= 1.05 and ours/read(group) <= 1.1",
-	"PAPI_reset <= 1.2 x one system call (ioctl(RESET) floor)",
-	"PAPI_accum <= 0.7 x stock with 3 events",
-	"PAPI_start ~ one syscall (<= 1.5 x ioctl(ENABLE), 1 if counted)",
-	"every call: ours/stock <= 1.05",
-};
-const char *const goal_ids[NGOALS] = {
-	"goal_read",  "goal_reset",      "goal_accum",
-	"goal_start", "goal_every_call",
+static const struct goal_def timer_goals[NGOALS] = {
+	{ "goal_read",
+	  "PAPI_read: ours/stock <= 1.05 and ours/read(group) <= 1.1" },
+	{ "goal_reset",
+	  "PAPI_reset <= 1.2 x one system call (ioctl(RESET) floor)" },
+	{ "goal_accum", "PAPI_accum <= 0.7 x stock with 3 events" },
+	{ "goal_start",
+	  "PAPI_start ~ one syscall (<= 1.5 x ioctl(ENABLE), 1 if counted)" },
+	{ "goal_every_call", "every call: ours/stock <= 1.05" },
 };
 
-/* One part of a goal: "@what @value <= @limit" (or "> @limit"). */
-static void __attribute__((format(printf, 4, 5)))
-goal_add(struct goal *g, double value, double limit, const char *fmt, ...)
+static const struct goal_def exact_goals[NGOALS] = {
+	{ "goal_read2_calls",
+	  "read(2) path, 1 and 3 events: every call at most stock's" },
+	{ "goal_read2_share", "read(2) path: our component+engine share of "
+			      "PAPI_read at most stock's" },
+	{ "goal_user_read1", "user-space path: PAPI_read of 1 event at most "
+			     "framework floor + 1.5x the bare loop's "
+			     "1-event cost" },
+	{ "goal_user_per_event", "user-space path: each further event adds at "
+				 "most 1.2x the bare loop's per-event cost" },
+	{ "goal_user_reset_accum",
+	  "user-space path: PAPI_reset and PAPI_accum make no system call, "
+	  "and each event adds at most 20 instructions more to them than to "
+	  "PAPI_read" },
+};
+
+const struct goal_def *goal_defs(const struct ovh *o)
 {
-	int met = goal_part(g, value <= limit);
-	va_list ap;
-	size_t l;
+	return o->exact ? exact_goals : timer_goals;
+}
 
+/* One part of @g: "WHAT @v <= @limit" (or ">"), said if it fails or
+ * @always. */
+static void __attribute__((format(printf, 5, 6)))
+check(struct goal *g, double v, double limit, int always, const char *fmt, ...)
+{
+	int met = goal_part(g, v <= limit + 1e-9);
+	va_list ap;
+
+	if (!always && met)
+		return;
 	va_start(ap, fmt);
 	goal_vsay(g, fmt, ap);
 	va_end(ap);
-	l = strlen(g->text);
-	snprintf(g->text + l, sizeof(g->text) - l, " %.3f %s %g", value,
-		 met ? "<=" : ">", limit);
+	snprintf(g->text + strlen(g->text), sizeof(g->text) - strlen(g->text),
+		 " %.3g %s %.3g", v, met ? "<=" : ">", limit);
 }
 
-/* The read, reset and start goals on a set of @n events. */
-static void eval_set(const struct ovh *o, int n, struct goal *g)
+/* @call's value in column @c, on @nev events, target papi or @target. */
+static double val(const struct ovh *o, const struct col *c, const char *target,
+		  const char *call, int nev)
+{
+	return per_call(o, c, target, call, nev, Q_VAL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Timer goals                                                         */
+/* ------------------------------------------------------------------ */
+
+/* The read, reset, start and every-call goals on a set of @n events. */
+static void timer_set(const struct ovh *o, int n, struct goal *g)
 {
 	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
 	const struct col *fl = &o->col[WORKER_FLOOR];
-	const struct rec *r;
-	double v, s, f;
-
-	v = med_of(ob, "read", n);
-	s = st->w.active ? med_of(st, "read", n) : -1;
-	f = med_of(fl, "f_read", n);
-	if (v >= 0 && s > 0)
-		goal_add(&g[0], v / s, 1.05, "%d ev: ours/stock", n);
-	if (v >= 0 && f > 0)
-		goal_add(&g[0], v / f, 1.1, "%d ev: ours/floor", n);
-	v = med_of(ob, "reset", n);
-	f = med_of(fl, "f_reset", n);
-	if (v >= 0 && f > 0)
-		goal_add(&g[1], v / f, 1.2, "%d ev: ours/ioctl", n);
-	v = med_of(ob, "start", n);
-	f = med_of(fl, "f_enable", n);
-	if (v < 0 || f <= 0)
-		return;
-	goal_add(&g[3], v / f, 1.5, "%d ev: ours/ioctl", n);
-	/* counted exactly: it must be one system call */
-	r = find_rec(ob, "start", n);
-	if (r && r->st.sys >= 0)
-		goal_add(&g[3], r->st.sys, 1.0, "%d ev: syscalls", n);
-}
-
-/* Every call of the main table on a set of @n events against stock's. */
-static void eval_calls(const struct ovh *o, int n, struct goal *g)
-{
-	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
-	double v, s;
+	double v = val(o, ob, "papi", "read", n), s, f;
 	int i;
 
-	if (!st->w.active)
-		return;
-	for (i = 0; i < ncalls; i++) {
-		v = med_of(ob, calls[i].id, n);
-		s = med_of(st, calls[i].id, n);
-		if (v >= 0 && s > 0)
-			goal_add(g, v / s, 1.05, "%d ev %s", n, calls[i].label);
+	s = val(o, st, "papi", "read", n);
+	f = val(o, fl, "raw", "read", n);
+	if (v >= 0 && s > 0)
+		check(&g[0], v / s, 1.05, 1, "%d ev: ours/stock", n);
+	if (v >= 0 && f > 0)
+		check(&g[0], v / f, 1.1, 1, "%d ev: ours/floor", n);
+	v = val(o, ob, "papi", "reset", n);
+	f = val(o, fl, "raw", "reset", n);
+	if (v >= 0 && f > 0)
+		check(&g[1], v / f, 1.2, 1, "%d ev: ours/ioctl", n);
+	v = val(o, ob, "papi", "start", n);
+	f = val(o, fl, "raw", "start", n);
+	if (v >= 0 && f > 0) {
+		check(&g[3], v / f, 1.5, 1, "%d ev: ours/ioctl", n);
+		/* counted exactly: it must be one system call */
+		v = per_call(o, ob, "papi", "start", n, Q_SYS);
+		if (v >= 0)
+			check(&g[3], v, 1.0, 1, "%d ev: syscalls", n);
 	}
+	for (i = 0; i < NCALLS; i++) {
+		v = val(o, ob, "papi", cases[i].call, n);
+		s = val(o, st, "papi", cases[i].call, n);
+		if (v >= 0 && s > 0)
+			check(&g[4], v / s, 1.05, 1, "%d ev %s", n,
+			      cases[i].label);
+	}
+}
+
+static void timer_goals_eval(const struct ovh *o, struct goal *g)
+{
+	int k = o->nev < 3 ? o->nev : 3;
+	double v, s;
+
+	timer_set(o, 1, g);
+	if (o->nev > 1)
+		timer_set(o, o->nev, g);
+	v = val(o, ours_best(o), "papi", "accum", k);
+	s = val(o, &o->col[WORKER_STOCK], "papi", "accum", k);
+	if (v >= 0 && s > 0)
+		check(&g[2], v / s, 0.7, 1, "%d ev: ours/stock", k);
+}
+
+/* ------------------------------------------------------------------ */
+/* Instruction goals                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Goals 0 and 1: ours-read against stock, every call and PAPI_read's
+ * share, 1 and 3 events. */
+static void read2_goals(const struct ovh *o, struct goal *g)
+{
+	const struct col *r = &o->col[WORKER_READ], *s = &o->col[WORKER_STOCK];
+	int i, k, within = 0, all = 0;
+	double a, b, fa, fb;
+
+	for (k = 1; k <= 3 && k <= o->nev; k += 2) {
+		for (i = 0; i < NCALLS; i++) {
+			a = val(o, r, "papi", cases[i].call, k);
+			b = val(o, s, "papi", cases[i].call, k);
+			if (a < 0 || b < 0)
+				continue;
+			check(&g[0], a, b, 0, "%d ev %s", k, cases[i].label);
+			within += a <= b + 1e-9;
+			all++;
+		}
+		a = val(o, r, "papi", "read", k);
+		fa = val(o, r, "fw", "read", k);
+		b = val(o, s, "papi", "read", k);
+		fb = val(o, s, "fw", "read", k);
+		if (a >= 0 && fa >= 0 && b >= 0 && fb >= 0)
+			check(&g[1], a - fa, b - fb, 1, "%d ev: ours", k);
+	}
+	if (all)
+		goal_say(&g[0], "%d of %d calls at most stock's", within, all);
+}
+
+/* Goals 2 and 3: ours-rdpmc's PAPI_read against the bare loop. */
+static void user_read_goals(const struct ovh *o, struct goal *g)
+{
+	const struct col *c = &o->col[WORKER_RDPMC], *f = &o->col[WORKER_FLOOR];
+	double r1 = val(o, c, "papi", "read", 1),
+	       fw = val(o, c, "fw", "read", 1);
+	double b1 = val(o, f, "user", "read", 1), rk, bk, fk;
+	int k;
+
+	if (r1 < 0 || fw < 0 || b1 < 0)
+		return;
+	check(&g[0], r1 - fw, 1.5 * b1, 1, "1 ev: %.0f = framework %.0f +", r1,
+	      fw);
+	for (k = 2; k <= o->nev; k++) {
+		rk = val(o, c, "papi", "read", k);
+		bk = val(o, f, "user", "read", k);
+		fk = val(o, c, "fw", "read", k);
+		if (rk < 0 || bk < 0)
+			continue;
+		check(&g[1], rk - r1, 1.2 * (bk - b1), k == o->nev,
+		      "1->%d ev: PAPI_read +", k);
+		/* where the events' instructions go: PAPI's or ours */
+		if (k == o->nev && fk >= 0)
+			goal_say(&g[1],
+				 "of which framework %+.0f, component and "
+				 "engine %+.0f",
+				 fk - fw, rk - r1 - (fk - fw));
+	}
+}
+
+/*
+ * Goal 4: no system call, and each event adds at most 20 instructions
+ * more to PAPI_reset and PAPI_accum than to PAPI_read (a reset reads every
+ * counter, unless it reuses the read's sample as in PAPI_accum).  What
+ * they cost over PAPI_read with one event is said, PAPI's framework and
+ * ours apart.
+ */
+static void user_reset_goal(const struct ovh *o, struct goal *g)
+{
+	static const char *const which[] = { "reset", "accum" };
+	const struct col *c = &o->col[WORKER_RDPMC];
+	double r1 = val(o, c, "papi", "read", 1),
+	       f1 = val(o, c, "fw", "read", 1);
+	double r, x, x1, fx, sys;
+	int k, i;
+
+	for (i = 0; i < 2; i++) {
+		x1 = val(o, c, "papi", which[i], 1);
+		for (k = 1; k <= o->nev; k++) {
+			r = val(o, c, "papi", "read", k);
+			x = val(o, c, "papi", which[i], k);
+			sys = per_call(o, c, "papi", which[i], k, Q_SYS_MAX);
+			if (k > 1 && r >= 0 && x >= 0 && r1 >= 0 && x1 >= 0)
+				check(g, (x - x1) - (r - r1), 20.0 * (k - 1),
+				      k == o->nev,
+				      "1->%d ev PAPI_%s: + over PAPI_read's +",
+				      k, which[i]);
+			if (sys >= 0)
+				check(g, sys, 0, k == o->nev,
+				      "%d ev PAPI_%s: syscalls", k, which[i]);
+		}
+		fx = val(o, c, "fw", which[i], 1);
+		if (x1 >= 0 && r1 >= 0 && fx >= 0 && f1 >= 0)
+			goal_say(g,
+				 "1 ev PAPI_%s over PAPI_read: %.0f (framework "
+				 "%+.0f, component and engine %+.0f)",
+				 which[i], x1 - r1, fx - f1,
+				 (x1 - r1) - (fx - f1));
+	}
+	if (g->evaluated && per_call(o, c, "papi", "reset", 1, Q_SYS) < 0)
+		goal_say(g, "system calls not counted: %s", c->sys_why);
+}
+
+/* Why goal @i could not be judged. */
+static void not_judged(const struct ovh *o, int i, struct goal *g)
+{
+	const struct col *c = o->col;
+	const struct res *u = find_res(&c[WORKER_FLOOR], "user", "read", 1, 0);
+	char why[512] = "not measured in this run";
+
+	if ((!o->exact || i < 2) && !c[WORKER_STOCK].w.active)
+		snprintf(why, sizeof(why), "no stock build to compare with");
+	else if (!o->exact || i < 2)
+		col_failed(&c[WORKER_STOCK], why, sizeof(why));
+	else if (!rdpmc_ok(o) && c[WORKER_RDPMC].skipped)
+		snprintf(why, sizeof(why), "no user-space read here: %s",
+			 c[WORKER_RDPMC].skip_why);
+	else if (u && u->kind == RES_NA)
+		snprintf(why, sizeof(why), "no bare user-space loop: %s",
+			 u->msg);
+	scopy(g->text, sizeof(g->text), why);
 }
 
 void eval_goals(const struct ovh *o, struct goal *g)
 {
-	const struct col *st = &o->col[WORKER_STOCK];
-	int k, n, acc_set = -1;
-	double v, s;
+	int i;
 
 	memset(g, 0, sizeof(*g) * NGOALS);
-	for (k = 0; k < o->nsizes; k++) {
-		n = o->sizes[k];
-		eval_set(o, n, g);
-		eval_calls(o, n, &g[4]);
-		if (n == 3 || (acc_set < 0 && k == o->nsizes - 1))
-			acc_set = n;
+	if (!o->exact) {
+		timer_goals_eval(o, g);
+	} else {
+		if (!strcmp(o->meter, "counter"))
+			for (i = 0; i < 2; i++)
+				goal_say(&g[i], "user and kernel instructions");
+		read2_goals(o, g);
+		if (rdpmc_ok(o)) {
+			user_read_goals(o, &g[2]);
+			user_reset_goal(o, &g[4]);
+		}
 	}
-	if (acc_set <= 0)
-		return;
-	v = med_of(ours_best(o), "accum", acc_set);
-	s = st->w.active ? med_of(st, "accum", acc_set) : -1;
-	if (v >= 0 && s > 0)
-		goal_add(&g[2], v / s, 0.7, "%d ev: ours/stock", acc_set);
+	for (i = 0; i < NGOALS; i++)
+		if (!g[i].evaluated)
+			not_judged(o, i, &g[i]);
 }
 
 void print_goals(const struct ovh *o)
 {
+	const struct goal_def *d = goal_defs(o);
 	struct goal g[NGOALS];
 	int i;
 
 	eval_goals(o, g);
-	printf("\ngoals (from this run's medians, ours = %s%s):\n",
-	       rdpmc_col_ok(o) ? "ours-rdpmc" : "ours-read",
-	       med_of(&o->col[WORKER_STOCK], "read", o->sizes[0]) < 0 ?
-		       "; no stock measurement, ours/stock not evaluated" :
-		       "");
+	printf("\ngoals (%s from this run, ours = %s):\n", o->unit,
+	       rdpmc_ok(o) ? "ours-rdpmc" : "ours-read");
 	for (i = 0; i < NGOALS; i++)
-		printf("  %-64s %-8s %s\n", goal_names[i],
-		       goal_verdict(&g[i], GOAL_MET, GOAL_MISSED),
-		       !g[i].evaluated ? "(not measured in this run)" :
-					 g[i].text);
+		printf("  %-7s %s\n          %s\n",
+		       goal_verdict(&g[i], GOAL_MET, GOAL_MISSED), d[i].text,
+		       g[i].text);
 }

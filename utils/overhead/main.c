@@ -1,79 +1,95 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * papi_overhead's options, and which side of the pipe this process is:
- * the parent (no --_papi/--_floor) or a worker it re-executed.
+ * the parent, or a worker it re-executed (--_papi, --_floor).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "arch.h"
 #include "overhead.h"
+#include "timer.h"
 
 const char *const tool_prog = PROG;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " [-n N] [-r R] [-e EV1,EV2,...] [-v] [--csv] "
-		"[--plot FILE.png]\n"
+		"usage: " PROG " [-m timer|exact|callgrind|counter] [-n N] "
+		"[-r R] [-k K]\n"
+		"                     [-e EV1,EV2,...] [-v] [--csv] [--plot "
+		"FILE.png] [--keep DIR]\n"
 		"                     [--ours LIBDIR] [--compare LIBDIR | "
 		"--no-compare]\n"
-		"Per-call cost of PAPI_start/stop/read/accum/reset in " TIMER_UNIT
-		", our\n"
-		"libpapi (rdpmc and forced read()) against another libpapi and "
-		"the raw\n"
-		"perf_event floor.  See papi_overhead(1).\n"
-		"  -n N             timed calls per case and round (default "
-		"1000, after %d\n"
-		"                   warm-up calls)\n"
+		"What one PAPI_start/stop/read/accum/reset call costs, our "
+		"libpapi (user-space\n"
+		"reads and forced read(2)) against another libpapi, the raw "
+		"perf_event floor\n"
+		"and PAPI's framework floor.  See papi_overhead(1).\n"
+		"  -m METER         timer (default: " TIMER_UNIT
+		" around each call), callgrind\n"
+		"                   (user-space instructions, under valgrind), "
+		"counter (hardware\n"
+		"                   instructions counter, user and kernel) or "
+		"exact (callgrind\n"
+		"                   if valgrind is installed, else counter)\n"
+		"  -n N             calls per case (default: timer 1000, else "
+		"50)\n"
 		"  -r R             rounds, each worker once per round "
-		"(default 5)\n"
-		"  -e LIST          events (default: PAPI_TOT_INS,PAPI_TOT_CYC,"
-		"PAPI_BR_INS\n"
-		"                   if usable, else perf::TASK-CLOCK,"
-		"perf::PAGE-FAULTS,\n"
-		"                   perf::CONTEXT-SWITCHES); sets of 1 and of all "
-		"events;\n"
-		"                   scaling: these, then more of their kind, up "
-		"to the\n"
-		"                   counters available (software: %d)\n"
-		"  -v               also print p10/p90/min/max\n"
+		"(default: timer 5, else 1)\n"
+		"  -k K             sets of 1 to K events (default and at most "
+		"%d)\n"
+		"  -e LIST          the events (default: generic hardware "
+		"events if usable,\n"
+		"                   else software events); sets of the first "
+		"1, 2, ... of them\n"
+		"  -v               also print each case's distribution\n"
 		"  --csv            machine-readable output\n"
-		"  --plot FILE.png  also draw boxplots with gnuplot\n" LIBDIRS_USAGE,
-		WARMUP, SW_SCALE_MAX);
+		"  --plot FILE.png  also draw boxplots with gnuplot\n"
+		"  --keep DIR       keep callgrind's dumps in DIR/COLUMN/ (for "
+		"callgrind_annotate)\n" LIBDIRS_USAGE,
+		MAX_EVENTS);
 }
 
-int set_sizes(int nev, int *sizes)
-{
-	sizes[0] = 1;
-	if (nev > 1) {
-		sizes[1] = nev;
-		return 2;
-	}
-	return 1;
-}
-
-enum { OPT_CSV = OPT_TOOL, OPT_PLOT };
+enum { OPT_CSV = OPT_TOOL, OPT_KEEP, OPT_PLOT };
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
+	{ "meter", required_argument, NULL, 'm' },
 	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	LIBDIRS_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Option @c with getopt's optarg into @o; dies on bad input. */
 static void parse_opt(int c, struct opts *o)
 {
+	static const char *const meters[] = { "timer", "exact", "callgrind",
+					      "counter" };
+	size_t i;
+
 	switch (c) {
+	case 'm':
+		for (i = 0; i < ARRAY_SIZE(meters); i++)
+			if (!strcmp(optarg, meters[i]))
+				o->meter = meters[i];
+		if (strcmp(o->meter, optarg))
+			die(EX_USAGE,
+			    "-m '%s': the meter is timer, exact, callgrind or "
+			    "counter",
+			    optarg);
+		break;
 	case 'n':
 		o->n = count_arg("-n", optarg, MAX_N);
 		break;
 	case 'r':
 		o->rounds = count_arg("-r", optarg, MAX_ROUNDS);
+		break;
+	case 'k':
+		o->maxev = (int)count_arg("-k", optarg, MAX_EVENTS);
 		break;
 	case 'e':
 		o->events = optarg;
@@ -84,6 +100,9 @@ static void parse_opt(int c, struct opts *o)
 	case OPT_CSV:
 		o->csv = 1;
 		break;
+	case OPT_KEEP:
+		o->keep = optarg;
+		break;
 	case OPT_PLOT:
 		o->plot = optarg;
 		break;
@@ -92,45 +111,51 @@ static void parse_opt(int c, struct opts *o)
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
-	int c;
+	int c, timer;
 
-	o->n = 1000;
-	o->rounds = 5;
-	while ((c = libdirs_getopt(argc, argv, "+:n:r:e:vh", long_opts, usage,
-				   &o->dirs)) != -1)
+	o->maxev = MAX_EVENTS;
+	o->meter = "timer";
+	while ((c = libdirs_getopt(argc, argv, "+:m:n:r:k:e:vh", long_opts,
+				   usage, &o->dirs)) != -1)
 		parse_opt(c, o);
-	if (o->plot)
-		plot_check(o->plot);
+	timer = !strcmp(o->meter, "timer");
+	if (!o->n)
+		o->n = timer ? 1000 : 50;
+	if (!o->rounds)
+		o->rounds = timer ? 5 : 1;
 	if (o->events)
 		events_arg(o->events, MAX_EVENTS);
+	if (o->keep && access(o->keep, W_OK))
+		die(EX_USAGE, "--keep %s: not a writable directory", o->keep);
+	if (o->plot)
+		plot_check(o->plot);
 	libdirs_default(&o->dirs);
 }
 
-/* A worker: argv = PROG --_papi|--_floor FD CPU N EVENTS SCALE. */
+/* A worker: argv = PROG --_papi|--_floor FD CPU METER N MAXEV EVENTS. */
 static int worker_main(char **argv)
 {
-	static char evbuf[1024], scbuf[1024];
-	char *names[MAX_EVENTS], *scale[MAX_EVENTS];
+	static char evbuf[1024];
 	char **arg = worker_start(argv, WORKER_TIMEOUT);
-	int nev = 0, nscale = 0;
-	long n;
+	struct wargs a = { .meter = arg[0] };
+	long k;
 
-	if (parse_long(arg[0], 1, MAX_N, &n))
+	if (parse_long(arg[1], 1, MAX_N, &a.n) ||
+	    parse_long(arg[2], 1, MAX_EVENTS, &k))
 		return EX_USAGE;
-	snprintf(evbuf, sizeof(evbuf), "%s", arg[1]);
-	snprintf(scbuf, sizeof(scbuf), "%s", arg[2]);
-	if (evbuf[0] && (nev = split_events(evbuf, names, MAX_EVENTS)) < 1) {
-		emit("usage bad event list");
-		return EX_USAGE;
-	}
-	if (scbuf[0] && (nscale = split_events(scbuf, scale, MAX_EVENTS)) < 1) {
-		emit("usage bad scaling event list");
-		return EX_USAGE;
+	a.maxev = (int)k;
+	scopy(evbuf, sizeof(evbuf), arg[3]);
+	if (evbuf[0]) {
+		a.nev = split_events(evbuf, a.names, MAX_EVENTS);
+		if (a.nev < 1) {
+			emit("usage -e: 1 to %d events", MAX_EVENTS);
+			return EX_USAGE;
+		}
+		a.nev = a.nev < a.maxev ? a.nev : a.maxev;
 	}
 	if (!strcmp(argv[1], "--_floor"))
-		return nev ? floor_worker(n, names, nev, scale, nscale) :
-			     EX_USAGE;
-	return papi_worker(n, names, nev, scale, nscale);
+		return floor_worker(&a);
+	return papi_worker(&a);
 }
 
 int main(int argc, char **argv)
@@ -138,10 +163,11 @@ int main(int argc, char **argv)
 	static struct ovh o;
 	int rc;
 
-	if (argc == 7 &&
+	if (argc == 8 &&
 	    (!strcmp(argv[1], "--_papi") || !strcmp(argv[1], "--_floor")))
 		return worker_main(argv);
 	parse_opts(argc, argv, &o.o);
+	pick_meter(&o);
 	rc = ovh_measure(&o);
 	cpu_model(o.model, sizeof(o.model));
 	if (o.o.csv)

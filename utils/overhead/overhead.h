@@ -1,41 +1,45 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * papi_overhead: the cost of one PAPI call, in TSC cycles.
+ * papi_overhead: what one PAPI call costs, our libpapi against another,
+ * the raw perf_event floor and PAPI's framework floor, by one of three
+ * meters (meter.c, meter_cg.c):
  *
- * Each measured call is timed on its own (lfence; rdtsc around a single
- * call), many times, and summarised by median, p10, p25, p75, p90, min and
- * max (bench.h).  The cases: every call on a set of one event and of all
- * events; read, accum and reset on sets of 1..k events (scaling); the
- * first read after starting a new set against the second (cold/warm, with
- * the minor faults of each call); eight reads in a row after a start
- * (repeated reads).
+ *   timer      cycles (x86 lfence;rdtsc, arm64 cntvct_el0) around each
+ *              call; a figure is the median over rounds of each round's
+ *              median
+ *   counter    the worker's own hardware instructions counter, user and
+ *              kernel, read around each call: exact where the machine is
+ *              (the icount guest)
+ *   callgrind  the worker under valgrind --tool=callgrind, collection on
+ *              around each call, one dump per call: user-space
+ *              instructions, exact
  *
- * The parent process measures nothing itself: it re-executes this program
- * as one worker per column (../worker.h), reads the workers' results and
- * prints one combined table:
+ * One table of cases (cases.c) serves every meter: a row is a call (start,
+ * stop, read, accum, reset, read+reset; start and the first reads on a new
+ * set; the k-th read after a start), made N times on a set of 1 to K events
+ * (the last two kinds: of 3 events)
+ * through a target's table of functions: PAPI (target "papi"), PAPI with
+ * an empty component ("fw", framework.c), the bare system calls ("raw",
+ * "untimed") and the user-space loop ("user", floor_worker.c), and empty
+ * functions ("null"), whose count every other result is less.  The
+ * columns are workers (../worker.h): ours with user-space reads, ours with
+ * LOPE_NO_RDPMC=1, stock, and the raw floor.
  *
- *   ours-rdpmc  our libpapi, user-space reads allowed (n/a where the
- *               component reports no fast_counter_read)
- *   ours-read   our libpapi with LOPE_NO_RDPMC=1 (read(2) path forced)
- *   stock       another libpapi (--compare DIR, default the stock build)
- *   floor       the same events opened directly with perf_event_open as one
- *               group: one read(), one ioctl(RESET/ENABLE/DISABLE), and where
- *               the counters are readable in user space a seqlock+rdpmc loop
+ *   main.c         options; parent or worker
+ *   events.c       the events and their perf_event attributes
+ *   cases.c        the table of cases and the loop every meter runs
+ *   meter.c        worker: timer and counter meters, the case's lines
+ *   meter_cg.c     worker: the callgrind meter
+ *   papi_worker.c  worker: PAPI event sets, ours or stock
+ *   framework.c    worker: PAPI's framework with an empty component
+ *   floor_worker.c worker: the raw perf_event floor
+ *   parent.c       parent: the meter, the columns, their rounds, results
+ *   report.c       parent: the tables
+ *   goals.c        parent: the goals (a goal's parts: ../goal.c)
+ *   csv.c, plot.c  parent: --csv and --plot
  *
- * Where the syscall tracepoint (raw_syscalls:sys_enter) can be counted, the
- * number of system calls each PAPI call makes is counted exactly as well.
- * --plot draws boxplots of the results with gnuplot; --csv prints them all.
- *
- *   main.c          options; parent or worker
- *   bench.c         worker: the timing-and-statistics routine
- *   papi_worker.c   worker: the PAPI calls
- *   floor_worker.c  worker: the raw perf_event floor
- *   parent.c        parent: the columns, their rounds, their results
- *   tables.c        parent: the report's tables
- *   goals.c         parent: the goals, from the medians (../goal.c)
- *   csv.c, plot.c   parent: --csv and --plot
- *
- * Exit status: 0 done, 1 a measurement failed, 2 bad input.
+ * Exit status: 0 done, 1 a measurement failed, 2 bad input, 77 the meter
+ * cannot count on this machine (said why).
  */
 #ifndef LOPE_OVERHEAD_H
 #define LOPE_OVERHEAD_H
@@ -48,134 +52,306 @@
 #include "../worker.h"
 
 #define PROG "papi_overhead"
-#define MAX_EVENTS 16
+#define MAX_EVENTS 8
 _Static_assert(MAX_EVENTS <= WORKER_MAX_EVENTS, "worker_set_*() take our sets");
-#define MAX_SETS 2
-#define MAX_STEPS 8
 #define MAX_N 1000000
-#define WARMUP 100
 #define MAX_ROUNDS 50
-#define SYSCALL_REPS 200
-#define SW_SCALE_MAX 8 /* software events: scaling up to this many */
-#define COLD_N 200     /* new event sets per round for the cold read */
-#define COLD_WARMUP 5
-#define NREPEAT 8          /* reads timed one after the other after a start */
-#define WORKER_TIMEOUT 120 /* seconds; a hung worker is killed by SIGALRM */
-
-/* One case's summary, as a worker sends it and the parent combines it. */
-struct stats {
-	int n;
-	uint64_t med, p10, p25, p75, p90, min, max;
-	double sys; /* system calls per call, < 0 if not counted */
-	double flt; /* minor page faults per call, < 0 if not counted */
-};
-
-/* The event-set sizes measured: the first event alone, then all of them. */
-int set_sizes(int nev, int *sizes);
+#define WARMUP 20     /* uncounted calls before a case's first */
+#define NEW_SET_N 200 /* the most calls of a case on new sets */
+#define SET3 3        /* the events of the cases on one set size */
+#define SET3_OF(nev) ((nev) < SET3 ? (nev) : SET3)
+#define SYS_N 200          /* timer: calls counted in system calls apart */
+#define WORKER_TIMEOUT 600 /* seconds; valgrind is slow */
 
 /* ------------------------------------------------------------------ */
-/* Workers                                                             */
+/* Events (events.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+struct ev_def {
+	const char *name; /* PAPI's name */
+	uint32_t type;    /* its perf_event_attr */
+	uint64_t config;
+};
+
+/* The pools events are chosen from, in order: hardware, software. */
+extern const struct ev_def hw_pool[];
+extern const size_t hw_pool_len;
+extern const struct ev_def sw_pool[];
+extern const size_t sw_pool_len;
+/* The perf_event attributes of PAPI name @name, or NULL. */
+const struct ev_def *ev_find(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* The cases (cases.c)                                                 */
+/* ------------------------------------------------------------------ */
+
+/* The calls a case makes, through one of these tables: PAPI's, the
+ * empty one, or the raw floor's.  NULL: not available there. */
+struct api {
+	int (*start)(int set);
+	int (*stop)(int set, long long *v);
+	int (*read)(int set, long long *v);
+	int (*accum)(int set, long long *v);
+	int (*reset)(int set);
+};
+
+/* What a case runs on. */
+struct target {
+	const char *name; /* "papi", "fw", "null", "raw", "untimed", "user" */
+	const struct api *api;
+	int set;
+	long long *v;
+	int running;  /* started by the harness */
+	char **names; /* papi: the set's events, for a new set */
+	int nev;
+};
+
+struct case_def;
+typedef int (*step_fn)(struct target *t, const struct case_def *c);
+
+enum { CASE_SET3 = 1, CASE_FAULTS = 2 };
+
+/*
+ * One row of the table: per iteration @before (uncounted), @measured
+ * (counted), @after (uncounted), on a started set if @running.
+ */
+struct case_def {
+	const char *call;  /* its id in the workers' lines: "read" */
+	const char *label; /* its row: "PAPI_read" */
+	const char *floor; /* the raw call it is compared with */
+	const char *base;  /* the empty function's case it is less */
+	step_fn before, measured, after;
+	int running;
+	int flags; /* CASE_SET3: papi on the set of SET3 events only;
+		    * CASE_FAULTS: minor faults counted too */
+	int nth;   /* the reads after a start before the measured one */
+};
+extern const struct case_def cases[];
+extern const int ncases;
+/* The six calls of the goals: cases[0..NCALLS). */
+#define NCALLS 6
+const struct case_def *case_find(const char *call);
+
+/* ------------------------------------------------------------------ */
+/* Worker: meters (meter.c, meter_cg.c)                                */
 /* ------------------------------------------------------------------ */
 
 /*
- * Measure @n calls per case on @names[0..nev) (none: choose them) and
- * the scaling on @scale[0..nscale) (none: choose them); an exit code.
+ * How a case's measured calls are counted, each on its own: a value
+ * (cycles or instructions) and the system calls (with callgrind: the
+ * read-family ones, from /proc/self/io), by which the parent tells the
+ * paths of a call apart; and in some cases the minor faults.
  */
-int papi_worker(long n, char **names, int nev, char **scale, int nscale);
-/* The same on the raw perf_event floor (@names must be given). */
-int floor_worker(long n, char **names, int nev, char **scale, int nscale);
-/* Does PAPI event @name stand for a software perf event? */
-int raw_is_software(const char *name);
-
-/* ------------------------------------------------------------------ */
-/* Parent                                                              */
-/* ------------------------------------------------------------------ */
-
-enum { REC_RES, REC_ERR, REC_NA };
-
-/* A worker's "res", "err" or "na" line, or those combined over rounds. */
-struct rec {
-	char id[16];
-	int nev;
-	int round;
-	int kind; /* REC_RES, REC_ERR or REC_NA (msg says why) */
-	struct stats st;
-	char msg[256];
+struct meter {
+	void (*on)(struct meter *m);  /* just before the measured call */
+	void (*off)(struct meter *m); /* just after it: meter_record() */
+	int val_counted, sys_counted;
+	int exact;           /* counts repeat: the calls' paths are told */
+	int interleave;      /* an uncounted call before each counted one */
+	struct meter *apart; /* counts the system calls in a pass of its own */
+	const char *no_user; /* why user-space counter reads cannot run */
+	uint64_t *val, *sys, *flt; /* per call of the case */
+	long n, cap;
+	int failed;
+	char label[64]; /* the case: "TARGET CALL NEV" */
+	/* the timer's and the counter's */
+	int ins_fd, sys_fd;
+	void *ins_page;
+	uint64_t v0, s0;
+	/* callgrind's: where its dumps go, the last one's number, the
+	 * process's I/O counters */
+	const char *dumps;
+	int keep;
+	long dumpno;
+	int io_fd;
 };
 
-/* A column of the report: one worker, run once per round. */
-struct col {
-	struct worker w;
-	/* what the worker said */
-	char syscalls[160];
-	char usage[512];
-	char events[1024];
-	char choice[1024];
-	char scale[1024];
-	char scale_why[256];
-	char standin[512];
-	struct rec *raw; /* as received, every round */
-	int nraw;
+/* Start counting the case @label of @n calls. */
+void meter_begin(struct meter *m, const char *label, long n);
+/* One call's counts. */
+void meter_record(struct meter *m, uint64_t val, uint64_t sys);
+/* The last call's minor faults. */
+void meter_faults(struct meter *m, uint64_t flt);
+/*
+ * Emit the case's lines: "case TARGET CALL NEV N VAL SYS FLT", each of
+ * VAL, SYS and FLT "n,sum,min,max,p10,p25,p50,p75,p90" or "-", then for an
+ * exact meter one "path TARGET CALL NEV SYS CALLS MIN MAX" per number of
+ * system calls the calls made.
+ */
+void meter_end(struct meter *m);
+
+/* The callgrind meter, or NULL with why (not under valgrind ...). */
+struct meter *meter_callgrind(char *why, size_t len);
+/* Was this program built with callgrind's client requests? */
+int have_callgrind(void);
+/* The meter of @name ("timer", "counter", "callgrind", "sys": system
+ * calls only), or NULL after a "fatal" line (exit EX_SKIP). */
+struct meter *meter_for(const char *name);
+/* Is the meter's instruction counter a hardware counter (one fewer for
+ * the measured events)? */
+int meter_uses_counter(const struct meter *m);
+/* Parent: can the counter meter count here?  1, or 0 with why. */
+int counter_probe(char *why, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Worker: the runs (cases.c, the workers)                             */
+/* ------------------------------------------------------------------ */
+
+extern const struct api null_api;
+extern const struct api papi_api;
+/* Measure every case of @t (a set of @nev events; @set3: SET3 of them) or
+ * those of @calls (NULL-terminated; NULL: all), @n calls each.  0, or -1
+ * after an "err" line. */
+int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
+	      const char *const *calls);
+/* Every case on the empty functions (the "null" target, 0 events). */
+int run_null(struct meter *m, long n);
+/* "err TARGET CALL NEV WHY" for every case of @target. */
+void cases_err(const char *target, int nev, const char *why);
+
+/* Worker arguments, as the parent passes them. */
+struct wargs {
+	const char *meter;
+	long n;
+	int maxev;
+	char *names[MAX_EVENTS]; /* none: the worker chooses */
+	int nev;
+};
+
+int papi_worker(const struct wargs *a);
+int floor_worker(const struct wargs *a);
+/*
+ * The framework floor of the started set @es: every case again with the
+ * component's start, stop, read and reset swapped for empty ones, under
+ * target "fw".  The set ends stopped.
+ */
+int framework_cases(int es, long long *v, struct meter *m, long n, int nev);
+
+/* ------------------------------------------------------------------ */
+/* Parent (parent.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+enum { RES_OK, RES_NA, RES_ERR };
+
+/* A worker's "n,sum,min,max,p10,p25,p50,p75,p90"; ok: counted. */
+enum { S_N, S_SUM, S_MIN, S_MAX, S_P10, S_P25, S_P50, S_P75, S_P90, NSTAT };
+struct count {
+	double s[NSTAT];
+	int ok;
+};
+
+#define MAX_PATHS 8
+
+/* The calls of a case that made @sys system calls (read-family ones
+ * under callgrind): how many, their least and most counts. */
+struct path {
+	long sys;
+	long calls;
+	double min, max;
+};
+
+/* One case of one column in one round. */
+struct res {
+	char target[8];
+	char call[12];
+	int nev;
 	int round;
-	struct rec *recs; /* combined over the rounds, timer subtracted */
-	int nrec;
-	double timer; /* median over the rounds */
-	int disabled; /* stock's component is disabled here: not measured */
+	struct count val, sys, flt;
+	struct path path[MAX_PATHS]; /* by system calls, fewest first */
+	int npaths;
+	int kind;
+	char msg[200];
+};
+
+struct col {
+	struct worker w;  /* the native run */
+	struct worker vw; /* the run under valgrind */
+	int disabled;     /* stock's component is disabled here */
+	int skipped;      /* not measured (why in skip_why) */
+	char skip_why[256];
+	char val_why[256]; /* what counted the value */
+	char sys_why[256]; /* the system-call counter */
+	char events[1024];
+	char choice[512];
+	char usage[512];
+	int round;
+	struct res *res;
+	int nres;
 };
 
 struct opts {
-	long n;      /* -n */
-	long rounds; /* -r */
-	int verbose; /* -v */
-	int csv;
-	const char *events; /* -e; NULL: the first worker chooses */
-	const char *plot;   /* --plot FILE */
+	long n, rounds;
+	int maxev;
+	int csv, verbose;
+	const char *meter; /* timer, exact, callgrind, counter */
+	const char *events;
+	const char *keep; /* keep callgrind's dumps here */
+	const char *plot; /* --plot FILE */
 	struct libdirs dirs;
 };
 
-/* The parent: the options, the columns and what they measured. */
 struct ovh {
 	struct opts o;
+	const char *meter; /* the one used */
+	int exact;         /* it counts instructions */
+	char meter_desc[256];
+	const char *unit;     /* "cycles", "instructions" */
+	const char *sys_name; /* what the paths' system calls are */
+	const char *valgrind_path;
+	char valgrind[256]; /* valgrind's version */
 	struct col col[WORKER_PATHS];
-	int cpu;            /* the CPU the workers are pinned to */
-	const char *events; /* measured: -e or the first worker's choice */
-	const char *scale;  /* the scaling events */
-	int nev, nsizes, sizes[MAX_SETS], nscale;
-	char model[256]; /* the CPU's model name */
+	int cpu;
+	char events[1024];
+	int nev; /* sets of 1..nev events */
+	char model[256];
 };
 
-/* parent.c */
+/* Choose the meter (-m); exit 77 if it cannot count here. */
+void pick_meter(struct ovh *o);
 int ovh_measure(struct ovh *o);
 void ovh_free(struct ovh *o);
-const struct rec *find_rec(const struct col *c, const char *id, int nev);
-double med_of(const struct col *c, const char *id, int nev);
-int col_failed(const struct col *c, char *why, size_t len);
-int rdpmc_col_ok(const struct ovh *o);
-const struct col *ours_best(const struct ovh *o);
-const struct col *col_shown(const struct ovh *o, int k);
 
-/* tables.c */
-struct call_def {
-	const char *id;
-	const char *label;
-	const char *floor; /* floor id the call is compared with */
+/* What per_call() gives, per call, less the empty function's. */
+enum quantity {
+	Q_VAL,  /* the table's: the median, or exact the cheapest path's */
+	Q_MEAN, /* the mean */
+	Q_MIN,  /* each statistic of the calls */
+	Q_MAX,
+	Q_P10,
+	Q_P25,
+	Q_P75,
+	Q_P90,
+	Q_SYS,     /* system calls, the mean */
+	Q_SYS_MAX, /* the most one call made */
+	Q_FLT,     /* minor faults, the mean (not less anything) */
 };
-extern const struct call_def calls[];
-extern const int ncalls;
-const char *floor_label(const char *id);
-const char *id_label(const char *id, const char **kind);
-void print_report(const struct ovh *o);
+/* @q of @target @call on @nev events in column @c, the median over the
+ * rounds; < 0 if not measured. */
+double per_call(const struct ovh *o, const struct col *c, const char *target,
+		const char *call, int nev, enum quantity q);
+/* Did the calls of that case count differently (exact meters)? */
+int varies(const struct col *c, const char *target, const char *call, int nev);
+const struct res *find_res(const struct col *c, const char *target,
+			   const char *call, int nev, int round);
+int col_failed(const struct col *c, char *why, size_t len);
+int rdpmc_ok(const struct ovh *o);
+const struct col *ours_best(const struct ovh *o);
 
-/* goals.c */
+/* report.c, goals.c, csv.c, plot.c */
+void cell(char *buf, size_t len, const struct ovh *o, const struct col *c,
+	  const char *target, const char *call, int nev);
+void print_report(const struct ovh *o);
 #define NGOALS 5
 /* A goal's verdict (goal_verdict()): met, missed. */
 #define GOAL_MET "met"
-#define GOAL_MISSED "NOT met"
-extern const char *const goal_ids[NGOALS];
+#define GOAL_MISSED "missed"
+struct goal_def {
+	const char *id, *text;
+};
+/* The goals the run's meter judges. */
+const struct goal_def *goal_defs(const struct ovh *o);
 void eval_goals(const struct ovh *o, struct goal *g);
 void print_goals(const struct ovh *o);
-
-/* csv.c, plot.c */
 void print_csv(const struct ovh *o);
 void plot_check(const char *path);
 int plot(const struct ovh *o);

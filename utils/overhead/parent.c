@@ -1,81 +1,379 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The parent's side: one column per worker, each worker run once per
- * round (the rounds interleave the workers, each round in another order),
- * its lines collected, and every result combined over the rounds.
+ * round (the rounds interleave the workers, each round in another order)
+ * natively (system calls; the value with the timer and counter meters)
+ * and, with callgrind, once more under valgrind, whose dumps give the
+ * instructions; then what the columns measured, per call.
  */
 #define _GNU_SOURCE
-#include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
+#include <dirent.h>
+#include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "overhead.h"
 
-/* "info KEY TEXT" lines a worker sends besides its hello. */
-static const struct line_text col_text[] = {
-	LINE_TEXT(struct col, "info syscalls ", syscalls),
-	LINE_TEXT(struct col, "info events ", events),
-	LINE_TEXT(struct col, "info choice ", choice),
-	LINE_TEXT(struct col, "info scale ", scale),
-	LINE_TEXT(struct col, "info scale_why ", scale_why),
-	LINE_TEXT(struct col, "usage ", usage),
+/* What a line callback works on: a column, in one of its runs. */
+struct run {
+	struct ovh *o;
+	struct col *c;
+	int valgrind;
 };
 
-/* A "res", "err" or "na" line into @r; 0, or -1 if it does not parse. */
-static int rec_parse(struct rec *r, char *line)
+static struct res *res_get(struct col *c, const char *target, const char *call,
+			   int nev)
 {
-	char sys[32], flt[32], *rest;
-	int off = 0;
+	struct res *r;
+	int i;
 
-	if (line[0] != 'r') {
-		r->kind = line[0] == 'e' ? REC_ERR : REC_NA;
-		rest = strchr(line, ' ') + 1;
-		if (sscanf(rest, "%15s %d %n", r->id, &r->nev, &off) < 2)
-			return -1;
-		snprintf(r->msg, sizeof(r->msg), "%s", rest + off);
-		return 0;
+	for (i = 0; i < c->nres; i++) {
+		r = &c->res[i];
+		if (r->nev == nev && r->round == c->round &&
+		    !strcmp(r->target, target) && !strcmp(r->call, call))
+			return r;
 	}
-	if (sscanf(line + 4,
-		   "%15s %d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %31s %31s",
-		   r->id, &r->nev, &r->st.n, &r->st.med, &r->st.p10, &r->st.p25,
-		   &r->st.p75, &r->st.p90, &r->st.min, &r->st.max, sys,
-		   flt) != 12)
-		return -1;
-	r->st.sys = strcmp(sys, "-") ? atof(sys) : -1;
-	r->st.flt = strcmp(flt, "-") ? atof(flt) : -1;
-	r->kind = REC_RES;
-	return 0;
+	c->res = xrealloc(c->res, (size_t)c->nres + 1, sizeof(*c->res));
+	r = &c->res[c->nres++];
+	memset(r, 0, sizeof(*r));
+	scopy(r->target, sizeof(r->target), target);
+	scopy(r->call, sizeof(r->call), call);
+	r->nev = nev;
+	r->round = c->round;
+	return r;
 }
 
-/* One line of column @arg's worker. */
-static void col_line(void *arg, char *line)
+/* "n,sum,min,max,p10,p25,p50,p75,p90" into @c; "-" leaves it uncounted. */
+static void count_parse(struct count *c, const char *s)
 {
-	struct col *c = arg;
-	struct rec *r;
+	c->ok = sscanf(s, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &c->s[0],
+		       &c->s[1], &c->s[2], &c->s[3], &c->s[4], &c->s[5],
+		       &c->s[6], &c->s[7], &c->s[8]) == NSTAT;
+}
 
-	if (line_text(c, col_text, ARRAY_SIZE(col_text), line))
-		return;
-	if (!strncmp(line, "info standin ", 13)) {
-		size_t l = strlen(c->standin);
+/* "case TARGET CALL NEV N VAL SYS FLT": the counts this run took. */
+static void case_line(const struct run *x, const char *line)
+{
+	char target[8], call[12], val[160], sys[160], flt[160];
+	struct res *r;
+	long n;
+	int nev;
 
-		snprintf(c->standin + l, sizeof(c->standin) - l, "%s%s",
-			 l ? "; " : "", line + 13);
+	if (sscanf(line, "case %7s %11s %d %ld %159s %159s %159s", target, call,
+		   &nev, &n, val, sys, flt) != 7)
 		return;
+	r = res_get(x->c, target, call, nev);
+	if (!x->valgrind) {
+		count_parse(&r->sys, sys);
+		count_parse(&r->flt, flt);
 	}
-	if (strncmp(line, "res ", 4) && strncmp(line, "err ", 4) &&
-	    strncmp(line, "na ", 3))
+	if (x->valgrind || strcmp(x->o->meter, "callgrind"))
+		count_parse(&r->val, val);
+}
+
+/* "path TARGET CALL NEV SYS CALLS MIN MAX": one path of a case. */
+static void path_line(const struct run *x, const char *line)
+{
+	char target[8], call[12];
+	struct path p;
+	struct res *r;
+	int nev;
+
+	if (!x->valgrind && !strcmp(x->o->meter, "callgrind"))
+		return; /* the values come from another run */
+	if (sscanf(line, "path %7s %11s %d %ld %ld %lf %lf", target, call, &nev,
+		   &p.sys, &p.calls, &p.min, &p.max) != 7)
 		return;
-	c->raw = xrealloc(c->raw, (size_t)c->nraw + 1, sizeof(*c->raw));
-	r = &c->raw[c->nraw];
-	memset(r, 0, sizeof(*r));
-	r->round = c->round;
-	if (!rec_parse(r, line))
-		c->nraw++;
+	r = res_get(x->c, target, call, nev);
+	if (r->npaths < MAX_PATHS)
+		r->path[r->npaths++] = p;
+}
+
+/* "na|err TARGET CALL NEV WHY". */
+static void why_line(const struct run *x, const char *line, int kind)
+{
+	char target[8], call[12];
+	struct res *r;
+	int nev, off = 0;
+
+	if (sscanf(strchr(line, ' ') + 1, "%7s %11s %d %n", target, call, &nev,
+		   &off) < 3 ||
+	    !off)
+		return;
+	r = res_get(x->c, target, call, nev);
+	if (r->kind != RES_OK)
+		return; /* the first reason stays: the native run's */
+	r->kind = kind;
+	scopy(r->msg, sizeof(r->msg), strchr(line, ' ') + 1 + off);
+}
+
+static void run_line(void *arg, char *line)
+{
+	static const struct line_text text[] = {
+		LINE_TEXT(struct col, "info events ", events),
+		LINE_TEXT(struct col, "info choice ", choice),
+		LINE_TEXT(struct col, "usage ", usage),
+	};
+	const struct run *x = arg;
+	int cg = !strcmp(x->o->meter, "callgrind");
+
+	if (line_text(x->c, text, ARRAY_SIZE(text), line))
+		return;
+	if (!strncmp(line, "info val ", 9) && (x->valgrind || !cg))
+		scopy(x->c->val_why, sizeof(x->c->val_why), line + 9);
+	else if (!strncmp(line, "info sys ", 9) && !x->valgrind)
+		scopy(x->c->sys_why, sizeof(x->c->sys_why), line + 9);
+	else if (!strncmp(line, "case ", 5))
+		case_line(x, line);
+	else if (!strncmp(line, "path ", 5))
+		path_line(x, line);
+	else if (!strncmp(line, "na ", 3))
+		why_line(x, line, RES_NA);
+	else if (!strncmp(line, "err ", 4))
+		why_line(x, line, RES_ERR);
+}
+
+/* Run column @c's worker once: natively, or under @w->wrap. */
+static void col_run(struct ovh *o, struct col *c, struct worker *w,
+		    const char *events, int maxev)
+{
+	char nbuf[32], kbuf[16];
+	struct run x = { o, c, w->wrap != NULL };
+	const char *meter = x.valgrind                     ? "callgrind" :
+			    !strcmp(o->meter, "callgrind") ? "sys" :
+							     o->meter;
+	const char *args[] = { meter, nbuf, kbuf, events, NULL };
+
+	snprintf(nbuf, sizeof(nbuf), "%ld", o->o.n);
+	snprintf(kbuf, sizeof(kbuf), "%d", maxev);
+	worker_run(w, w->path == WORKER_FLOOR ? "--_floor" : "--_papi", o->cpu,
+		   args, run_line, &x);
+}
+
+/* ------------------------------------------------------------------ */
+/* Under callgrind                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The directory column @c's dumps go to; 0, or -1. */
+static int dump_dir(const struct ovh *o, const struct col *c, char *dir,
+		    size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (o->o.keep) {
+		if (snprintf(dir, len, "%s/%s", o->o.keep, c->w.name) >=
+		    (int)len)
+			return -1;
+		return mkdir(dir, 0777) && errno != EEXIST ? -1 : 0;
+	}
+	if (snprintf(dir, len, "%s/papi_overhead.XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp") >= (int)len)
+		return -1;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+/* Remove what callgrind left in @dir (its final, empty dump), and @dir
+ * unless kept. */
+static void dump_clean(const char *dir, int keep)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (!strncmp(de->d_name, "callgrind.out", 13) &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
+			    (int)sizeof(path))
+			unlink(path);
+	closedir(d);
+	if (!keep)
+		rmdir(dir);
+}
+
+/* Column @c's run under callgrind: the worker reads its own dumps. */
+static void col_valgrind(struct ovh *o, struct col *c)
+{
+	char dir[PATH_MAX], out[PATH_MAX + 64];
+	/* valgrind's default lock, a pipe it reads at each system call,
+	 * makes those slower: the engine's clock-based reuse of a fresh
+	 * sample then happens as often as natively (not so with
+	 * --fair-sched=yes), and syscr counts one more per system call */
+	const char *wrap[] = { o->valgrind_path,
+			       "--tool=callgrind",
+			       "-q",
+			       "--collect-atstart=no",
+			       out,
+			       NULL };
+
+	c->vw = c->w;
+	c->vw.wrap = wrap;
+	if (dump_dir(o, c, dir, sizeof(dir)))
+		die(EX_FAIL, "%s: %s", dir, strerror(errno));
+	snprintf(out, sizeof(out), "--callgrind-out-file=%s/callgrind.out",
+		 dir);
+	setenv("PAPI_OVERHEAD_DUMPS", dir, 1);
+	if (o->o.keep)
+		setenv("PAPI_OVERHEAD_KEEP", "1", 1);
+	col_run(o, c, &c->vw, o->events, o->nev);
+	unsetenv("PAPI_OVERHEAD_DUMPS");
+	unsetenv("PAPI_OVERHEAD_KEEP");
+	dump_clean(dir, o->o.keep != NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The columns                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Ours first: it chooses the events for everybody. */
+static void run_first(struct ovh *o)
+{
+	struct col *c = &o->col[WORKER_RDPMC];
+	char *names[MAX_EVENTS], buf[1024];
+
+	col_run(o, c, &c->w, o->o.events ? o->o.events : "", o->o.maxev);
+	if (c->usage[0])
+		die(EX_USAGE, "%s", c->usage);
+	if (c->w.exit_code == EX_SKIP)
+		die(EX_SKIP, "%s", c->w.fatal);
+	if (!c->events[0])
+		die(EX_FAIL, "the worker for our libpapi failed%s%s%s",
+		    c->w.fatal[0] ? ": " : "", c->w.fatal,
+		    c->w.signo ? " (killed by a signal)" : "");
+	scopy(o->events, sizeof(o->events), c->events);
+	scopy(buf, sizeof(buf), c->events);
+	o->nev = split_events(buf, names, MAX_EVENTS);
+}
+
+/* Is there a user-space path for column @c to count?  If not, why. */
+static void rdpmc_check(const struct ovh *o, struct col *c)
+{
+	c->skipped = !c->w.fcr || !strcmp(o->meter, "callgrind");
+	if (!c->w.fcr)
+		snprintf(c->skip_why, sizeof(c->skip_why),
+			 "the component reports fast_counter_read=0");
+	else if (c->skipped)
+		snprintf(c->skip_why, sizeof(c->skip_why),
+			 "valgrind does not execute rdpmc: -m counter counts "
+			 "the user-space path");
+}
+
+/* Should column @c run (again)?  Not if it failed once. */
+static int wants_run(const struct col *c)
+{
+	char why[512];
+
+	return c->w.active && !c->disabled && !c->skipped &&
+	       !col_failed(c, why, sizeof(why));
+}
+
+int ovh_measure(struct ovh *o)
+{
+	int k, r, rc = EX_OK;
+	struct col *c;
+	char why[512];
+
+	o->cpu = sched_getcpu();
+	signal(SIGPIPE, SIG_IGN);
+	for (k = 0; k < WORKER_PATHS; k++)
+		worker_init(&o->col[k].w, k, &o->o.dirs);
+	run_first(o);
+	rdpmc_check(o, o->col);
+	for (r = 0; r < o->o.rounds; r++)
+		for (k = 0; k < WORKER_PATHS; k++) {
+			c = &o->col[(k + r) % WORKER_PATHS];
+			c->round = r;
+			if ((!r && c == o->col) ||
+			    (r ? !wants_run(c) : !c->w.active))
+				continue;
+			col_run(o, c, &c->w, o->events, o->nev);
+			/* stock PAPI disables its component on a CPU its
+			 * libpfm4 does not know: nothing to compare, no
+			 * failure of ours */
+			c->disabled = c->w.disabled[0] != 0;
+		}
+	for (k = 0; k < WORKER_PATHS; k++) {
+		c = &o->col[k];
+		for (r = 0; !strcmp(o->meter, "callgrind") && wants_run(c) &&
+			    r < o->o.rounds;
+		     r++) {
+			c->round = r;
+			col_valgrind(o, c);
+		}
+		if (c->w.active && !c->disabled &&
+		    col_failed(c, why, sizeof(why)))
+			rc = EX_FAIL;
+	}
+	return rc;
+}
+
+void ovh_free(struct ovh *o)
+{
+	int k;
+
+	for (k = 0; k < WORKER_PATHS; k++)
+		free(o->col[k].res);
+}
+
+/* ------------------------------------------------------------------ */
+/* What the columns measured                                           */
+/* ------------------------------------------------------------------ */
+
+const struct res *find_res(const struct col *c, const char *target,
+			   const char *call, int nev, int round)
+{
+	int i;
+
+	for (i = 0; i < c->nres; i++)
+		if (c->res[i].nev == nev && c->res[i].round == round &&
+		    !strcmp(c->res[i].target, target) &&
+		    !strcmp(c->res[i].call, call))
+			return &c->res[i];
+	return NULL;
+}
+
+/* The value per call of @r that the others are less: the cheapest path's
+ * (exact) or the median. */
+static double base_of(const struct ovh *o, const struct res *r)
+{
+	if (!o->exact)
+		return r->val.s[S_P50];
+	return r->npaths ? r->path[0].min : r->val.s[S_MIN];
+}
+
+/* @q of case @r less the empty function's @z, in one round, into *@v:
+ * 1, or 0 if not counted. */
+static int one_round(const struct ovh *o, const struct res *r,
+		     const struct res *z, enum quantity q, double *v)
+{
+	static const int stat[] = {
+		[Q_MIN] = S_MIN, [Q_MAX] = S_MAX, [Q_P10] = S_P10,
+		[Q_P25] = S_P25, [Q_P75] = S_P75, [Q_P90] = S_P90
+	};
+	const struct count *a = q >= Q_SYS ? &r->sys : &r->val;
+	const struct count *b = q >= Q_SYS ? &z->sys : &z->val;
+
+	if (q == Q_FLT)
+		a = b = &r->flt;
+	if (!a->ok || !b->ok || a->s[S_N] <= 0 || b->s[S_N] <= 0)
+		return 0;
+	if (q == Q_VAL)
+		*v = base_of(o, r) - base_of(o, z);
+	else if (q == Q_SYS_MAX)
+		*v = a->s[S_MAX] - b->s[S_MIN];
+	else if (q == Q_FLT)
+		*v = a->s[S_SUM] / a->s[S_N];
+	else if (q == Q_MEAN || q == Q_SYS)
+		*v = a->s[S_SUM] / a->s[S_N] - b->s[S_SUM] / b->s[S_N];
+	else
+		*v = a->s[stat[q]] - base_of(o, z);
+	return 1;
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -85,267 +383,86 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median_dbl(double *v, int n)
+double per_call(const struct ovh *o, const struct col *c, const char *target,
+		const char *call, int nev, enum quantity q)
 {
-	qsort(v, (size_t)n, sizeof(double), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+	const struct case_def *d = case_find(call);
+	const struct res *r, *z;
+	double v[MAX_ROUNDS];
+	int i, n = 0;
 
-static uint64_t clamp0(double x)
-{
-	return x < 0 ? 0 : (uint64_t)(x + 0.5);
-}
-
-/*
- * Combine the rounds of record @first (the first of its id and size in
- * c->raw) into @out: each statistic is the median over the rounds of that
- * round's value less that round's timer overhead (min and max: the
- * extreme over the rounds).  An error or n/a in any round wins.
- */
-static void combine_one(const struct col *c, int first, const double *timers,
-			struct rec *out)
-{
-	enum { MED, P10, P25, P75, P90, SYS, FLT, NV };
-	const struct rec *r = &c->raw[first];
-	double v[NV][MAX_ROUNDS];
-	uint64_t mn = UINT64_MAX, mx = 0;
-	int j, q, k = 0, is_timer = !strcmp(r->id, "timer");
-	long n = 0;
-
-	*out = *r;
-	if (r->kind)
-		return;
-	for (j = first; j < c->nraw && k < MAX_ROUNDS; j++) {
-		const struct rec *x = &c->raw[j];
-		double t;
-
-		if (x->nev != r->nev || strcmp(x->id, r->id))
-			continue;
-		if (x->kind) {
-			*out = *x;
-			return;
-		}
-		t = is_timer || x->round >= MAX_ROUNDS ? 0 : timers[x->round];
-		v[MED][k] = (double)x->st.med - t;
-		v[P10][k] = (double)x->st.p10 - t;
-		v[P25][k] = (double)x->st.p25 - t;
-		v[P75][k] = (double)x->st.p75 - t;
-		v[P90][k] = (double)x->st.p90 - t;
-		v[SYS][k] = x->st.sys;
-		v[FLT][k] = x->st.flt;
-		mn = x->st.min < mn ? x->st.min : mn;
-		mx = x->st.max > mx ? x->st.max : mx;
-		n += x->st.n;
-		k++;
+	for (i = 0; d && i < o->o.rounds; i++) {
+		r = find_res(c, target, call, nev, i);
+		z = find_res(c, "null", d->base, 0, i);
+		if (r && z && !r->kind && !z->kind)
+			n += one_round(o, r, z, q, &v[n]);
 	}
-	if (!k)
-		return;
-	for (q = 0; q < NV; q++)
-		v[q][0] = median_dbl(v[q], k);
-	out->st.n = (int)(n > INT_MAX ? INT_MAX : n);
-	out->st.med = clamp0(v[MED][0]);
-	out->st.p10 = clamp0(v[P10][0]);
-	out->st.p25 = clamp0(v[P25][0]);
-	out->st.p75 = clamp0(v[P75][0]);
-	out->st.p90 = clamp0(v[P90][0]);
-	out->st.min = is_timer ? mn : clamp0((double)mn - c->timer);
-	out->st.max = is_timer ? mx : clamp0((double)mx - c->timer);
-	out->st.sys = v[SYS][0] < 0 ? -1 : v[SYS][0];
-	out->st.flt = v[FLT][0] < 0 ? -1 : v[FLT][0];
+	if (!n)
+		return -1;
+	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
+	v[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	/* below the empty function: noise, not a count */
+	return v[0] < 0 ? 0 : v[0];
 }
 
-/* Combine the rounds of every record of @c into c->recs. */
-static void combine(struct col *c)
+int varies(const struct col *c, const char *target, const char *call, int nev)
 {
-	double timers[MAX_ROUNDS] = { 0 }, t[MAX_ROUNDS];
-	int i, j, n = 0, dup;
+	const struct res *r = find_res(c, target, call, nev, 0);
 
-	for (i = 0; i < c->nraw; i++) {
-		const struct rec *r = &c->raw[i];
-
-		if (strcmp(r->id, "timer") || r->kind || r->round >= MAX_ROUNDS)
-			continue;
-		timers[r->round] = (double)r->st.med;
-		t[n++] = (double)r->st.med;
-	}
-	c->timer = n ? median_dbl(t, n) : 0;
-	c->recs = xcalloc((size_t)c->nraw + 1, sizeof(*c->recs));
-	c->nrec = 0;
-	for (i = 0; i < c->nraw; i++) {
-		for (j = 0, dup = 0; j < c->nrec && !dup; j++)
-			dup = c->recs[j].nev == c->raw[i].nev &&
-			      !strcmp(c->recs[j].id, c->raw[i].id);
-		if (!dup)
-			combine_one(c, i, timers, &c->recs[c->nrec++]);
-	}
+	return r && !r->kind && r->val.ok && r->val.s[S_MIN] != r->val.s[S_MAX];
 }
 
-/* Run column @c's worker once, on @events and @scale (NULL: it chooses). */
-static void col_run(const struct ovh *o, struct col *c, const char *events,
-		    const char *scale)
+/* Did worker @w fail?  If so, say how in @why. */
+static int worker_failed(const struct worker *w, const char *how, char *why,
+			 size_t len)
 {
-	char nbuf[32];
-	const char *args[] = { nbuf, events ? events : "", scale ? scale : "",
-			       NULL };
-
-	snprintf(nbuf, sizeof(nbuf), "%ld", o->o.n);
-	worker_run(&c->w, c->w.path == WORKER_FLOOR ? "--_floor" : "--_papi",
-		   o->cpu, args, col_line, c);
-}
-
-/* Ours first: it chooses the events for everybody. */
-static void run_first(struct ovh *o)
-{
-	struct col *ours = &o->col[WORKER_RDPMC];
-
-	col_run(o, ours, o->o.events, NULL);
-	if (ours->usage[0])
-		die(EX_USAGE, "%s", ours->usage);
-	if (ours->w.exit_code == EX_USAGE)
-		die(EX_USAGE, "bad input (see above)");
-	o->events = o->o.events;
-	if (!o->events) {
-		if (!ours->events[0])
-			die(EX_FAIL, "the worker for our libpapi failed%s%s%s",
-			    ours->w.fatal[0] ? ": " : "", ours->w.fatal,
-			    ours->w.signo ? " (killed by a signal)" : "");
-		o->events = ours->events;
-	}
-	o->scale = ours->scale[0] ? ours->scale : o->events;
-}
-
-/* The number of names in the list @s. */
-static int count_events(const char *s)
-{
-	char buf[1024], *names[MAX_EVENTS];
-	int n;
-
-	snprintf(buf, sizeof(buf), "%s", s);
-	n = split_events(buf, names, MAX_EVENTS);
-	return n < 1 ? 0 : n;
-}
-
-/* Run every column for every round; EX_OK, or EX_FAIL if one failed. */
-int ovh_measure(struct ovh *o)
-{
-	int r, j, rc = EX_OK;
-	struct col *c;
-
-	o->cpu = sched_getcpu();
-	signal(SIGPIPE, SIG_IGN);
-	for (j = 0; j < WORKER_PATHS; j++)
-		worker_init(&o->col[j].w, j, &o->o.dirs);
-	run_first(o);
-	for (r = 0; r < o->o.rounds; r++)
-		for (j = 0; j < WORKER_PATHS; j++) {
-			c = &o->col[(j + r) % WORKER_PATHS];
-			if (!c->w.active ||
-			    (r == 0 && c == &o->col[WORKER_RDPMC]))
-				continue;
-			if (r > 0 && (c->w.fatal[0] || c->usage[0] ||
-				      c->w.signo || c->w.exit_code))
-				continue; /* failed once: do not insist */
-			c->round = r;
-			col_run(o, c, o->events, o->scale);
-		}
-	/* Stock PAPI disables its component on a CPU its libpfm4 does not
-	 * know: nothing to compare with, and no failure of ours. */
-	o->col[WORKER_STOCK].disabled = o->col[WORKER_STOCK].w.disabled[0] !=
-					'\0';
-	for (j = 0; j < WORKER_PATHS; j++) {
-		c = &o->col[j];
-		if (c->usage[0] && !c->w.fatal[0])
-			scopy(c->w.fatal, sizeof(c->w.fatal), c->usage);
-		combine(c);
-		if (c->w.active && !c->disabled &&
-		    (c->w.exit_code || c->w.fatal[0] || !c->w.ran))
-			rc = EX_FAIL;
-	}
-	o->nev = count_events(o->events);
-	o->nsizes = set_sizes(o->nev, o->sizes);
-	o->nscale = count_events(o->scale);
-	return rc;
-}
-
-void ovh_free(struct ovh *o)
-{
-	int i;
-
-	for (i = 0; i < WORKER_PATHS; i++) {
-		free(o->col[i].recs);
-		free(o->col[i].raw);
-	}
-}
-
-const struct rec *find_rec(const struct col *c, const char *id, int nev)
-{
-	int i;
-
-	if (!c->w.active || !c->w.ran)
-		return NULL;
-	for (i = 0; i < c->nrec; i++)
-		if (c->recs[i].nev == nev && strcmp(c->recs[i].id, id) == 0)
-			return &c->recs[i];
-	return NULL;
-}
-
-/* The combined median (timer overhead taken off) of @id; < 0 if none. */
-double med_of(const struct col *c, const char *id, int nev)
-{
-	const struct rec *r = find_rec(c, id, nev);
-
-	return r && r->kind == REC_RES ? (double)r->st.med : -1;
-}
-
-/* Did column @c's worker fail?  If so, say how in @why. */
-int col_failed(const struct col *c, char *why, size_t len)
-{
-	const struct worker *w = &c->w;
-
-	if (c->disabled)
-		snprintf(why, len, "component %s disabled: %s",
-			 w->comp[0] ? w->comp : "perf_event", w->disabled);
-	else if (!w->ran)
-		snprintf(why, len, "worker not run");
-	else if (w->fatal[0])
-		snprintf(why, len, "%s", w->fatal);
+	if (w->fatal[0])
+		snprintf(why, len, "%s%s", w->fatal, how);
 	else if (w->signo)
-		snprintf(why, len, "worker killed by signal %d (%s)", w->signo,
-			 strsignal(w->signo));
+		snprintf(why, len, "worker killed by signal %d (%s)%s",
+			 w->signo, strsignal(w->signo), how);
 	else if (w->exit_code)
-		snprintf(why, len, "worker exited with status %d%s",
+		snprintf(why, len, "worker exited with status %d%s%s",
 			 w->exit_code,
-			 w->exit_code == 127 ?
-				 " (library or program not loadable?)" :
-				 "");
+			 w->exit_code == 127 ? " (not loadable?)" : "", how);
 	else
 		return 0;
 	return 1;
 }
 
-/* Is the ours-rdpmc column shown (the component reads in user space)? */
-int rdpmc_col_ok(const struct ovh *o)
+int col_failed(const struct col *c, char *why, size_t len)
+{
+	if (c->disabled) {
+		snprintf(why, len, "component %s disabled: %s",
+			 c->w.comp[0] ? c->w.comp : "perf_event",
+			 c->w.disabled);
+		return 1;
+	}
+	if (!c->w.ran) {
+		snprintf(why, len, "worker not run");
+		return 1;
+	}
+	if (c->usage[0]) {
+		snprintf(why, len, "%s", c->usage);
+		return 1;
+	}
+	return worker_failed(&c->w, "", why, len) ||
+	       (c->vw.ran &&
+		worker_failed(&c->vw, " (under valgrind)", why, len));
+}
+
+/* Is the ours-rdpmc column measured (the component reads in user space)? */
+int rdpmc_ok(const struct ovh *o)
 {
 	const struct col *c = &o->col[WORKER_RDPMC];
 	char why[512];
 
-	return c->w.active && c->w.fcr && !col_failed(c, why, sizeof(why));
+	return c->w.active && c->w.fcr && !c->skipped &&
+	       !col_failed(c, why, sizeof(why));
 }
 
-/* The "ours" the ratios and goals use: rdpmc where possible, else read(). */
+/* The "ours" of the ratios: user-space reads where they work. */
 const struct col *ours_best(const struct ovh *o)
 {
-	return &o->col[rdpmc_col_ok(o) ? WORKER_RDPMC : WORKER_READ];
-}
-
-/* Column @k (WORKER_RDPMC ...) if it has results to show, else NULL. */
-const struct col *col_shown(const struct ovh *o, int k)
-{
-	const struct col *c = &o->col[k];
-
-	if (!c->w.active || !c->w.ran)
-		return NULL;
-	if (k == WORKER_RDPMC && !rdpmc_col_ok(o))
-		return NULL;
-	return c;
+	return &o->col[rdpmc_ok(o) ? WORKER_RDPMC : WORKER_READ];
 }

@@ -1,32 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * --plot: boxplots of the combined statistics with gnuplot, one panel per
- * call and one each for the scaling, the first read and the repeated
- * reads.
+ * --plot: boxplots of the per-call statistics with gnuplot, one panel per
+ * call and one each for PAPI_read against the number of events, the first
+ * calls on a new set and the repeated reads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arch.h"
 #include "overhead.h"
 
 #define PG_MAX 16 /* groups on the x axis of a panel */
 #define PS_MAX 4  /* series (boxes) per group */
 
-/* One panel of boxplots: r[group][series], NULL or not a result: n/a. */
+/* A box: p10, p25, p75, p90 and the median; ok: measured. */
+struct box {
+	double q[5];
+	int ok;
+};
+
+/* One panel of boxplots: b[group][series]. */
 struct panel {
 	const char *title;
 	int ng, ns;
 	char glab[PG_MAX][24];
 	const char *stitle[PS_MAX];
-	const struct rec *r[PG_MAX][PS_MAX];
+	struct box b[PG_MAX][PS_MAX];
 };
 
 static const char *const plot_colors[PS_MAX] = {
@@ -38,7 +42,7 @@ static const char *const plot_colors[PS_MAX] = {
 
 static int panel_has(const struct panel *p, int g, int s)
 {
-	return p->r[g][s] && p->r[g][s]->kind == REC_RES;
+	return p->b[g][s].ok;
 }
 
 /* The series of @p with a result anywhere into @act; names of the others
@@ -64,23 +68,20 @@ static int panel_series(const struct panel *p, int *act, char *na, size_t len)
 static void plot_series(FILE *g, const struct panel *p, int id, int k, int nact,
 			int si, double w)
 {
-	const struct rec *r;
+	const struct box *b;
 	double x;
 	int gi;
 
 	fprintf(g, "$P%d_%d << EOD\n", id, k);
 	for (gi = 0; gi < p->ng; gi++) {
 		x = gi + 1 + (k - (nact - 1) / 2.0) * w;
-		r = p->r[gi][si];
-		if (!panel_has(p, gi, si)) {
+		b = &p->b[gi][si];
+		if (!b->ok) {
 			fprintf(g, "# n/a at %.3f\n", x);
 			continue;
 		}
-		fprintf(g,
-			"%.3f %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %" PRIu64 "\n",
-			x, r->st.p25, r->st.p10, r->st.p90, r->st.p75,
-			r->st.med);
+		fprintf(g, "%.3f %.0f %.0f %.0f %.0f %.0f\n", x, b->q[1],
+			b->q[0], b->q[3], b->q[2], b->q[4]);
 	}
 	fprintf(g, "EOD\n");
 	for (gi = 0; gi < p->ng; gi++)
@@ -93,8 +94,8 @@ static void plot_series(FILE *g, const struct panel *p, int id, int k, int nact,
 
 /*
  * Write one panel to gnuplot: each series a colour and a datablock, boxes
- * p25..p75, whiskers p10..p90, a line at the median (the seeds' figures,
- * from the combined statistics rather than the raw samples).  A series
+ * p25..p75, whiskers p10..p90, a line at the median (from the per-call
+ * statistics rather than the raw samples).  A series
  * without any result takes no room and is named n/a in the title.
  */
 static void plot_panel(FILE *g, const struct panel *p, int id)
@@ -130,120 +131,76 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 static const int plot_cols[PS_MAX] = { WORKER_RDPMC, WORKER_READ, WORKER_STOCK,
 				       WORKER_FLOOR };
 
-static const struct rec *plot_rec(const struct ovh *o, int k, const char *id,
-				  int nev)
+/* The box of case @d on @nev events in column @k (the floor: its call). */
+static void plot_box(struct box *b, const struct ovh *o, int k,
+		     const struct case_def *d, int nev)
 {
-	if (k == WORKER_RDPMC && !rdpmc_col_ok(o))
-		return NULL;
-	return find_rec(&o->col[k], id, nev);
-}
+	static const enum quantity q[] = { Q_P10, Q_P25, Q_P75, Q_P90, Q_VAL };
+	const char *target = k == WORKER_FLOOR ? "raw" : "papi";
+	const char *call = k == WORKER_FLOOR ? d->floor : d->call;
+	size_t i;
 
-static const char *size_title(int n)
-{
-	return n == 1 ? "1 event" :
-	       n == 2 ? "2 events" :
-	       n == 3 ? "3 events" :
-			"all events";
+	b->ok = k != WORKER_RDPMC || rdpmc_ok(o);
+	for (i = 0; b->ok && i < ARRAY_SIZE(q); i++) {
+		b->q[i] = per_call(o, &o->col[k], target, call, nev, q[i]);
+		b->ok = b->q[i] >= 0;
+	}
 }
 
 /* One panel per call: the four columns, sets of 1 and of all events. */
 static void plot_calls(FILE *g, const struct ovh *o, int *id)
 {
-	const struct call_def *call;
+	const int sizes[2] = { 1, o->nev };
 	struct panel p;
-	int c, k, j, wi;
+	int c, k, j;
 
-	for (c = 0; c < ncalls; c++) {
-		call = &calls[c];
+	for (c = 0; c < NCALLS; c++) {
 		memset(&p, 0, sizeof(p));
-		p.title = call->label;
+		p.title = cases[c].label;
 		p.ng = PS_MAX;
-		p.ns = o->nsizes;
-		for (k = 0; k < o->nsizes; k++)
-			p.stitle[k] = size_title(o->sizes[k]);
+		p.ns = o->nev > 1 ? 2 : 1;
+		p.stitle[0] = "1 event";
+		p.stitle[1] = "all events";
 		for (j = 0; j < PS_MAX; j++) {
-			wi = plot_cols[j];
 			snprintf(p.glab[j], sizeof(p.glab[j]), "%s",
-				 wi == WORKER_FLOOR ? floor_label(call->floor) :
-						      o->col[wi].w.name);
-			for (k = 0; k < o->nsizes; k++)
-				p.r[j][k] = plot_rec(o, wi,
-						     wi == WORKER_FLOOR ?
-							     call->floor :
-							     call->id,
-						     o->sizes[k]);
+				 o->col[plot_cols[j]].w.name);
+			for (k = 0; k < p.ns; k++)
+				plot_box(&p.b[j][k], o, plot_cols[j], &cases[c],
+					 sizes[k]);
 		}
 		plot_panel(g, &p, (*id)++);
 	}
 }
 
-/* A panel of groups of the PAPI columns (and the floor: @ns of them). */
-struct groups {
-	const char *title;
-	int ng, ns;
-	const char *const *glab; /* group labels; NULL: 1, 2, ... */
-	const char *const *ids;  /* group gi's id; NULL: the scaling */
-};
-
-/* The record of group @gi of @gr in plot column @j. */
-static const struct rec *group_rec(const struct ovh *o, const struct groups *gr,
-				   int gi, int j)
+/*
+ * A panel of the columns as series: PAPI_read against the number of
+ * events (@first < 0), else cases[@first..@first+@ng) on all events.
+ */
+static void plot_groups(FILE *g, const struct ovh *o, const char *title,
+			int first, int ng, int *id)
 {
-	int wi = plot_cols[j];
-
-	if (gr->ids)
-		return plot_rec(o, wi, gr->ids[gi], o->nev);
-	return plot_rec(o, wi, wi == WORKER_FLOOR ? "s_f_read" : "s_read",
-			gi + 1);
-}
-
-static void plot_groups(FILE *g, const struct ovh *o, const struct groups *gr,
-			int *id)
-{
+	const struct case_def *d;
 	struct panel p;
 	int gi, j;
 
 	memset(&p, 0, sizeof(p));
-	p.title = gr->title;
-	p.ng = gr->ng < PG_MAX ? gr->ng : PG_MAX;
-	p.ns = gr->ns;
+	p.title = title;
+	p.ng = ng < PG_MAX ? ng : PG_MAX;
+	p.ns = first < 0 ? PS_MAX : PS_MAX - 1;
 	for (j = 0; j < p.ns; j++)
 		p.stitle[j] = o->col[plot_cols[j]].w.name;
 	for (gi = 0; gi < p.ng; gi++) {
-		if (gr->glab)
-			snprintf(p.glab[gi], sizeof(p.glab[gi]), "%s",
-				 gr->glab[gi]);
-		else
+		d = first < 0 ? case_find("read") : &cases[first + gi];
+		if (first < 0)
 			snprintf(p.glab[gi], sizeof(p.glab[gi]), "%d", gi + 1);
+		else
+			snprintf(p.glab[gi], sizeof(p.glab[gi]), "%s",
+				 d->label + 5);
 		for (j = 0; j < p.ns; j++)
-			p.r[gi][j] = group_rec(o, gr, gi, j);
+			plot_box(&p.b[gi][j], o, plot_cols[j], d,
+				 first < 0 ? gi + 1 : SET3_OF(o->nev));
 	}
 	plot_panel(g, &p, (*id)++);
-}
-
-/* Scaling of PAPI_read, the cold/warm read, the repeated reads. */
-static void plot_extra(FILE *g, const struct ovh *o, int *id)
-{
-	static const char *const first_ids[] = { "c_start", "c_read1",
-						 "c_read2" };
-	static const char *const first_lab[] = { "start (new set)",
-						 "read #1 (cold)",
-						 "read #2 (warm)" };
-	static const char *const rep_ids[NREPEAT] = {
-		"rep1", "rep2", "rep3", "rep4", "rep5", "rep6", "rep7", "rep8",
-	};
-	const struct groups gr[] = {
-		{ "PAPI_read against the number of events", o->nscale, PS_MAX,
-		  NULL, NULL },
-		{ "first read after PAPI_start on a new set", 3, PS_MAX - 1,
-		  first_lab, first_ids },
-		{ "repeated reads: the k-th PAPI_read after PAPI_start",
-		  NREPEAT, PS_MAX - 1, NULL, rep_ids },
-	};
-	unsigned i;
-
-	for (i = 0; i < ARRAY_SIZE(gr); i++)
-		plot_groups(g, o, &gr[i], id);
 }
 
 /* Run gnuplot once with @term; its exit status. */
@@ -262,14 +219,21 @@ static int plot_run(const struct ovh *o, const char *term, const char *head)
 	fprintf(g, "set output \"%s\"\n", o->o.plot);
 	fprintf(g,
 		"set multiplot layout 3,3 title \"%s\\nbox: p25-p75, "
-		"whiskers: p10-p90, line: median; timer overhead "
+		"whiskers: p10-p90, line: median; the empty function's "
 		"subtracted\" font \",10\"\n",
 		head);
-	fprintf(g, "set yrange [0:*]\nset offsets 0, 0, graph 0.25, 0\n"
-		   "set ylabel \"" TIMER_UNIT "\"\nset grid ytics\n"
-		   "set key top left font \",8\"\nset xtics font \",8\"\n");
+	fprintf(g,
+		"set yrange [0:*]\nset offsets 0, 0, graph 0.25, 0\n"
+		"set ylabel \"%s\"\nset grid ytics\n"
+		"set key top left font \",8\"\nset xtics font \",8\"\n",
+		o->unit);
 	plot_calls(g, o, &id);
-	plot_extra(g, o, &id);
+	plot_groups(g, o, "PAPI_read against the number of events", -1, o->nev,
+		    &id);
+	plot_groups(g, o, "on a new set: PAPI_start and the first reads",
+		    NCALLS, 3, &id);
+	plot_groups(g, o, "repeated reads: the k-th PAPI_read after PAPI_start",
+		    NCALLS + 3, ncases - NCALLS - 3, &id);
 	fprintf(g, "unset multiplot\nset output\n");
 	st = pclose(g);
 	return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What papi_overhead needs of the processor: a serialised timer around
- * each measured call, and for the raw floor the rdpmc instruction.
+ * The timer meter's clock, read serialised so that the call between two
+ * reads is all the difference measures.
  */
-#ifndef LOPE_OVERHEAD_ARCH_H
-#define LOPE_OVERHEAD_ARCH_H
+#ifndef LOPE_OVERHEAD_TIMER_H
+#define LOPE_OVERHEAD_TIMER_H
 
 #include <stdint.h>
 #include <time.h>
@@ -18,15 +18,6 @@ static inline __attribute__((always_inline)) uint64_t now(void)
 
 	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence"
 			     : "=a"(lo), "=d"(hi)::"memory");
-	return (uint64_t)hi << 32 | lo;
-}
-
-#define HAVE_RDPMC 1
-static inline uint64_t arch_rdpmc(uint32_t counter)
-{
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
 	return (uint64_t)hi << 32 | lo;
 }
 #elif defined(__aarch64__)
@@ -52,15 +43,4 @@ static inline uint64_t now(void)
 }
 #endif
 
-/* The raw floor's user-space read is written for x86 only: never called
- * elsewhere (raw_rdpmc_ok() says no first). */
-#ifndef HAVE_RDPMC
-#define HAVE_RDPMC 0
-static inline uint64_t arch_rdpmc(uint32_t counter)
-{
-	(void)counter;
-	__builtin_trap();
-}
-#endif
-
-#endif /* LOPE_OVERHEAD_ARCH_H */
+#endif /* LOPE_OVERHEAD_TIMER_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The events papi_icount measures: libpfm4's generic perf:: names, which
+ * The events papi_overhead measures: libpfm4's generic perf:: names, which
  * every PAPI build on Linux knows, with the perf_event attributes the raw
  * floor opens for them (in the user domain, whatever a name's modifiers
  * say: what a read costs does not depend on them).  A set of k events is
@@ -9,7 +9,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "icount.h"
+#include "overhead.h"
 
 /* Versions 14 and 19 of clang-format lay out a macro that is a braced
  * initialiser differently (test_format.sh checks with both). */

@@ -6,7 +6,7 @@
  * CALL NEV", whose total the worker reads back and removes: every call is
  * counted on its own, so a call whose path depends on time (the engine's
  * reuse of a fresh sample) shows each path's count, not a mean.  The
- * dumps go to $PAPI_ICOUNT_DUMPS; with $PAPI_ICOUNT_KEEP, each case's
+ * dumps go to $PAPI_OVERHEAD_DUMPS; with $PAPI_OVERHEAD_KEEP, each case's
  * first one stays, for callgrind_annotate.  Built without valgrind's
  * header (a cross build), the method is unavailable.
  */
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "icount.h"
+#include "overhead.h"
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -103,7 +103,9 @@ static void cg_off(struct meter *m)
 static struct meter cg_meter = {
 	.on = cg_on,
 	.off = cg_off,
-	.ins_counted = 1,
+	.val_counted = 1,
+	.exact = 1,
+	.interleave = 1,
 	.no_user = "valgrind does not execute user-space counter reads "
 		   "(rdpmc, mrs): -m counter counts them",
 	.ins_fd = -1,
@@ -115,22 +117,23 @@ struct meter *meter_callgrind(char *why, size_t len)
 {
 	struct meter *m = &cg_meter;
 
-	m->dumps = getenv("PAPI_ICOUNT_DUMPS");
-	m->keep = getenv("PAPI_ICOUNT_KEEP") != NULL;
+	m->dumps = getenv("PAPI_OVERHEAD_DUMPS");
+	m->keep = getenv("PAPI_OVERHEAD_KEEP") != NULL;
 	if (!RUNNING_ON_VALGRIND) {
 		snprintf(why, len, "the worker is not running under valgrind");
 		return NULL;
 	}
 	if (!m->dumps || !*m->dumps) {
 		snprintf(why, len,
-			 "PAPI_ICOUNT_DUMPS (callgrind's dump "
+			 "PAPI_OVERHEAD_DUMPS (callgrind's dump "
 			 "directory) is not set");
 		return NULL;
 	}
 	m->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
-	emit("info ins ok: callgrind, user-space instructions, one dump "
-	     "per call%s",
-	     m->io_fd < 0 ? "" : "; paths told apart by /proc/self/io syscr");
+	snprintf(why, len,
+		 "ok: callgrind, user-space instructions, one dump per call%s",
+		 m->io_fd < 0 ? "" :
+				"; paths told apart by /proc/self/io syscr");
 	emit("info sys not counted under valgrind (another run counts them)");
 	return m;
 }

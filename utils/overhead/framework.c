@@ -23,7 +23,7 @@
 #include "papi_internal.h"
 #include "papi_vector.h"
 
-#include "icount.h"
+#include "overhead.h"
 
 static papi_vector_t saved; /* the component's own functions */
 static long long *last;     /* the values its read last returned */
@@ -108,7 +108,7 @@ int framework_cases(int es, long long *v, struct meter *m, long n, int nev)
 	vec->stop = empty_call;
 	vec->read = empty_read;
 	vec->reset = empty_call;
-	rc = run_cases(&t, m, n, nev, NULL);
+	rc = run_cases(&t, m, n, nev, 0, NULL);
 	if (t.running)
 		PAPI_stop(es, v); /* PAPI's state; the counters are stopped */
 	restore(vec);

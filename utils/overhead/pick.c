@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Which method counts here: callgrind where valgrind is installed (and
- * this program has its client requests), else a hardware instructions
- * counter.  Asked for by name, a method that cannot count is refused:
- * never a number it did not count.
+ * Parent: which meter counts.  The timer always can; callgrind where
+ * valgrind is installed (and this program has its client requests); the
+ * counter where a hardware instructions counter opens.  Asked for by
+ * name, a meter that cannot count is refused: never a number it did not
+ * count.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -12,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "icount.h"
+#include "overhead.h"
+#include "timer.h"
 
 /* $VALGRIND, else valgrind in $PATH, into @path; 0, or -1 with why. */
 static int find_valgrind(char *path, size_t len, char *why, size_t wlen)
@@ -43,8 +45,8 @@ static int find_valgrind(char *path, size_t len, char *why, size_t wlen)
 	return -1;
 }
 
-/* Can callgrind count here?  1 with its version in ic, or 0 with why. */
-static int callgrind_ok(struct ic *ic, char *why, size_t len)
+/* Can callgrind count here?  1 with its version in @o, or 0 with why. */
+static int callgrind_ok(struct ovh *o, char *why, size_t len)
 {
 	static char path[PATH_MAX];
 	char cmd[PATH_MAX + 32];
@@ -58,52 +60,63 @@ static int callgrind_ok(struct ic *ic, char *why, size_t len)
 		return 0;
 	snprintf(cmd, sizeof(cmd), "'%s' --version 2>/dev/null", path);
 	f = popen(cmd, "r");
-	if (!f || !fgets(ic->valgrind, sizeof(ic->valgrind), f))
-		ic->valgrind[0] = 0;
+	if (!f || !fgets(o->valgrind, sizeof(o->valgrind), f))
+		o->valgrind[0] = 0;
 	if (f)
 		pclose(f);
-	ic->valgrind[strcspn(ic->valgrind, "\n")] = 0;
-	if (!ic->valgrind[0]) {
+	o->valgrind[strcspn(o->valgrind, "\n")] = 0;
+	if (!o->valgrind[0]) {
 		snprintf(why, len, "%.200s --version failed", path);
 		return 0;
 	}
-	ic->valgrind_path = path;
+	o->valgrind_path = path;
 	return 1;
 }
 
-static void set_method(struct ic *ic, const char *m)
+static void set_meter(struct ovh *o, const char *m)
 {
-	ic->method = m;
-	ic->sys_name = strcmp(m, "callgrind") ? "syscalls" : "syscr";
+	o->meter = m;
+	o->exact = strcmp(m, "timer") != 0;
+	o->unit = o->exact ? "instructions" : TIMER_UNIT;
+	o->sys_name = strcmp(m, "callgrind") ? "syscalls" : "syscr";
 	if (!strcmp(m, "callgrind"))
-		snprintf(ic->method_desc, sizeof(ic->method_desc),
+		snprintf(o->meter_desc, sizeof(o->meter_desc),
 			 "callgrind (%.200s): user-space instructions",
-			 ic->valgrind);
-	else
-		snprintf(ic->method_desc, sizeof(ic->method_desc),
+			 o->valgrind);
+	else if (o->exact)
+		snprintf(o->meter_desc, sizeof(o->meter_desc),
 			 "counter: hardware instructions, user and kernel");
+	else
+		snprintf(o->meter_desc, sizeof(o->meter_desc),
+			 "timer: " TIMER_UNIT " (" TIMER_NAME " around each "
+			 "call)");
 }
 
-void pick_method(struct ic *ic)
+void pick_meter(struct ovh *o)
 {
-	const char *m = ic->o.method;
+	const char *m = o->o.meter;
 	char vwhy[256] = "", cwhy[256] = "";
-	int vg = strcmp(m, "counter") && callgrind_ok(ic, vwhy, sizeof(vwhy));
-	int cnt = !vg && strcmp(m, "callgrind") &&
-		  counter_probe(cwhy, sizeof(cwhy));
+	int vg, cnt;
 
+	if (!strcmp(m, "timer")) {
+		set_meter(o, m);
+		return;
+	}
+	vg = strcmp(m, "counter") && callgrind_ok(o, vwhy, sizeof(vwhy));
+	cnt = !vg && strcmp(m, "callgrind") &&
+	      counter_probe(cwhy, sizeof(cwhy));
 	if (vg)
-		set_method(ic, "callgrind");
+		set_meter(o, "callgrind");
 	else if (cnt)
-		set_method(ic, "counter");
+		set_meter(o, "counter");
 	else if (!strcmp(m, "callgrind"))
-		die(EX_SKIP, "method callgrind cannot count here: %s", vwhy);
+		die(EX_SKIP, "meter callgrind cannot count here: %s", vwhy);
 	else if (!strcmp(m, "counter"))
 		die(EX_SKIP,
-		    "method counter cannot count here: %s; try -m callgrind",
+		    "meter counter cannot count here: %s; try -m callgrind",
 		    cwhy);
 	else
 		die(EX_SKIP,
-		    "no method can count here: callgrind: %s; counter: %s",
+		    "no exact meter can count here: callgrind: %s; counter: %s",
 		    vwhy, cwhy);
 }

@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The counter meter: the worker's own hardware instructions counter (user
- * and kernel, nothing excluded), read from its self-monitoring page where
- * the kernel allows it (lope_mmap__read with the engine's per-arch
- * reader) and with read(2) otherwise, and the raw_syscalls:sys_enter
- * tracepoint.  Both are read just before and just after each measured
- * call; what the reads themselves add is the same for the empty function
- * and cancels in the difference.
+ * The timer and counter meters, and the lines every meter sends.
+ *
+ * timer: the serialised clock (timer.h) just before and just after each
+ * call; the system calls are counted in a pass of their own, so that
+ * reading their counter never lands between two timed calls.
+ *
+ * counter: the worker's own hardware instructions counter (user and
+ * kernel, nothing excluded), read from its self-monitoring page where the
+ * kernel allows it (lope_mmap__read with the engine's per-arch reader)
+ * and with read(2) otherwise, and the raw_syscalls:sys_enter tracepoint,
+ * both read just before and just after each call; what the reads
+ * themselves add is the same for the empty function and cancels in the
+ * difference.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -19,7 +26,8 @@
 
 #include "mmap_read.h"
 
-#include "icount.h"
+#include "overhead.h"
+#include "timer.h"
 
 /* The instructions so far; a counter the kernel could not keep running
  * (pinned, so in error state) fails the case. */
@@ -52,21 +60,34 @@ static void cnt_on(struct meter *m)
 	if (m->sys_fd >= 0)
 		m->s0 = sys_now(m);
 	if (m->ins_fd >= 0)
-		m->i0 = ins_now(m);
+		m->v0 = ins_now(m);
 }
 
 static void cnt_off(struct meter *m)
 {
-	uint64_t ins = m->ins_fd >= 0 ? ins_now(m) - m->i0 : 0;
+	uint64_t ins = m->ins_fd >= 0 ? ins_now(m) - m->v0 : 0;
 
 	meter_record(m, ins, m->sys_fd >= 0 ? sys_now(m) - m->s0 : 0);
+}
+
+static void timer_on(struct meter *m)
+{
+	m->v0 = now();
+}
+
+static void timer_off(struct meter *m)
+{
+	uint64_t t = now();
+
+	meter_record(m, t - m->v0, 0);
 }
 
 void meter_begin(struct meter *m, const char *label, long n)
 {
 	if (n > m->cap) {
-		m->ins = xrealloc(m->ins, (size_t)n, sizeof(*m->ins));
+		m->val = xrealloc(m->val, (size_t)n, sizeof(*m->val));
 		m->sys = xrealloc(m->sys, (size_t)n, sizeof(*m->sys));
+		m->flt = xrealloc(m->flt, (size_t)n, sizeof(*m->flt));
 		m->cap = n;
 	}
 	m->n = 0;
@@ -74,35 +95,55 @@ void meter_begin(struct meter *m, const char *label, long n)
 	scopy(m->label, sizeof(m->label), label);
 }
 
-void meter_record(struct meter *m, uint64_t ins, uint64_t sys)
+void meter_record(struct meter *m, uint64_t val, uint64_t sys)
 {
 	if (m->n >= m->cap)
 		return;
-	m->ins[m->n] = ins;
+	m->val[m->n] = val;
 	m->sys[m->n] = sys;
+	m->flt[m->n] = 0;
 	m->n++;
 }
 
-/* @v[0..n) as "sum,min,nmin,max", or "-" if not @counted. */
+void meter_faults(struct meter *m, uint64_t flt)
+{
+	if (m->n > 0)
+		m->flt[m->n - 1] = flt;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @v[0..n) as "n,sum,min,max,p10,p25,p50,p75,p90", or "-" if not
+ * @counted. */
 static void stats_str(char *buf, size_t len, const uint64_t *v, long n,
 		      int counted)
 {
-	uint64_t sum = 0, min = n ? v[0] : 0, max = min;
-	long i, nmin = 0;
+	static const double q[] = { 0.1, 0.25, 0.5, 0.75, 0.9 };
+	uint64_t *s, sum = 0;
+	size_t i, l;
 
-	for (i = 0; i < n; i++) {
-		sum += v[i];
-		min = v[i] < min ? v[i] : min;
-		max = v[i] > max ? v[i] : max;
-	}
-	for (i = 0; i < n; i++)
-		nmin += v[i] == min;
-	if (!counted || !n)
+	if (!counted || !n) {
 		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%llu,%llu,%ld,%llu",
-			 (unsigned long long)sum, (unsigned long long)min, nmin,
-			 (unsigned long long)max);
+		return;
+	}
+	s = xcalloc((size_t)n, sizeof(*s));
+	memcpy(s, v, (size_t)n * sizeof(*s));
+	qsort(s, (size_t)n, sizeof(*s), cmp_u64);
+	for (i = 0; i < (size_t)n; i++)
+		sum += s[i];
+	snprintf(buf, len, "%ld,%llu,%llu,%llu", n, (unsigned long long)sum,
+		 (unsigned long long)s[0], (unsigned long long)s[n - 1]);
+	for (i = 0; i < ARRAY_SIZE(q); i++) {
+		l = strlen(buf);
+		snprintf(buf + l, len - l, ",%llu",
+			 (unsigned long long)s[(size_t)((n - 1) * q[i] + 0.5)]);
+	}
+	free(s);
 }
 
 /* One "path" line: the calls that made @sys system calls. */
@@ -115,8 +156,8 @@ static void emit_path(const struct meter *m, uint64_t sys)
 		if (m->sys[i] != sys)
 			continue;
 		calls++;
-		min = m->ins[i] < min ? m->ins[i] : min;
-		max = m->ins[i] > max ? m->ins[i] : max;
+		min = m->val[i] < min ? m->val[i] : min;
+		max = m->val[i] > max ? m->val[i] : max;
 	}
 	emit("path %s %llu %ld %llu %llu", m->label, (unsigned long long)sys,
 	     calls, (unsigned long long)min, (unsigned long long)max);
@@ -146,17 +187,19 @@ static void emit_paths(const struct meter *m)
 
 void meter_end(struct meter *m)
 {
-	char ins[96], sys[96];
+	const struct meter *s = m->apart ? m->apart : m;
+	char val[160], sys[160], flt[160];
 
-	if (m->failed) {
+	if (m->failed || s->failed) {
 		emit("err %s a counter could not be read (multiplexed?)",
 		     m->label);
 		return;
 	}
-	stats_str(ins, sizeof(ins), m->ins, m->n, m->ins_counted);
-	stats_str(sys, sizeof(sys), m->sys, m->n, m->sys_counted);
-	emit("case %s %ld %s %s", m->label, m->n, ins, sys);
-	if (m->ins_counted)
+	stats_str(val, sizeof(val), m->val, m->n, m->val_counted);
+	stats_str(sys, sizeof(sys), s->sys, s->n, s->sys_counted);
+	stats_str(flt, sizeof(flt), m->flt, m->n, 1);
+	emit("case %s %ld %s %s %s", m->label, m->n, val, sys, flt);
+	if (m->exact && m->val_counted)
 		emit_paths(m);
 }
 
@@ -226,8 +269,8 @@ static int ins_open(struct meter *m, char *why, size_t len)
 	if (pc && pc->cap_user_rdpmc && pc->index)
 		m->ins_page = p;
 	snprintf(why, len,
-		 "hardware instructions, user and kernel, read %s around each "
-		 "call",
+		 "ok: hardware instructions, user and kernel, read %s around "
+		 "each call",
 		 m->ins_page ? "in user space" : "with read(2)");
 	return 0;
 }
@@ -235,23 +278,34 @@ static int ins_open(struct meter *m, char *why, size_t len)
 static struct meter counter_meter = {
 	.on = cnt_on,
 	.off = cnt_off,
+	.exact = 1,
+	.interleave = 1,
 	.ins_fd = -1,
 	.sys_fd = -1,
 };
 
-struct meter *meter_counter(int ins, char *why, size_t len)
+static struct meter timer_meter = {
+	.on = timer_on,
+	.off = timer_off,
+	.val_counted = 1,
+	.apart = &counter_meter,
+	.ins_fd = -1,
+	.sys_fd = -1,
+};
+
+/* The counter meter: instructions if @ins (else none), system calls
+ * where they can be counted; NULL with why if @ins and the instructions
+ * counter cannot be opened. */
+static struct meter *meter_counter(int ins, char *why, size_t len)
 {
 	struct meter *m = &counter_meter;
 	char sys_why[256];
 
 	if (ins && ins_open(m, why, len))
 		return NULL;
-	if (!ins)
-		snprintf(why, len, "not counted (another run counts them)");
 	m->sys_fd = syscall_counter_open(0, sys_why, sizeof(sys_why));
-	m->ins_counted = m->ins_fd >= 0;
+	m->val_counted = m->ins_fd >= 0;
 	m->sys_counted = m->sys_fd >= 0;
-	emit("info ins %s%s", m->ins_fd >= 0 ? "ok: " : "", why);
 	emit("info sys %s", m->sys_fd >= 0 ? "ok" : sys_why);
 	return m;
 }
@@ -261,16 +315,31 @@ int meter_uses_counter(const struct meter *m)
 	return m == &counter_meter && m->ins_fd >= 0;
 }
 
-struct meter *meter_for(const char *method)
+struct meter *meter_for(const char *name)
 {
 	struct meter *m;
 	char why[512];
 
-	if (!strcmp(method, "callgrind"))
+	if (!strcmp(name, "callgrind")) {
 		m = meter_callgrind(why, sizeof(why));
-	else
-		m = meter_counter(!strcmp(method, "counter"), why, sizeof(why));
+	} else {
+		m = meter_counter(!strcmp(name, "counter"), why, sizeof(why));
+		if (!strcmp(name, "timer"))
+			snprintf(why, sizeof(why),
+				 "ok: " TIMER_NAME
+				 " around each call, in " TIMER_UNIT);
+		else if (strcmp(name, "counter"))
+			snprintf(why, sizeof(why),
+				 "not counted here (another "
+				 "run counts it)");
+		if (m && !strcmp(name, "timer")) {
+			timer_meter.apart = m->sys_counted ? m : NULL;
+			m = &timer_meter;
+		}
+	}
 	if (!m)
-		emit("fatal method %s: %s", method, why);
+		emit("fatal meter %s: %s", name, why);
+	else
+		emit("info val %s", why);
 	return m;
 }

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The table of cases, and the one loop that measures each of them with
+ * any meter.  A step calls through its target's table (struct api), so the
+ * loop of a case is the same code for PAPI, for the raw floor and for the
+ * empty functions, and the difference of two counts is exactly the
+ * difference of the callees.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "papi.h"
+
+#include "overhead.h"
+
+static int st_start(struct target *t, const struct case_def *c)
+{
+	(void)c;
+	return t->api->start(t->set);
+}
+
+static int st_stop(struct target *t, const struct case_def *c)
+{
+	(void)c;
+	return t->api->stop(t->set, t->v);
+}
+
+static int st_read(struct target *t, const struct case_def *c)
+{
+	(void)c;
+	return t->api->read(t->set, t->v);
+}
+
+static int st_accum(struct target *t, const struct case_def *c)
+{
+	(void)c;
+	return t->api->accum(t->set, t->v);
+}
+
+static int st_reset(struct target *t, const struct case_def *c)
+{
+	(void)c;
+	return t->api->reset(t->set);
+}
+
+/* TAU's and Caliper's pair: the values, then zero. */
+static int st_read_reset(struct target *t, const struct case_def *c)
+{
+	int rc = st_read(t, c);
+
+	return rc ? rc : st_reset(t, c);
+}
+
+/* A new set of the same events, not started: its pages and code paths
+ * untouched. */
+static int st_new(struct target *t, const struct case_def *c)
+{
+	char why[256];
+
+	(void)c;
+	set_delete(&t->set);
+	return worker_set_new(&t->set, t->names, t->nev, why, sizeof(why));
+}
+
+/* A new set, started, then @c->nth reads. */
+static int st_new_start(struct target *t, const struct case_def *c)
+{
+	int rc = st_new(t, c), i;
+
+	rc = rc ? rc : st_start(t, c);
+	for (i = 0; i < c->nth && !rc; i++)
+		rc = st_read(t, c);
+	return rc;
+}
+
+/* The set stopped and started again, then @c->nth reads. */
+static int st_restart(struct target *t, const struct case_def *c)
+{
+	int rc = st_stop(t, c), i;
+
+	rc = rc ? rc : st_start(t, c);
+	for (i = 0; i < c->nth && !rc; i++)
+		rc = st_read(t, c);
+	return rc;
+}
+
+/* Versions 14 and 19 of clang-format lay out a macro that is a braced
+ * initialiser differently (test_format.sh checks with both). */
+/* clang-format off */
+#define CALL(id, label, floor, before, measured, after, running)	\
+	{ id, label, floor, id, before, measured, after, running, 0, 0 }
+#define NEW(id, label, measured, nth)                                  \
+	{ id, label, "read", "read", st_new_start, measured, st_stop, 0, \
+	  CASE_SET3 | CASE_FAULTS, nth }
+#define NTH(k) { "read" #k, "PAPI_read/" #k, "read", "read", st_restart, \
+		 st_read, NULL, 1, CASE_SET3, k - 1 }
+/* clang-format on */
+
+/*
+ * start and stop alternate, each counted in its own case; the others run
+ * on a started set.  Then, on the set of SET3 events only: PAPI_start on a
+ * new set and its first two reads (cold: the set is new), and the k-th
+ * read after a start.
+ */
+const struct case_def cases[] = {
+	CALL("start", "PAPI_start", "start", NULL, st_start, st_stop, 0),
+	CALL("stop", "PAPI_stop", "stop", st_start, st_stop, NULL, 0),
+	CALL("read", "PAPI_read", "read", NULL, st_read, NULL, 1),
+	CALL("accum", "PAPI_accum", "read", NULL, st_accum, NULL, 1),
+	CALL("reset", "PAPI_reset", "reset", NULL, st_reset, NULL, 1),
+	CALL("read_reset", "PAPI_read+reset", "read", NULL, st_read_reset, NULL,
+	     1),
+	{ "new_start", "PAPI_start/new", "start", "start", st_new, st_start,
+	  st_stop, 0, CASE_SET3 | CASE_FAULTS, 0 },
+	NEW("new_read1", "PAPI_read/new1", st_read, 0),
+	NEW("new_read2", "PAPI_read/new2", st_read, 1),
+	NTH(1),
+	NTH(2),
+	NTH(3),
+	NTH(4),
+	NTH(5),
+	NTH(6),
+	NTH(7),
+	NTH(8),
+};
+const int ncases = ARRAY_SIZE(cases);
+
+const struct case_def *case_find(const char *call)
+{
+	int i;
+
+	for (i = 0; i < ncases; i++)
+		if (!strcmp(cases[i].call, call))
+			return &cases[i];
+	return NULL;
+}
+
+/* The empty functions: what a call costs that does nothing. */
+static int null_set(int set)
+{
+	(void)set;
+	return 0;
+}
+
+static int null_vals(int set, long long *v)
+{
+	(void)set;
+	(void)v;
+	return 0;
+}
+
+const struct api null_api = { null_set, null_vals, null_vals, null_vals,
+			      null_set };
+const struct api papi_api = { PAPI_start, PAPI_stop, PAPI_read, PAPI_accum,
+			      PAPI_reset };
+
+static void nop_meter(struct meter *m)
+{
+	(void)m;
+}
+
+/* For the warm-up: counts nothing. */
+static struct meter warm_meter = { .on = nop_meter, .off = nop_meter };
+
+/* Bring @t to the state @c needs; 0 or the failing call's error. */
+static int set_state(struct target *t, const struct case_def *c)
+{
+	int rc = 0;
+
+	if (c->running && !t->running)
+		rc = t->api->start(t->set);
+	else if (!c->running && t->running)
+		rc = t->api->stop(t->set, t->v);
+	if (!rc)
+		t->running = c->running;
+	return rc;
+}
+
+static long minflt(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_minflt;
+}
+
+/* One iteration of @c on @t, the measured step between @m's on and off;
+ * the minor faults around it (getrusage, outside the window) if asked. */
+static int iteration(const struct case_def *c, struct target *t,
+		     struct meter *m)
+{
+	long f0 = 0;
+	int rc;
+
+	if (c->before && (rc = c->before(t, c)))
+		return rc;
+	if (c->flags & CASE_FAULTS)
+		f0 = minflt();
+	m->on(m);
+	rc = c->measured(t, c);
+	m->off(m);
+	if (c->flags & CASE_FAULTS)
+		meter_faults(m, (uint64_t)(minflt() - f0));
+	if (rc || (c->after && (rc = c->after(t, c))))
+		return rc;
+	return 0;
+}
+
+/*
+ * @n counted iterations of @c on @t, with an exact meter each after an
+ * uncounted one: what the meter does after a call (callgrind writes a
+ * dump, the counter reads its counters) leaves caches cold, and the
+ * engine decides by the clock whether a sample is fresh enough to reuse;
+ * the uncounted call brings both back to what a loop of calls has.
+ */
+static int loop(const struct case_def *c, struct target *t, struct meter *m,
+		long n)
+{
+	long i;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		if (m->interleave)
+			rc = iteration(c, t, &warm_meter);
+		if (!rc)
+			rc = iteration(c, t, m);
+	}
+	return rc;
+}
+
+static void emit_err(const char *target, const char *call, int nev,
+		     const char *what, int rc)
+{
+	emit("err %s %s %d %s failed (%d)", target, call, nev, what, rc);
+}
+
+/* @n calls of @c on @t counted by @m, its system calls by m->apart in
+ * at most SYS_N more. */
+static int run_case(const struct case_def *c, struct target *t, struct meter *m,
+		    long n, int nev)
+{
+	char label[64];
+	int rc = set_state(t, c);
+
+	if (rc) {
+		emit_err(t->name, c->call, nev, "setting the set up", rc);
+		return -1;
+	}
+	if ((c->flags & CASE_SET3) && n > NEW_SET_N)
+		n = NEW_SET_N;
+	snprintf(label, sizeof(label), "%s %s %d", t->name, c->call, nev);
+	rc = loop(c, t, &warm_meter, WARMUP);
+	if (!rc) {
+		meter_begin(m, label, n);
+		rc = loop(c, t, m, n);
+	}
+	if (!rc && m->apart) {
+		meter_begin(m->apart, label, n < SYS_N ? n : SYS_N);
+		rc = loop(c, t, m->apart, n < SYS_N ? n : SYS_N);
+	}
+	if (rc) {
+		emit_err(t->name, c->call, nev, c->call, rc);
+		return -1;
+	}
+	meter_end(m);
+	return 0;
+}
+
+/* Is @call one of @calls (NULL: all are)? */
+static int wanted(const char *call, const char *const *calls)
+{
+	if (!calls)
+		return 1;
+	for (; *calls; calls++)
+		if (!strcmp(*calls, call))
+			return 1;
+	return 0;
+}
+
+int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
+	      const char *const *calls)
+{
+	const struct case_def *c;
+	int rc = 0;
+
+	for (c = cases; c < cases + ncases; c++)
+		if (wanted(c->call, calls) &&
+		    (!(c->flags & CASE_SET3) ||
+		     (set3 && !strcmp(t->name, "papi"))) &&
+		    run_case(c, t, m, n, nev))
+			rc = -1;
+	return rc;
+}
+
+int run_null(struct meter *m, long n)
+{
+	static const char *const calls[NCALLS + 1] = {
+		"start", "stop", "read", "accum", "reset", "read_reset", NULL,
+	};
+	long long v[MAX_EVENTS];
+	struct target t = { .name = "null", .api = &null_api, .v = v };
+
+	return run_cases(&t, m, n, 0, 0, calls);
+}
+
+void cases_err(const char *target, int nev, const char *why)
+{
+	char line[512];
+	int i;
+
+	oneline(line, sizeof(line), why);
+	for (i = 0; i < NCALLS; i++)
+		emit("err %s %s %d %s", target, cases[i].call, nev, line);
+}
