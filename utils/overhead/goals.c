@@ -56,8 +56,10 @@ check(struct goal *g, double v, double limit, int always, const char *fmt, ...)
 	va_start(ap, fmt);
 	goal_vsay(g, fmt, ap);
 	va_end(ap);
+	/* counts as counts, ratios to three figures */
 	snprintf(g->text + strlen(g->text), sizeof(g->text) - strlen(g->text),
-		 " %.3g %s %.3g", v, met ? "<=" : ">", limit);
+		 limit >= 100 ? " %.0f %s %.0f" : " %.3g %s %.3g", v,
+		 met ? "<=" : ">", limit);
 }
 
 /* @call's value in column @c, on @nev events, target papi or @target. */
