@@ -15,35 +15,19 @@
 
 #include "overhead.h"
 
-static int st_start(struct target *t, const struct case_def *c)
-{
-	(void)c;
-	return t->api->start(t->set);
-}
+/* A step of one call through the target's table. */
+#define STEP(name, call)                                            \
+	static int name(struct target *t, const struct case_def *c) \
+	{                                                           \
+		(void)c;                                            \
+		return t->api->call;                                \
+	}
 
-static int st_stop(struct target *t, const struct case_def *c)
-{
-	(void)c;
-	return t->api->stop(t->set, t->v);
-}
-
-static int st_read(struct target *t, const struct case_def *c)
-{
-	(void)c;
-	return t->api->read(t->set, t->v);
-}
-
-static int st_accum(struct target *t, const struct case_def *c)
-{
-	(void)c;
-	return t->api->accum(t->set, t->v);
-}
-
-static int st_reset(struct target *t, const struct case_def *c)
-{
-	(void)c;
-	return t->api->reset(t->set);
-}
+STEP(st_start, start(t->set))
+STEP(st_stop, stop(t->set, t->v))
+STEP(st_read, read(t->set, t->v))
+STEP(st_accum, accum(t->set, t->v))
+STEP(st_reset, reset(t->set))
 
 /* TAU's and Caliper's pair: the values, then zero. */
 static int st_read_reset(struct target *t, const struct case_def *c)
@@ -53,34 +37,25 @@ static int st_read_reset(struct target *t, const struct case_def *c)
 	return rc ? rc : st_reset(t, c);
 }
 
-/* A new set of the same events, not started: its pages and code paths
- * untouched. */
-static int st_new(struct target *t, const struct case_def *c)
+/*
+ * Before the k-th read after a start, and before a call on a new set
+ * (CASE_NEW: its pages and code paths untouched): the set stopped (or a
+ * new one), started if @c runs on a started set, then @c->nth reads.
+ */
+static int st_again(struct target *t, const struct case_def *c)
 {
 	char why[256];
+	int rc, i;
 
-	(void)c;
-	set_delete(&t->set);
-	return worker_set_new(&t->set, t->names, t->nev, why, sizeof(why));
-}
-
-/* A new set, started, then @c->nth reads. */
-static int st_new_start(struct target *t, const struct case_def *c)
-{
-	int rc = st_new(t, c), i;
-
-	rc = rc ? rc : st_start(t, c);
-	for (i = 0; i < c->nth && !rc; i++)
-		rc = st_read(t, c);
-	return rc;
-}
-
-/* The set stopped and started again, then @c->nth reads. */
-static int st_restart(struct target *t, const struct case_def *c)
-{
-	int rc = st_stop(t, c), i;
-
-	rc = rc ? rc : st_start(t, c);
+	if (c->flags & CASE_NEW) {
+		set_delete(&t->set);
+		rc = worker_set_new(&t->set, t->names, t->nev, why,
+				    sizeof(why));
+	} else {
+		rc = st_stop(t, c);
+	}
+	if (!rc && c->running)
+		rc = st_start(t, c);
 	for (i = 0; i < c->nth && !rc; i++)
 		rc = st_read(t, c);
 	return rc;
@@ -91,11 +66,13 @@ static int st_restart(struct target *t, const struct case_def *c)
 /* clang-format off */
 #define CALL(id, label, floor, before, measured, after, running)	\
 	{ id, label, floor, id, before, measured, after, running, 0, 0 }
-#define NEW(id, label, measured, nth)                                  \
-	{ id, label, "read", "read", st_new_start, measured, st_stop, 0, \
-	  CASE_SET3 | CASE_FAULTS, nth }
-#define NTH(k) { "read" #k, "PAPI_read/" #k, "read", "read", st_restart, \
-		 st_read, NULL, 1, CASE_SET3, k - 1 }
+#define AGAIN(id, label, floor, measured, after, running, flags, nth) \
+	{ id, label, floor, floor, st_again, measured, after, running,  \
+	  CASE_SET3 | (flags), nth }
+#define NEW(id, label, nth) AGAIN(id, label, "read", st_read, NULL, 1, \
+				  CASE_NEW | CASE_FAULTS, nth)
+#define NTH(k) AGAIN("read" #k, "PAPI_read/" #k, "read", st_read, NULL, 1, \
+		     0, k - 1)
 /* clang-format on */
 
 /*
@@ -112,10 +89,10 @@ const struct case_def cases[] = {
 	CALL("reset", "PAPI_reset", "reset", NULL, st_reset, NULL, 1),
 	CALL("read_reset", "PAPI_read+reset", "read", NULL, st_read_reset, NULL,
 	     1),
-	{ "new_start", "PAPI_start/new", "start", "start", st_new, st_start,
-	  st_stop, 0, CASE_SET3 | CASE_FAULTS, 0 },
-	NEW("new_read1", "PAPI_read/new1", st_read, 0),
-	NEW("new_read2", "PAPI_read/new2", st_read, 1),
+	AGAIN("new_start", "PAPI_start/new", "start", st_start, st_stop, 0,
+	      CASE_NEW | CASE_FAULTS, 0),
+	NEW("new_read1", "PAPI_read/new1", 0),
+	NEW("new_read2", "PAPI_read/new2", 1),
 	NTH(1),
 	NTH(2),
 	NTH(3),

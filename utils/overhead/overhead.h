@@ -109,7 +109,7 @@ struct target {
 struct case_def;
 typedef int (*step_fn)(struct target *t, const struct case_def *c);
 
-enum { CASE_SET3 = 1, CASE_FAULTS = 2 };
+enum { CASE_SET3 = 1, CASE_NEW = 2, CASE_FAULTS = 4 };
 
 /*
  * One row of the table: per iteration @before (uncounted), @measured
@@ -123,7 +123,8 @@ struct case_def {
 	step_fn before, measured, after;
 	int running;
 	int flags; /* CASE_SET3: papi on the set of SET3 events only;
-		    * CASE_FAULTS: minor faults counted too */
+		    * CASE_NEW: on a new set each time; CASE_FAULTS: minor
+		    * faults counted too */
 	int nth;   /* the reads after a start before the measured one */
 };
 extern const struct case_def cases[];

@@ -16,39 +16,11 @@
 #include "overhead.h"
 #include "timer.h"
 
-/* $VALGRIND, else valgrind in $PATH, into @path; 0, or -1 with why. */
-static int find_valgrind(char *path, size_t len, char *why, size_t wlen)
-{
-	const char *env = getenv("VALGRIND"), *p = getenv("PATH");
-	char dir[PATH_MAX];
-	size_t l;
-
-	if (env && *env) {
-		scopy(path, len, env);
-		if (!access(path, X_OK))
-			return 0;
-		snprintf(why, wlen, "VALGRIND=%s is not executable", env);
-		return -1;
-	}
-	while (p && *p) {
-		l = strcspn(p, ":");
-		snprintf(dir, sizeof(dir), "%.*s", (int)l, p);
-		if (snprintf(path, len, "%s/valgrind", l ? dir : ".") <
-			    (int)len &&
-		    !access(path, X_OK))
-			return 0;
-		p += l + (p[l] == ':');
-	}
-	snprintf(why, wlen,
-		 "valgrind is not installed (Debian: apt-get "
-		 "install valgrind)");
-	return -1;
-}
-
-/* Can callgrind count here?  1 with its version in @o, or 0 with why. */
+/* Can callgrind count here?  1 with valgrind's path and version in @o,
+ * or 0 with why. */
 static int callgrind_ok(struct ovh *o, char *why, size_t len)
 {
-	static char path[PATH_MAX];
+	const char *env = getenv("VALGRIND");
 	char cmd[PATH_MAX + 32];
 	FILE *f;
 
@@ -56,21 +28,25 @@ static int callgrind_ok(struct ovh *o, char *why, size_t len)
 		snprintf(why, len, "built without valgrind/callgrind.h");
 		return 0;
 	}
-	if (find_valgrind(path, sizeof(path), why, len))
-		return 0;
-	snprintf(cmd, sizeof(cmd), "'%s' --version 2>/dev/null", path);
+	/* the workers exec it, from $PATH unless a path */
+	o->valgrind_path = env && *env ? env : "valgrind";
+	snprintf(cmd, sizeof(cmd), "'%.*s' --version 2>/dev/null", PATH_MAX,
+		 o->valgrind_path);
 	f = popen(cmd, "r");
 	if (!f || !fgets(o->valgrind, sizeof(o->valgrind), f))
 		o->valgrind[0] = 0;
 	if (f)
 		pclose(f);
 	o->valgrind[strcspn(o->valgrind, "\n")] = 0;
-	if (!o->valgrind[0]) {
-		snprintf(why, len, "%.200s --version failed", path);
-		return 0;
-	}
-	o->valgrind_path = path;
-	return 1;
+	if (o->valgrind[0])
+		return 1;
+	if (env && *env)
+		snprintf(why, len, "VALGRIND=%.200s does not run", env);
+	else
+		snprintf(why, len,
+			 "valgrind is not installed (Debian: apt-get install "
+			 "valgrind)");
+	return 0;
 }
 
 static void set_meter(struct ovh *o, const char *m)
