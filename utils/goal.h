@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A goal papi_overhead or papi_icount judges from its run: parts, each a
+ * A goal papi_overhead judges from its run: parts, each a
  * comparison said in the goal's text; the goal is met if every part is.
  */
 #ifndef LOPE_GOAL_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The worker protocol papi_overhead, papi_icount and papi_accuracy share,
+ * The worker protocol papi_overhead and papi_accuracy share,
  * and which libpapi their workers load (struct libdirs).
  *
  * The parent measures nothing itself: it re-executes its own program
