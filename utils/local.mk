@@ -12,9 +12,6 @@ LOPE_WORKER_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
 LOPE_WORKER_LDADD = $(PAPI_OURS_LIBSO) -ldl
-# The goals papi_overhead judges.
-LOPE_GOAL_SOURCES = utils/goal.c utils/goal.h
-
 # utils/papi_overhead: what one call costs, by the timer, a hardware
 # instructions counter or callgrind (see doc/papi_overhead.1 and
 # utils/overhead/overhead.h).  Its framework floor swaps functions in
@@ -30,7 +27,7 @@ utils_papi_overhead_SOURCES = utils/overhead/main.c \
 	utils/overhead/papi_worker.c utils/overhead/framework.c \
 	utils/overhead/floor_worker.c utils/overhead/parent.c \
 	utils/overhead/report.c utils/overhead/goals.c utils/overhead/csv.c \
-	utils/overhead/plot.c $(LOPE_WORKER_SOURCES) $(LOPE_GOAL_SOURCES)
+	utils/overhead/plot.c $(LOPE_WORKER_SOURCES)
 utils_papi_overhead_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3

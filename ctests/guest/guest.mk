@@ -195,7 +195,7 @@ $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 		$(OURS_SO) -o $@ $(XLDFLAGS) -lpthread -ldl -lm
 
 # The utilities, from their folders as utils/local.mk builds them.
-OVERHEAD_SRCS := $(wildcard $(srcdir)/utils/overhead/*.c) $(srcdir)/utils/goal.c
+OVERHEAD_SRCS := $(wildcard $(srcdir)/utils/overhead/*.c)
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
 STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c options.c \

@@ -102,9 +102,8 @@ void print_csv(const struct ovh *o)
 	for (i = 0; i < NGOALS; i++) {
 		printf("goal,%s,%s,,%s,,,,,,,,,,,,,", o->meter,
 		       rdpmc_ok(o) ? "ours-rdpmc" : "ours-read", d[i].id);
-		snprintf(text, sizeof(text), "%s: %s: %s",
-			 goal_verdict(&g[i], GOAL_MET, GOAL_MISSED), d[i].text,
-			 g[i].text);
+		snprintf(text, sizeof(text), "%s: %s: %s", goal_verdict(&g[i]),
+			 d[i].text, g[i].text);
 		csv_str(text);
 		putchar('\n');
 	}

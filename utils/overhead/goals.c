@@ -43,18 +43,47 @@ const struct goal_def *goal_defs(const struct ovh *o)
 	return o->exact ? exact_goals : timer_goals;
 }
 
+const char *goal_verdict(const struct goal *g)
+{
+	return !g->evaluated ? "n/a" : g->met ? "met" : "missed";
+}
+
+/* Append to @g's text, after "; " if it has some already. */
+static void vsay(struct goal *g, const char *fmt, va_list ap)
+{
+	size_t l = strlen(g->text);
+
+	if (l)
+		snprintf(g->text + l, sizeof(g->text) - l, "; ");
+	l = strlen(g->text);
+	vsnprintf(g->text + l, sizeof(g->text) - l, fmt, ap);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+say(struct goal *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(g, fmt, ap);
+	va_end(ap);
+}
+
 /* One part of @g: "WHAT @v <= @limit" (or ">"), said if it fails or
  * @always. */
 static void __attribute__((format(printf, 5, 6)))
 check(struct goal *g, double v, double limit, int always, const char *fmt, ...)
 {
-	int met = goal_part(g, v <= limit + 1e-9);
+	int met = v <= limit + 1e-9;
 	va_list ap;
 
+	/* a part judged: the goal is met while every part is */
+	g->met = (g->evaluated ? g->met : 1) && met;
+	g->evaluated = 1;
 	if (!always && met)
 		return;
 	va_start(ap, fmt);
-	goal_vsay(g, fmt, ap);
+	vsay(g, fmt, ap);
 	va_end(ap);
 	/* counts as counts, ratios to three figures */
 	snprintf(g->text + strlen(g->text), sizeof(g->text) - strlen(g->text),
@@ -153,7 +182,7 @@ static void read2_goals(const struct ovh *o, struct goal *g)
 			check(&g[1], a - fa, b - fb, 1, "%d ev: ours", k);
 	}
 	if (all)
-		goal_say(&g[0], "%d of %d calls at most stock's", within, all);
+		say(&g[0], "%d of %d calls at most stock's", within, all);
 }
 
 /* Goals 2 and 3: ours-rdpmc's PAPI_read against the bare loop. */
@@ -179,10 +208,10 @@ static void user_read_goals(const struct ovh *o, struct goal *g)
 		      "1->%d ev: PAPI_read +", k);
 		/* where the events' instructions go: PAPI's or ours */
 		if (k == o->nev && fk >= 0)
-			goal_say(&g[1],
-				 "of which framework %+.0f, component and "
-				 "engine %+.0f",
-				 fk - fw, rk - r1 - (fk - fw));
+			say(&g[1],
+			    "of which framework %+.0f, component and "
+			    "engine %+.0f",
+			    fk - fw, rk - r1 - (fk - fw));
 	}
 }
 
@@ -219,14 +248,13 @@ static void user_reset_goal(const struct ovh *o, struct goal *g)
 		}
 		fx = val(o, c, "fw", which[i], 1);
 		if (x1 >= 0 && r1 >= 0 && fx >= 0 && f1 >= 0)
-			goal_say(g,
-				 "1 ev PAPI_%s over PAPI_read: %.0f (framework "
-				 "%+.0f, component and engine %+.0f)",
-				 which[i], x1 - r1, fx - f1,
-				 (x1 - r1) - (fx - f1));
+			say(g,
+			    "1 ev PAPI_%s over PAPI_read: %.0f (framework "
+			    "%+.0f, component and engine %+.0f)",
+			    which[i], x1 - r1, fx - f1, (x1 - r1) - (fx - f1));
 	}
 	if (g->evaluated && per_call(o, c, "papi", "reset", 1, Q_SYS) < 0)
-		goal_say(g, "system calls not counted: %s", c->sys_why);
+		say(g, "system calls not counted: %s", c->sys_why);
 }
 
 /* Why goal @i could not be judged. */
@@ -259,7 +287,7 @@ void eval_goals(const struct ovh *o, struct goal *g)
 	} else {
 		if (!strcmp(o->meter, "counter"))
 			for (i = 0; i < 2; i++)
-				goal_say(&g[i], "user and kernel instructions");
+				say(&g[i], "user and kernel instructions");
 		read2_goals(o, g);
 		if (rdpmc_ok(o)) {
 			user_read_goals(o, &g[2]);
@@ -281,7 +309,6 @@ void print_goals(const struct ovh *o)
 	printf("\ngoals (%s from this run, ours = %s):\n", o->unit,
 	       rdpmc_ok(o) ? "ours-rdpmc" : "ours-read");
 	for (i = 0; i < NGOALS; i++)
-		printf("  %-7s %s\n          %s\n",
-		       goal_verdict(&g[i], GOAL_MET, GOAL_MISSED), d[i].text,
-		       g[i].text);
+		printf("  %-7s %s\n          %s\n", goal_verdict(&g[i]),
+		       d[i].text, g[i].text);
 }

@@ -26,6 +26,7 @@
  * LOPE_NO_RDPMC=1, stock, and the raw floor.
  *
  *   main.c         options; parent or worker
+ *   pick.c         parent: which meter counts here
  *   events.c       the events and their perf_event attributes
  *   cases.c        the table of cases and the loop every meter runs
  *   meter.c        worker: timer and counter meters, the case's lines
@@ -35,7 +36,7 @@
  *   floor_worker.c worker: the raw perf_event floor
  *   parent.c       parent: the meter, the columns, their rounds, results
  *   report.c       parent: the tables
- *   goals.c        parent: the goals (a goal's parts: ../goal.c)
+ *   goals.c        parent: the goals
  *   csv.c, plot.c  parent: --csv and --plot
  *
  * Exit status: 0 done, 1 a measurement failed, 2 bad input, 77 the meter
@@ -47,7 +48,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../goal.h"
 #include "../tool.h"
 #include "../worker.h"
 
@@ -343,9 +343,15 @@ void cell(char *buf, size_t len, const struct ovh *o, const struct col *c,
 	  const char *target, const char *call, int nev);
 void print_report(const struct ovh *o);
 #define NGOALS 5
-/* A goal's verdict (goal_verdict()): met, missed. */
-#define GOAL_MET "met"
-#define GOAL_MISSED "missed"
+/* A goal judged from the run: parts, each a comparison said in @text;
+ * met if every part judged is. */
+struct goal {
+	int evaluated; /* 0: nothing in this run could judge it */
+	int met;
+	char text[1024];
+};
+/* "met", "missed", or "n/a" if no part of @g was judged. */
+const char *goal_verdict(const struct goal *g);
 struct goal_def {
 	const char *id, *text;
 };
