@@ -129,6 +129,8 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	       lope_arch_relax_attr(&a));
 	if (raw.fd[i] < 0)
 		return -1;
+	/* software events: no page, as in the engine (a mapped page is
+	 * rewritten by the kernel at every reset and enable) */
 	if (ev->type == PERF_TYPE_SOFTWARE)
 		return 0;
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
