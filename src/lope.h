@@ -99,14 +99,53 @@ LOPE_API int lope_group__open(struct lope_group *g);
 /* Close descriptors and unmap pages; the attribute list is kept. */
 LOPE_API void lope_group__close(struct lope_group *g);
 /*
+ * Changing a group: what lope_group__change() changes (struct
+ * lope_change's @what); the fields of the others are not read.
+ */
+enum lope_change_what {
+	LOPE_CHANGE_TARGET = 1u << 0,   /* @pid, @cpu: as lope_group__new's */
+	LOPE_CHANGE_FLAGS = 1u << 1,    /* @flags: enum lope_flags */
+	LOPE_CHANGE_ATTR = 1u << 2,     /* @edit(attr, idx, @arg) each event */
+	LOPE_CHANGE_OVERFLOW = 1u << 3, /* event @idx's @period, @signo */
+};
+
+struct lope_change {
+	unsigned int what;
+	pid_t pid;
+	int cpu;
+	unsigned int flags;
+	/* Edits event @idx's attribute (the exclude bits of a new domain,
+	 * say); the fields the engine owns are set at open whatever it does. */
+	void (*edit)(struct perf_event_attr *attr, int idx, void *arg);
+	void *arg;
+	/* As lope_group__set_overflow(): every @period events (0: never). */
+	int idx;
+	uint64_t period;
+	int signo;
+};
+
+/*
+ * Change @g's settings as @ch says, all or nothing.  A group that is not
+ * open takes them for its next lope_group__open().  An open group must
+ * be stopped (-EBUSY): it is closed first, so it never holds two sets of
+ * descriptors and one changed near RLIMIT_NOFILE needs no more than it
+ * will hold, then opened with the new settings.  If the kernel refuses
+ * them, the group gets its old settings back and is opened again with
+ * the values lope_group__read() gave before, and the kernel's error is
+ * returned; only if even that reopen fails (another thread took the
+ * descriptors just freed) is @g left closed, for a later
+ * lope_group__open().  -EINVAL: a cpu below -1, pid and cpu both -1, an
+ * @idx out of range, a @period without a signal; -EOPNOTSUPP: overflow
+ * with LOPE_INHERIT.  The overflow signal handler must not run meanwhile.
+ */
+LOPE_API int lope_group__change(struct lope_group *g,
+				const struct lope_change *ch);
+/*
  * Open @next (built, not open) in place of @g, a stopped group that may be
- * open, closed or NULL: @g is closed first, so the two never hold
- * descriptors at once and a set changed near RLIMIT_NOFILE needs no more
- * than it will hold.  If @next cannot be opened, @g is opened again (its
- * attributes were kept) with the values lope_group__read() gave before,
- * and @next's error is returned; only if even that reopen fails is @g
- * left closed, for a later lope_group__open().  On success @g is closed
- * and the caller deletes it.  -EBUSY: @g is counting.
+ * open, closed or NULL, as lope_group__change() does in place: @g is
+ * closed first, and if @next cannot be opened, @g is opened again with
+ * its values and @next's error is returned.  On success @g is closed and
+ * the caller deletes it.  -EBUSY: @g is counting.
  */
 LOPE_API int lope_group__replace(struct lope_group *g, struct lope_group *next);
 LOPE_API int lope_group__fd(const struct lope_group *g, int idx);

@@ -296,52 +296,6 @@ int lope_group__open(struct lope_group *g)
 	return 0;
 }
 
-/*
- * @g's values, if any is not 0: what a reopen must give back (NULL: all 0,
- * nothing to restore).  A stopped set's values are 0 unless written.
- */
-static int saved_values(struct lope_group *g, int64_t **out)
-{
-	int64_t *v = malloc((size_t)g->nr * sizeof(*v));
-	int i, err;
-
-	*out = NULL;
-	if (!v)
-		return -ENOMEM;
-	err = lope_group__read(g, v);
-	for (i = 0; !err && i < g->nr; i++)
-		if (v[i]) {
-			*out = v;
-			return 0;
-		}
-	free(v);
-	return err;
-}
-
-int lope_group__replace(struct lope_group *g, struct lope_group *next)
-{
-	int64_t *v;
-	int err;
-
-	if (!next || next == g)
-		return -EINVAL;
-	if (!g || !lope_group__is_open(g))
-		return lope_group__open(next);
-	if (g->running)
-		return -EBUSY;
-	err = saved_values(g, &v);
-	if (err)
-		return err;
-	lope_group__close(g);
-	err = lope_group__open(next);
-	/* Refused: the old group as it was.  Its descriptors were just
-	 * freed, so only another thread taking them can make this fail. */
-	if (err && lope_group__open(g) == 0 && v)
-		(void)lope_group__write(g, v); /* a read(2) that just worked */
-	free(v);
-	return err;
-}
-
 void lope_group__close(struct lope_group *g)
 {
 	int i;

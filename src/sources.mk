@@ -8,6 +8,7 @@
 # fuzzing and cross-compile scripts.  Names are relative to src/; the
 # per-arch header is src/arch/<arch>/lope_arch.h.
 LOPE_ENGINE_SRCS = \
+	change.c \
 	cores.c \
 	group.c \
 	open.c \

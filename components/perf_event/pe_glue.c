@@ -78,39 +78,61 @@ struct native_event_t *pe_find_native(struct native_event_table_t *t,
 	return NULL;
 }
 
-int pe_rebuild(struct lope_group **slot, struct lope_group *src,
-	       const struct pe_rebuild *r)
+int pe_libpfm4_attr(struct native_event_table_t *t, const NativeInfo_t *ni,
+		    pe_attr_t *a, struct pe_event *ev, int *event_cpu)
 {
-	struct lope_group *g = NULL;
-	int i, err = lope_group__new(&g, r->pid, r->cpu, r->flags);
+	struct native_event_t *ntv = pe_find_native(t, ni->ni_papi_code);
 
-	if (!err)
-		err = lope_group__set_cores(g, r->cores);
-	if (err) {
-		lope_group__delete(g);
-		return pe_errno_to_papi(err);
+	if (!ntv)
+		return PAPI_ENOEVNT;
+	if (ntv->attr.sample_period || ntv->attr.freq)
+		return PAPI_EINVAL;
+	if (ntv->cpu >= 0) {
+		if (*event_cpu >= 0 && *event_cpu != ntv->cpu)
+			return PAPI_ECNFLCT;
+		*event_cpu = ntv->cpu;
 	}
-	for (i = 0; i < r->nr; i++) {
-		err = lope_group__add(g, lope_group__attr(src, i));
-		if (err < 0)
-			goto fail;
-		pe_apply_domain(lope_group__attr(g, i), r->ev[i].own,
-				r->domain);
-		err = lope_group__set_overflow(g, i, r->ev[i].period, r->signo);
-		if (err < 0)
-			goto fail;
-	}
-	err = r->nr ? lope_group__replace(*slot, g) : 0;
-	if (err)
-		goto fail;
-	if (src != *slot)
-		lope_group__delete(src);
-	lope_group__delete(*slot);
-	*slot = g;
+	a->attr = ntv->attr;
+	ev->own = pe_own_domains(ntv);
 	return PAPI_OK;
-fail:
-	lope_group__delete(g);
-	return pe_errno_to_papi(err);
+}
+
+void pe_domain_edit(struct perf_event_attr *attr, int idx, void *arg)
+{
+	const struct pe_domain *d = arg;
+
+	pe_apply_domain(attr, d->ev[idx].own, d->domain);
+}
+
+int pe_change(struct lope_group *grp, struct lope_change *ch,
+	      struct pe_domain *dom)
+{
+	ch->what |= LOPE_CHANGE_TARGET | LOPE_CHANGE_FLAGS | LOPE_CHANGE_ATTR;
+	ch->edit = pe_domain_edit;
+	ch->arg = dom;
+	return pe_errno_to_papi(lope_group__change(grp, ch));
+}
+
+int pe_take_events(int ret, struct lope_group **slot, struct lope_group *next,
+		   NativeInfo_t *native, int count, const struct pe_event *ev,
+		   struct pe_event *set_ev, int *set_nr)
+{
+	int i;
+
+	if (ret == PAPI_OK)
+		ret = pe_errno_to_papi(lope_group__replace(*slot, next));
+	if (ret != PAPI_OK) {
+		lope_group__delete(next);
+		return ret;
+	}
+	lope_group__delete(*slot);
+	*slot = next;
+	for (i = 0; i < count; i++) {
+		set_ev[i] = ev[i];
+		native[i].ni_position = i;
+	}
+	*set_nr = count;
+	return PAPI_OK;
 }
 
 /* Where option @code's own struct keeps its event set. */
@@ -244,4 +266,22 @@ int pe_same_events(const struct lope_group *grp, const struct pe_event *ev,
 	for (i = 0; i < count; i++)
 		native[i].ni_position = i;
 	return 1;
+}
+
+/* The group a control state begins with. */
+static struct lope_group *group_of(hwd_control_state_t *ctl)
+{
+	return *(struct lope_group **)ctl;
+}
+
+int pe_group_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	(void)ctx;
+	return pe_errno_to_papi(lope_group__disable_after_read(group_of(ctl)));
+}
+
+int pe_group_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	(void)ctx;
+	return pe_errno_to_papi(lope_group__reset(group_of(ctl)));
 }

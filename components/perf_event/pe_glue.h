@@ -2,8 +2,8 @@
 /*
  * What the perf_event and perf_event_uncore components share: the errno
  * map, domains, PAPI's native-event lookup, a set's events, the set an
- * option is for, rebuilding its lope group with new options, disabling
- * with a reason, libpfm4's PMUs.  PAPI-side glue, so it lives beside the
+ * option is for, changing its lope group, disabling with a reason,
+ * libpfm4's PMUs.  PAPI-side glue, so it lives beside the
  * components, not in the engine.
  */
 #ifndef PE_GLUE_H
@@ -59,28 +59,52 @@ struct pe_event {
 	uint64_t period; /* perf_event: overflow period; 0: none */
 };
 
-/* Everything a rebuilt group is opened with. */
-struct pe_rebuild {
-	pid_t pid;
-	int cpu;
-	unsigned int flags;
-	int nr;
-	int domain;
-	const struct pe_event *ev;
-	int signo;                      /* the overflow signal */
-	const struct lope_cores *cores; /* hybrid: split over these */
-};
+/*
+ * A libpfm4 event of table @t: its attr into @a, the domains its :u=/:k=
+ * modifiers decide into @ev->own, the cpu its :cpu= pins into
+ * *@event_cpu (PAPI_ECNFLCT: another event of the set pins another).
+ * Its period= and freq= modifiers would make a counting event sample
+ * with nobody to take the samples (stock PAPI then dies of the unhandled
+ * overflow signal, or the kernel refuses the value): PAPI_EINVAL,
+ * PAPI_overflow is the way to sample.
+ */
+int pe_libpfm4_attr(struct native_event_table_t *t, const NativeInfo_t *ni,
+		    pe_attr_t *a, struct pe_event *ev, int *event_cpu);
 
 /*
- * Open a new group from @src's attributes with @r's settings in place of
- * *slot (lope_group__replace: the old group is closed first, so a set
- * never needs more descriptors than it will hold) and, only if the kernel
- * accepts it, put it in *slot (deleting the old one, and @src if it is not
- * *slot): a refused option or event leaves the old group open as it was.
- * *slot must be stopped.  Returns a PAPI error code.
+ * The set's domain on its events @ev, as lope_change's @arg for
+ * pe_domain_edit: the exclude bits of each attribute but those its own
+ * modifiers decide.
  */
-int pe_rebuild(struct lope_group **slot, struct lope_group *src,
-	       const struct pe_rebuild *r);
+struct pe_domain {
+	const struct pe_event *ev;
+	int domain;
+};
+void pe_domain_edit(struct perf_event_attr *attr, int idx, void *arg);
+
+/*
+ * Give @grp the target and flags in @ch and the domain @dom on every event
+ * (lope_group__change: an open group is changed in place, its old
+ * settings back if the kernel refuses; one not yet open takes them for
+ * its first open).  A PAPI error code.
+ */
+int pe_change(struct lope_group *grp, struct lope_change *ch,
+	      struct pe_domain *dom);
+
+/*
+ * A set's events from PAPI's list of @count @native events: if @ret is
+ * PAPI_OK (@next holds them, with the set's settings), open @next in
+ * place of *@slot (lope_group__replace: the old group is closed first,
+ * so a set never needs more descriptors than it will hold) and, only if
+ * the kernel accepts it, make them the set's: *@slot is @next (the old
+ * group deleted), @ev (what the set keeps of each) is copied into
+ * @set_ev and @count into *@set_nr.  Otherwise @next is deleted and the
+ * set keeps its open group.  *@slot must be stopped.  @ret, or the
+ * kernel's error as a PAPI code.
+ */
+int pe_take_events(int ret, struct lope_group **slot, struct lope_group *next,
+		   NativeInfo_t *native, int count, const struct pe_event *ev,
+		   struct pe_event *set_ev, int *set_nr);
 
 /*
  * Is @grp open with exactly PAPI's @count events @native, in this order
@@ -100,7 +124,7 @@ int pe_same_events(const struct lope_group *grp, const struct pe_event *ev,
 void *pe_option_set(int code, _papi_int_option_t *option);
 
 /*
- * Set *@field to @value and apply it with @reopen(@set), which rebuilds the
+ * Set *@field to @value and apply it with @reopen(@set), which changes the
  * set's group (PAPI_OK at once when it has none); on failure *@field is as
  * it was and the set keeps its working group.
  */
@@ -133,5 +157,48 @@ typedef struct {
 
 int pe_init_thread(hwd_context_t *ctx);
 int pe_shutdown_thread(hwd_context_t *ctx);
+
+/*
+ * PAPI's stop and reset, alike in both components: their control states
+ * begin with their struct lope_group * (each asserts it).
+ */
+int pe_group_stop(hwd_context_t *ctx, hwd_control_state_t *ctl);
+int pe_group_reset(hwd_context_t *ctx, hwd_control_state_t *ctl);
+
+/*
+ * The vector entries both components fill alike: the sizes (@ctl_t, the
+ * control state), the thread calls, stop and reset, and the calls
+ * @prefix_start, @prefix_read ... @prefix_ntv_code_to_info.  Versions 14 and 19 of
+ * clang-format lay out a braced macro differently (test_format.sh checks
+ * with both).
+ */
+/* clang-format off */
+#define PE_VECTOR_CALLS(prefix, ctl_t)                                      \
+	.size = {                                                           \
+		.context = sizeof(pe_context_t),                            \
+		.control_state = sizeof(ctl_t),                             \
+		.reg_value = sizeof(int),                                   \
+		.reg_alloc = sizeof(int),                                   \
+	},                                                                  \
+	.init_component = prefix##_init_component,                          \
+	.shutdown_component = prefix##_shutdown_component,                  \
+	.init_thread = pe_init_thread,                                      \
+	.shutdown_thread = pe_shutdown_thread,                              \
+	.init_control_state = prefix##_init_control_state,                  \
+	.update_control_state = prefix##_update_control_state,              \
+	.cleanup_eventset = prefix##_cleanup_eventset,                      \
+	.start = prefix##_start,                                            \
+	.stop = pe_group_stop,                                              \
+	.read = prefix##_read,                                              \
+	.reset = pe_group_reset,                                            \
+	.write = prefix##_write,                                            \
+	.ctl = prefix##_ctl,                                                \
+	.set_domain = prefix##_set_domain,                                  \
+	.ntv_enum_events = prefix##_ntv_enum_events,                        \
+	.ntv_name_to_code = prefix##_ntv_name_to_code,                      \
+	.ntv_code_to_name = prefix##_ntv_code_to_name,                      \
+	.ntv_code_to_descr = prefix##_ntv_code_to_descr,                    \
+	.ntv_code_to_info = prefix##_ntv_code_to_info
+/* clang-format on */
 
 #endif /* PE_GLUE_H */

@@ -4,6 +4,7 @@
 #endif
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,24 +361,30 @@ int pe_names__name_to_code(struct pe_names *n, const char *name,
 	return _pe_libpfm4_ntv_name_to_code(name, code, n->cidx, &n->table);
 }
 
+/* Event @code's name, or with @descr its description, into @buf. */
+static int code_to_text(struct pe_names *n, unsigned int code, char *buf,
+			int len, bool descr)
+{
+	if (pe_sysfs__is_code(code))
+		return descr ? sysfs_code_to_descr(&n->sysfs, code, buf, len) :
+			       sysfs_code_to_name(&n->sysfs, code, buf, len);
+	if (!has_table(n))
+		return PAPI_ENOEVNT;
+	return descr ? _pe_libpfm4_ntv_code_to_descr(code, buf, len,
+						     &n->table) :
+		       _pe_libpfm4_ntv_code_to_name(code, buf, len, &n->table);
+}
+
 int pe_names__code_to_name(struct pe_names *n, unsigned int code, char *name,
 			   int len)
 {
-	if (pe_sysfs__is_code(code))
-		return sysfs_code_to_name(&n->sysfs, code, name, len);
-	if (!has_table(n))
-		return PAPI_ENOEVNT;
-	return _pe_libpfm4_ntv_code_to_name(code, name, len, &n->table);
+	return code_to_text(n, code, name, len, false);
 }
 
 int pe_names__code_to_descr(struct pe_names *n, unsigned int code, char *descr,
 			    int len)
 {
-	if (pe_sysfs__is_code(code))
-		return sysfs_code_to_descr(&n->sysfs, code, descr, len);
-	if (!has_table(n))
-		return PAPI_ENOEVNT;
-	return _pe_libpfm4_ntv_code_to_descr(code, descr, len, &n->table);
+	return code_to_text(n, code, descr, len, true);
 }
 
 int pe_names__code_to_info(struct pe_names *n, unsigned int code,

@@ -15,6 +15,7 @@
  * user-space reads only work for the calling thread's own counters.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,53 +43,60 @@ _Static_assert(sizeof(double) == sizeof(long long), "FP64 in a long long");
 /* How many libpfm4 events of a PMU to try when looking for its type. */
 #define PEU_TYPE_PROBES 16
 
+/* Where a set's events count, as collect() finds it from the events. */
+struct peu_where {
+	int event_cpu; /* an event's :cpu= modifier; -1: none */
+	int pmu_cpu;   /* the events' PMUs' cpumask; -1: none, -2: differ */
+	int mixed;     /* events of several PMUs: one kernel group each */
+	int snapshots; /* events whose count is a current value */
+};
+
 typedef struct {
 	struct lope_group *grp; /* NULL until events are added */
 	int nr;
 	int domain;
-	int cpu;       /* PAPI_CPU_ATTACH; -1: none */
-	int event_cpu; /* an event's :cpu= modifier; -1: none */
-	int pmu_cpu;   /* the events' PMUs' cpumask; -1: none, -2: differ */
-	int mixed;     /* events of several PMUs: one kernel group each */
+	int cpu; /* PAPI_CPU_ATTACH; -1: none */
 	int multiplexed;
-	int snapshots; /* events whose count is a current value */
+	struct peu_where at;
 	struct pe_event ev[PEU_MAX_EVENTS];
 	int64_t counts[PEU_MAX_EVENTS];
 	struct lope_counts raw[PEU_MAX_EVENTS];
 } peu_control_t;
+_Static_assert(offsetof(peu_control_t, grp) == 0, "pe_group_stop's cast");
 
 papi_vector_t _perf_event_uncore_vector;
 static struct pe_names names;
 
 /* The cpu to count on: an event's own, the attached one, the PMU's, 0. */
-static int counting_cpu(const peu_control_t *c)
+static int counting_cpu(const peu_control_t *c, const struct peu_where *at)
 {
-	if (c->event_cpu >= 0)
-		return c->event_cpu;
+	if (at->event_cpu >= 0)
+		return at->event_cpu;
 	if (c->cpu >= 0)
 		return c->cpu;
-	if (c->pmu_cpu == -2)
+	if (at->pmu_cpu == -2)
 		return PAPI_ECNFLCT;
 	/* A PMU without a cpumask (msr) counts on any cpu. */
-	return c->pmu_cpu >= 0 ? c->pmu_cpu : 0;
+	return at->pmu_cpu >= 0 ? at->pmu_cpu : 0;
 }
 
-/* Open a group for @c's options from @src's attributes; keep the old
- * group if the kernel refuses. */
-static int reopen(peu_control_t *c, struct lope_group *src)
+/*
+ * @grp (the set's group, or the next one, of events @ev counting where
+ * @at says) with @c's options: pid -1 on the counting cpu.
+ */
+static int with_options(peu_control_t *c, struct lope_group *grp,
+			const struct pe_event *ev, const struct peu_where *at)
 {
-	struct pe_rebuild r = {
+	struct pe_domain dom = { ev, c->domain };
+	struct lope_change ch = {
 		.pid = -1,
-		.cpu = counting_cpu(c),
-		.flags = c->mixed || c->multiplexed ? LOPE_SEPARATE : 0,
-		.nr = c->nr,
-		.domain = c->domain,
-		.ev = c->ev,
+		.cpu = counting_cpu(c, at),
+		.flags = at->mixed || c->multiplexed ? LOPE_SEPARATE : 0,
 	};
 
-	if (r.cpu < 0)
-		return r.cpu;
-	return pe_rebuild(&c->grp, src, &r);
+	if (ch.cpu < 0)
+		return ch.cpu;
+	return pe_change(grp, &ch, &dom);
 }
 
 /* pe_set_option's reopen: options are checked when events are added. */
@@ -96,54 +104,42 @@ static int reopen_set(void *set)
 {
 	peu_control_t *c = set;
 
-	return c->grp && c->nr ? reopen(c, c->grp) : PAPI_OK;
+	return c->grp ? with_options(c, c->grp, c->ev, &c->at) : PAPI_OK;
 }
 
-/* A libpfm4 event: its attr, :u=/:k= and :cpu= modifiers, its PMU's cpu. */
-static int libpfm4_event(peu_control_t *c, int i, const NativeInfo_t *ni,
-			 pe_attr_t *a, int *pmu_cpu)
+/* A libpfm4 event (pe_libpfm4_attr), and its PMU's cpu. */
+static int libpfm4_event(struct peu_where *at, struct pe_event *ev,
+			 const NativeInfo_t *ni, pe_attr_t *a, int *pmu_cpu)
 {
-	struct native_event_t *ntv =
-		pe_find_native(&names.table, ni->ni_papi_code);
+	int ret = pe_libpfm4_attr(&names.table, ni, a, ev, &at->event_cpu);
 
-	if (!ntv)
-		return PAPI_ENOEVNT;
-	/* A counting event with a period= or freq= would sample for nobody
-	 * (as in perf_event.c). */
-	if (ntv->attr.sample_period || ntv->attr.freq)
-		return PAPI_EINVAL;
-	a->attr = ntv->attr;
-	c->ev[i].own = pe_own_domains(ntv);
-	if (ntv->cpu >= 0) {
-		if (c->event_cpu >= 0 && c->event_cpu != ntv->cpu)
-			return PAPI_ECNFLCT;
-		c->event_cpu = ntv->cpu;
-	}
+	if (ret != PAPI_OK)
+		return ret;
 	if (!names.sysfs.pmus ||
 	    lope_pmus__cpu(names.sysfs.pmus, a->attr.type, pmu_cpu) != 0)
 		*pmu_cpu = -1;
 	return PAPI_OK;
 }
 
-static int sysfs_event(peu_control_t *c, int i, const NativeInfo_t *ni,
-		       pe_attr_t *a, int *pmu_cpu)
+static int sysfs_event(struct peu_where *at, struct pe_event *ev,
+		       const NativeInfo_t *ni, pe_attr_t *a, int *pmu_cpu)
 {
-	struct lope_pmu_event ev;
+	struct lope_pmu_event pmu_ev;
 	int ret = pe_sysfs__event(&names.sysfs, (unsigned int)ni->ni_event, a,
-				  &ev);
+				  &pmu_ev);
 
 	if (ret != PAPI_OK)
 		return ret;
-	c->ev[i].scale = ev.scale != 1 ? ev.scale : 0;
-	c->ev[i].snapshot = (unsigned char)ev.snapshot;
-	c->snapshots += ev.snapshot;
-	*pmu_cpu = ev.cpu;
+	ev->scale = pmu_ev.scale != 1 ? pmu_ev.scale : 0;
+	ev->snapshot = (unsigned char)pmu_ev.snapshot;
+	at->snapshots += pmu_ev.snapshot;
+	*pmu_cpu = pmu_ev.cpu;
 	return PAPI_OK;
 }
 
-/* Every event's attr into @src, and what the set needs to know of it. */
-static int collect(peu_control_t *c, NativeInfo_t *native, int count,
-		   struct lope_group *src)
+/* Every event's attr into @next, what the set needs of it into @ev, @at. */
+static int collect(NativeInfo_t *native, int count, struct lope_group *next,
+		   struct pe_event *ev, struct peu_where *at)
 {
 	uint32_t type = 0;
 	int i, ret, err;
@@ -153,72 +149,89 @@ static int collect(peu_control_t *c, NativeInfo_t *native, int count,
 		int pmu_cpu = -1;
 
 		memset(&a, 0, sizeof(a));
-		c->ev[i].code = (unsigned int)native[i].ni_papi_code;
+		ev[i].code = (unsigned int)native[i].ni_papi_code;
 		if (pe_sysfs__is_code((unsigned int)native[i].ni_event))
-			ret = sysfs_event(c, i, &native[i], &a, &pmu_cpu);
+			ret = sysfs_event(at, &ev[i], &native[i], &a, &pmu_cpu);
 		else
-			ret = libpfm4_event(c, i, &native[i], &a, &pmu_cpu);
+			ret = libpfm4_event(at, &ev[i], &native[i], &a,
+					    &pmu_cpu);
 		if (ret != PAPI_OK)
 			return ret;
-		if (pmu_cpu >= 0 && c->pmu_cpu != pmu_cpu)
-			c->pmu_cpu = c->pmu_cpu == -1 ? pmu_cpu : -2;
+		if (pmu_cpu >= 0 && at->pmu_cpu != pmu_cpu)
+			at->pmu_cpu = at->pmu_cpu == -1 ? pmu_cpu : -2;
 		/* The kernel groups events of one PMU only. */
 		if (i > 0 && a.attr.type != type)
-			c->mixed = 1;
+			at->mixed = 1;
 		type = a.attr.type;
-		err = lope_group__add(src, (struct perf_event_attr *)&a);
+		err = lope_group__add(next, (struct perf_event_attr *)&a);
 		if (err < 0)
 			return pe_errno_to_papi(err);
-		native[i].ni_position = i;
 	}
 	return PAPI_OK;
 }
+
+static const struct peu_where nowhere = { -1, -1, 0, 0 };
 
 static void forget_events(peu_control_t *c)
 {
 	lope_group__delete(c->grp);
 	c->grp = NULL;
 	c->nr = 0;
-	c->event_cpu = -1;
-	c->pmu_cpu = -1;
-	c->mixed = 0;
-	c->snapshots = 0;
+	c->at = nowhere;
 	memset(c->ev, 0, sizeof(c->ev));
 }
 
 /*
- * PAPI_start calls this with the set's own list when another set of the
- * thread was used since: the open group is kept (perf_event.c).
+ * The new list's group in place of the old one (its target known once
+ * its events are): nothing of the set changes unless it opens.
+ */
+static int build(peu_control_t *c, NativeInfo_t *native, int count,
+		 struct pe_event *ev)
+{
+	struct peu_where at = nowhere;
+	struct lope_group *next;
+	int ret = pe_errno_to_papi(lope_group__new(&next, -1, 0, 0));
+
+	if (ret != PAPI_OK)
+		return ret;
+	ret = collect(native, count, next, ev, &at);
+	if (ret == PAPI_OK)
+		ret = with_options(c, next, ev, &at);
+	ret = pe_take_events(ret, &c->grp, next, native, count, ev, c->ev,
+			     &c->nr);
+	if (ret != PAPI_OK)
+		return ret;
+	c->at = at;
+	return PAPI_OK;
+}
+
+/*
+ * All or nothing, as in perf_event's pe_set.c; PAPI_start calls this with
+ * the set's own list when another set of the thread was used since: the
+ * open group is kept.
  */
 static int peu_update_control_state(hwd_control_state_t *ctl,
 				    NativeInfo_t *native, int count,
 				    hwd_context_t *ctx)
 {
 	peu_control_t *c = (peu_control_t *)ctl;
-	struct lope_group *src;
-	int ret, err;
+	struct pe_event *ev;
+	int ret;
 
 	(void)ctx;
 	if (pe_same_events(c->grp, c->ev, c->nr, native, count))
 		return PAPI_OK;
-	forget_events(c);
-	if (count == 0)
+	if (count == 0) {
+		forget_events(c);
 		return PAPI_OK;
+	}
 	if (count > PEU_MAX_EVENTS)
 		return PAPI_ECOUNT;
-	/* Only a list of attributes: this group is never opened. */
-	err = lope_group__new(&src, 0, -1, 0);
-	if (err)
-		return pe_errno_to_papi(err);
-	ret = collect(c, native, count, src);
-	if (ret == PAPI_OK) {
-		c->nr = count;
-		ret = reopen(c, src);
-	}
-	if (ret != PAPI_OK) {
-		lope_group__delete(src);
-		forget_events(c);
-	}
+	ev = calloc((size_t)count, sizeof(*ev));
+	if (!ev)
+		return PAPI_ENOMEM;
+	ret = build(c, native, count, ev);
+	free(ev);
 	return ret;
 }
 
@@ -227,14 +240,6 @@ static int peu_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
 	(void)ctx;
 	return pe_errno_to_papi(
 		lope_group__enable(((peu_control_t *)ctl)->grp));
-}
-
-static int peu_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
-{
-	peu_control_t *c = (peu_control_t *)ctl;
-
-	(void)ctx;
-	return pe_errno_to_papi(lope_group__disable_after_read(c->grp));
 }
 
 /*
@@ -251,7 +256,7 @@ static int peu_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 
 	(void)ctx;
 	(void)flags;
-	if (!err && c->snapshots)
+	if (!err && c->at.snapshots)
 		err = lope_group__last_counts(c->grp, c->raw);
 	if (err)
 		return pe_errno_to_papi(err);
@@ -267,12 +272,6 @@ static int peu_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	}
 	*events = (long long *)c->counts;
 	return PAPI_OK;
-}
-
-static int peu_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
-{
-	(void)ctx;
-	return pe_errno_to_papi(lope_group__reset(((peu_control_t *)ctl)->grp));
 }
 
 /* PAPI_write takes values in the units PAPI_read gives. */
@@ -345,8 +344,7 @@ static int peu_init_control_state(hwd_control_state_t *ctl)
 	memset(c, 0, sizeof(*c));
 	c->domain = _perf_event_uncore_vector.cmp_info.default_domain;
 	c->cpu = -1;
-	c->event_cpu = -1;
-	c->pmu_cpu = -1;
+	c->at = nowhere;
 	return PAPI_OK;
 }
 
@@ -482,29 +480,5 @@ papi_vector_t _perf_event_uncore_vector = {
 		.kernel_multiplex = 1,
 		.num_mpx_cntrs = PEU_MAX_EVENTS,
 	},
-	.size = {
-		.context = sizeof(pe_context_t),
-		.control_state = sizeof(peu_control_t),
-		.reg_value = sizeof(int),
-		.reg_alloc = sizeof(int),
-	},
-	.init_component = peu_init_component,
-	.shutdown_component = peu_shutdown_component,
-	.init_thread = pe_init_thread,
-	.shutdown_thread = pe_shutdown_thread,
-	.init_control_state = peu_init_control_state,
-	.update_control_state = peu_update_control_state,
-	.cleanup_eventset = peu_cleanup_eventset,
-	.start = peu_start,
-	.stop = peu_stop,
-	.read = peu_read,
-	.reset = peu_reset,
-	.write = peu_write,
-	.ctl = peu_ctl,
-	.set_domain = peu_set_domain,
-	.ntv_enum_events = peu_ntv_enum_events,
-	.ntv_name_to_code = peu_ntv_name_to_code,
-	.ntv_code_to_name = peu_ntv_code_to_name,
-	.ntv_code_to_descr = peu_ntv_code_to_descr,
-	.ntv_code_to_info = peu_ntv_code_to_info,
+	PE_VECTOR_CALLS(peu, peu_control_t),
 };
