@@ -3,10 +3,21 @@
  * Fault injection through the engine's system-call table: every failure
  * the kernel can give comes back as the documented -errno or a correct
  * fall-back, and no descriptor or mapping is left behind.
+ *
+ * Changing a group (src/change.c): lope_group__change of an open group's
+ * target, flags, attributes and an overflow period, accepted and refused
+ * (an open failed by the table, or an attribute the kernel itself
+ * refuses), and lope_group__replace.  A change never holds the old and
+ * the new descriptors at once; a refused one gives the group back open
+ * with its old settings and its values, one whose reopen fails too
+ * leaves it closed with its old settings; a running group, a bad change
+ * and overflow with inherit are refused before anything is closed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +25,7 @@
 
 #include "attrs.h"
 #include "clock.h"
+#include "group.h"
 #include "lope.h"
 #include "proc.h"
 #include "sys.h"
@@ -292,6 +304,396 @@ static void replace_faults(void)
 	lope_group__delete(next);
 }
 
+/* lope_change edits: the hypervisor excluded (any kernel takes it), an
+ * unknown PMU type (every kernel refuses it: -ENOENT). */
+static void exclude_hv(struct perf_event_attr *a, int idx, void *arg)
+{
+	(void)idx;
+	(void)arg;
+	a->exclude_hv = 1;
+}
+
+static void unknown_pmu(struct perf_event_attr *a, int idx, void *arg)
+{
+	(void)arg;
+	if (idx == 1)
+		a->type = 0x7ffffff0;
+}
+
+/* The overflow signal of the changes' periods (1 s of CPU time: none
+ * comes while the test runs); a constant, for the rows' initialisers. */
+#define OVF_SIG SIGUSR2
+
+/* What lope_group__change may change, as the group holds it. */
+struct settings {
+	pid_t pid;
+	int cpu;
+	unsigned int flags;
+	struct perf_event_attr attr[SW_ATTRS];
+	uint64_t period[SW_ATTRS];
+	int signo[SW_ATTRS];
+};
+
+static void settings_of(const struct lope_group *g, struct settings *s)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->pid = g->pid;
+	s->cpu = g->cpu;
+	s->flags = g->flags;
+	for (i = 0; i < SW_ATTRS && i < g->nr; i++) {
+		s->attr[i] = g->ev[i].attr;
+		s->period[i] = g->ev[i].period;
+		s->signo[i] = g->ev[i].signo;
+	}
+}
+
+#define CHANGE_TARGET_SELF                    \
+	.what = LOPE_CHANGE_TARGET, .pid = 0, \
+	.cpu = 0 /* this thread on cpu 0 */
+#define CHANGE_SEPARATE .what = LOPE_CHANGE_FLAGS, .flags = LOPE_SEPARATE
+#define CHANGE_EDIT .what = LOPE_CHANGE_ATTR, .edit = exclude_hv
+#define CHANGE_OVERFLOW                                               \
+	.what = LOPE_CHANGE_OVERFLOW, .idx = 1, .period = 1000000000, \
+	.signo = OVF_SIG
+
+/*
+ * A change of an open group with values written: @expect is what it
+ * returns (the row's fault, or the kernel's own refusal).
+ */
+static const struct change_row {
+	int line;
+	const char *name;
+	struct lope_change ch;
+	enum call call;
+	int nth, err, times, expect;
+} change_rows[] = {
+	{ __LINE__,
+	  "change_target_accepted",
+	  { CHANGE_TARGET_SELF },
+	  C_OPEN,
+	  0,
+	  0,
+	  0,
+	  0 },
+	{ __LINE__,
+	  "change_flags_separate_accepted",
+	  { CHANGE_SEPARATE },
+	  C_OPEN,
+	  0,
+	  0,
+	  0,
+	  0 },
+	{ __LINE__,
+	  "change_attr_edit_accepted",
+	  { CHANGE_EDIT },
+	  C_OPEN,
+	  0,
+	  0,
+	  0,
+	  0 },
+	{ __LINE__,
+	  "change_overflow_period_accepted",
+	  { CHANGE_OVERFLOW },
+	  C_OPEN,
+	  0,
+	  0,
+	  0,
+	  0 },
+	{ __LINE__,
+	  "change_target_emfile_on_the_1st_open",
+	  { CHANGE_TARGET_SELF },
+	  C_OPEN,
+	  1,
+	  EMFILE,
+	  1,
+	  -EMFILE },
+	{ __LINE__,
+	  "change_flags_eacces_on_the_2nd_open",
+	  { CHANGE_SEPARATE },
+	  C_OPEN,
+	  2,
+	  EACCES,
+	  1,
+	  -EACCES },
+	{ __LINE__,
+	  "change_attr_edit_einval_on_the_3rd_open",
+	  { CHANGE_EDIT },
+	  C_OPEN,
+	  3,
+	  EINVAL,
+	  1,
+	  -EINVAL },
+	{ __LINE__,
+	  "change_overflow_emfile_on_the_2nd_open",
+	  { CHANGE_OVERFLOW },
+	  C_OPEN,
+	  2,
+	  EMFILE,
+	  1,
+	  -EMFILE },
+	{ __LINE__,
+	  "change_attr_the_kernel_refuses_unknown_pmu_enoent",
+	  { .what = LOPE_CHANGE_ATTR, .edit = unknown_pmu },
+	  C_OPEN,
+	  0,
+	  0,
+	  0,
+	  -ENOENT },
+	{ __LINE__,
+	  "change_everything_at_once_emfile_on_the_3rd_open",
+	  { .what = LOPE_CHANGE_TARGET | LOPE_CHANGE_FLAGS | LOPE_CHANGE_ATTR |
+		    LOPE_CHANGE_OVERFLOW,
+	    .pid = 0,
+	    .cpu = 0,
+	    .flags = LOPE_SEPARATE,
+	    .edit = exclude_hv,
+	    .idx = 2,
+	    .period = 1000000000,
+	    .signo = OVF_SIG },
+	  C_OPEN,
+	  3,
+	  EMFILE,
+	  1,
+	  -EMFILE },
+	/* The reopen of the old settings fails too (another thread took the
+	 * descriptors): the group stays closed, its old settings kept. */
+	{ __LINE__,
+	  "change_refused_and_reopen_refused_leaves_it_closed",
+	  { CHANGE_SEPARATE },
+	  C_OPEN,
+	  1,
+	  EMFILE,
+	  100,
+	  -EMFILE },
+};
+
+/* The settings @ch gives @before (what an accepted change must leave). */
+static void changed(const struct settings *before, const struct lope_change *ch,
+		    struct settings *want)
+{
+	unsigned int w = ch->what;
+	int i;
+
+	*want = *before;
+	want->pid = w & LOPE_CHANGE_TARGET ? ch->pid : before->pid;
+	want->cpu = w & LOPE_CHANGE_TARGET ? ch->cpu : before->cpu;
+	want->flags = w & LOPE_CHANGE_FLAGS ? ch->flags : before->flags;
+	for (i = 0; (w & LOPE_CHANGE_ATTR) && i < SW_ATTRS; i++)
+		ch->edit(&want->attr[i], i, ch->arg);
+	if (!(w & LOPE_CHANGE_OVERFLOW))
+		return;
+	want->period[ch->idx] = ch->period;
+	want->signo[ch->idx] = ch->signo;
+}
+
+/* @g, open with @w written, reads back exactly @w; "" or why not. */
+static const char *values_kept(struct lope_group *g, const int64_t *w)
+{
+	int64_t v[SW_ATTRS];
+	int i;
+
+	if (lope_group__read(g, v))
+		return "it cannot be read";
+	for (i = 0; i < SW_ATTRS; i++)
+		if (v[i] != w[i])
+			return "its values changed";
+	return "";
+}
+
+/* Started after the change, its task-clock counts; "" or why not. */
+static const char *still_counts(struct lope_group *g)
+{
+	int64_t v[SW_ATTRS];
+
+	if (lope_group__reset(g) || lope_group__enable(g))
+		return "it does not start";
+	busy_ns(2 * MS);
+	if (lope_group__disable(g, v))
+		return "it does not stop";
+	return v[0] > 0 ? "" : "its task-clock did not count";
+}
+
+static int pinned_cpu;
+
+/* @ch with the cpu this thread is pinned to as its target's. */
+static struct lope_change pinned(const struct lope_change *ch)
+{
+	struct lope_change c = *ch;
+
+	if (c.what & LOPE_CHANGE_TARGET)
+		c.cpu = pinned_cpu;
+	return c;
+}
+
+static void change_row(const struct change_row *r)
+{
+	const struct lope_change ch = pinned(&r->ch);
+	static const int64_t w[SW_ATTRS] = { 12345, 7, 3 };
+	struct settings before, after, want;
+	struct lope_group *g = make(0);
+	int fd0 = perf_fd_count(), ret = -ENOMEM, open, same;
+	const char *why = "cannot set up the group";
+
+	if (g && !(ret = lope_group__open(g)) &&
+	    !(ret = lope_group__write(g, w))) {
+		settings_of(g, &before);
+		inject(r->call, r->nth, r->err, r->times);
+		ret = lope_group__change(g, &ch);
+		inject(C_OPEN, 0, 0, 0);
+		settings_of(g, &after);
+		changed(&before, &ch, &want);
+		open = lope_group__fd(g, 0) >= 0;
+		same = !memcmp(&after, r->expect ? &before : &want,
+			       sizeof(after));
+		if (ret != r->expect)
+			why = "wrong return";
+		else if (!same)
+			why = r->expect ? "the old settings are not back" :
+					  "the new settings are not there";
+		else if (r->times > 1)
+			why = open ? "open after both opens failed" : "";
+		else if (!open)
+			why = "left closed";
+		else if (inj.peak - fd0 >= SW_ATTRS)
+			why = "the old and new descriptors were open at once";
+		else if (perf_fd_count() != fd0 + SW_ATTRS)
+			why = "descriptors leaked or lost";
+		else
+			why = r->expect ? values_kept(g, w) : still_counts(g);
+		if (!*why && r->times > 1 && lope_group__open(g))
+			why = "cannot be opened again after the fault";
+	}
+	lope_check(
+		!*why, r->name,
+		"row %d: %s (returned %d, want %d; at most %d perf descriptors before an open, %d after)",
+		r->line, why, ret, r->expect, inj.peak - fd0,
+		perf_fd_count() - fd0);
+	lope_group__delete(g);
+}
+
+/* Refused before anything is closed: the group open, as it was. */
+static const struct bad_change {
+	int line, expect;
+	const char *name;
+	struct lope_change ch;
+} bad_changes[] = {
+	{ __LINE__,
+	  -EINVAL,
+	  "change_cpu_below_minus_1_einval",
+	  { .what = LOPE_CHANGE_TARGET, .pid = 0, .cpu = -2 } },
+	{ __LINE__,
+	  -EINVAL,
+	  "change_pid_and_cpu_both_minus_1_einval",
+	  { .what = LOPE_CHANGE_TARGET, .pid = -1, .cpu = -1 } },
+	{ __LINE__,
+	  -EINVAL,
+	  "change_attr_without_an_edit_einval",
+	  { .what = LOPE_CHANGE_ATTR } },
+	{ __LINE__,
+	  -EINVAL,
+	  "change_overflow_of_no_such_event_einval",
+	  { .what = LOPE_CHANGE_OVERFLOW,
+	    .idx = SW_ATTRS,
+	    .period = 1000,
+	    .signo = OVF_SIG } },
+	{ __LINE__,
+	  -EINVAL,
+	  "change_overflow_without_a_signal_einval",
+	  { .what = LOPE_CHANGE_OVERFLOW, .idx = 0, .period = 1000 } },
+	{ __LINE__,
+	  -EOPNOTSUPP,
+	  "change_inherit_of_an_overflowing_group_eopnotsupp",
+	  { .what = LOPE_CHANGE_FLAGS, .flags = LOPE_INHERIT } },
+	{ __LINE__,
+	  -EBUSY,
+	  "change_of_a_running_group_ebusy",
+	  { CHANGE_SEPARATE } },
+};
+
+static void bad_change(const struct bad_change *r)
+{
+	struct settings before, after;
+	struct lope_group *g = make(0);
+	int fd, ret = -ENOMEM, run = r->expect == -EBUSY;
+
+	if (g && !lope_group__set_overflow(g, 0, 1000000000, OVF_SIG) &&
+	    !lope_group__open(g) && (!run || !lope_group__enable(g))) {
+		settings_of(g, &before);
+		fd = lope_group__fd(g, 0);
+		ret = lope_group__change(g, &r->ch);
+		settings_of(g, &after);
+		if (memcmp(&before, &after, sizeof(before)) ||
+		    lope_group__fd(g, 0) != fd)
+			ret = 1;
+	}
+	lope_check(ret == r->expect, r->name,
+		   "row %d: returned %d, want %d (1: the group changed)",
+		   r->line, ret, r->expect);
+	lope_group__delete(g);
+}
+
+/* A group not yet open takes a change as it is, for its first open. */
+static void change_closed(void)
+{
+	const struct lope_change ch = {
+		.what = LOPE_CHANGE_TARGET | LOPE_CHANGE_FLAGS |
+			LOPE_CHANGE_ATTR | LOPE_CHANGE_OVERFLOW,
+		.pid = 0,
+		.cpu = pinned_cpu,
+		.flags = LOPE_SEPARATE,
+		.edit = exclude_hv,
+		.idx = 1,
+		.period = 1000000000,
+		.signo = OVF_SIG,
+	};
+	struct settings before, after, want;
+	struct lope_group *g = make(0);
+	int ret = -ENOMEM, opened = 0;
+
+	inject(C_OPEN, 0, 0, 0);
+	if (g) {
+		settings_of(g, &before);
+		ret = lope_group__change(g, &ch);
+		opened = inj.seen[C_OPEN];
+		settings_of(g, &after);
+		changed(&before, &ch, &want);
+		if (!ret)
+			ret = lope_group__open(g);
+	}
+	lope_check(ret == 0 && opened == 0 &&
+			   !memcmp(&after, &want, sizeof(after)) &&
+			   !*still_counts(g),
+		   "change_of_a_group_not_yet_open_is_kept_for_its_open",
+		   "returned %d, %d opens made by the change, settings %s", ret,
+		   opened,
+		   memcmp(&after, &want, sizeof(after)) ? "wrong" : "right");
+	lope_group__delete(g);
+}
+
+static void change_faults(void)
+{
+	cpu_set_t old, one;
+	size_t i;
+
+	pinned_cpu = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(pinned_cpu, &one);
+	if (pinned_cpu < 0 || sched_getaffinity(0, sizeof(old), &old) ||
+	    sched_setaffinity(0, sizeof(one), &one)) {
+		lope_fail("change_faults", "cannot pin this thread to a cpu");
+		return;
+	}
+
+	for (i = 0; i < sizeof(change_rows) / sizeof(change_rows[0]); i++)
+		change_row(&change_rows[i]);
+	for (i = 0; i < sizeof(bad_changes) / sizeof(bad_changes[0]); i++)
+		bad_change(&bad_changes[i]);
+	change_closed();
+	(void)sched_setaffinity(0, sizeof(old), &old); /* it was allowed */
+}
+
 int main(void)
 {
 	faulty_all = lope_sys_kernel;
@@ -302,6 +704,7 @@ int main(void)
 	lope_sys__set(&faulty_all);
 	open_faults();
 	replace_faults();
+	change_faults();
 	runtime_faults();
 	mmap_fallback();
 	lope_sys__set(NULL);
