@@ -12,6 +12,7 @@ LOPE_TESTLIB_SRCS = \
 	badinput.c \
 	clock.c \
 	core_pmu.c \
+	faults.c \
 	nobody.c \
 	papi_util.c \
 	proc.c \
@@ -31,6 +32,7 @@ LOPE_TESTLIB_HDRS = \
 	badinput.h \
 	clock.h \
 	core_pmu.h \
+	faults.h \
 	interpose.h \
 	nobody.h \
 	papi_util.h \
