@@ -20,8 +20,9 @@
 #
 # Both PAPI trees are built shared, as on the host: papi_overhead and
 # papi_accuracy choose ours or stock through LD_LIBRARY_PATH, and
-# test_faults_papi interposes libc calls under libpapi.so.  There is no
-# arm64 Fortran compiler here, so PAPI's Fortran tests are not built.
+# test_faults_change and test_faults_run interpose libc calls under
+# libpapi.so.  There is no arm64 Fortran compiler here, so PAPI's Fortran
+# tests are not built.
 #
 # Variables: srcdir (our source tree), PAPI_SRC (a PAPI source tree),
 # O (the output directory).  Nothing here depends on the host build.

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A witness for the sweeps that do their worst to PAPI (test_badinput_*,
- * test_faults_papi): another thread of the process keeps its own
- * perf::TASK-CLOCK set running through them all.  The sweep reads that
- * set between its rows (it must still run and never go back), and at the
- * end the set must have counted the thread's whole run: the thread's own
- * kernel task-clock read around its PAPI_start and its PAPI_stop (span.h)
- * bounds the set's final value, whatever time the host stole.
+ * test_faults_change, test_faults_run): another thread of the process
+ * keeps its own perf::TASK-CLOCK set running through them all.  The
+ * sweep reads that set between its rows (it must still run and never go
+ * back), and at the end the set must have counted the thread's whole run:
+ * the thread's own kernel task-clock read around its PAPI_start and its
+ * PAPI_stop (span.h) bounds the set's final value, whatever time the host
+ * stole.
  */
 #ifndef LOPE_WITNESS_H
 #define LOPE_WITNESS_H

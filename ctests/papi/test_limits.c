@@ -126,9 +126,33 @@ static int make_set(int *set, int n, int *added)
 
 /*
  * Start @set, spin 5 ms, stop into @v, with the kernel's task-clock of
- * this thread around it: the set's task-clock (event 0) must lie in that
- * span.  PAPI_OK and 1 in *@held when it does.
+ * this thread around it (@s, open): the set's task-clock (event 0) must
+ * lie in that span.  PAPI_OK and 1 in *@held when it does.
  */
+static int count_in(struct span *s, int set, long long *v, int *held, char *why,
+		    size_t len)
+{
+	int rc;
+
+	*held = 0;
+	span_mark(s);
+	rc = PAPI_start(set);
+	span_mark(s);
+	if (rc != PAPI_OK) {
+		snprintf(why, len, "start rc=%s", papi_err(rc));
+		return rc;
+	}
+	busy_ns(5 * MS);
+	span_mark(s);
+	rc = PAPI_stop(set, v);
+	span_mark(s);
+	*held = rc == PAPI_OK && span_holds(s, v[0]);
+	snprintf(why, len, "stop rc=%s task-clock %lld ns, span [%lld, %lld]",
+		 papi_err(rc), v[0], span_lo(s), span_hi(s));
+	return rc;
+}
+
+/* count_in() with a span of its own. */
 static int count_in_span(int set, long long *v, int *held, char *why,
 			 size_t len)
 {
@@ -140,22 +164,7 @@ static int count_in_span(int set, long long *v, int *held, char *why,
 		snprintf(why, len, "span_open: %s", strerror(errno));
 		return PAPI_ESYS;
 	}
-	span_mark(&s);
-	rc = PAPI_start(set);
-	span_mark(&s);
-	if (rc == PAPI_OK) {
-		busy_ns(5 * MS);
-		span_mark(&s);
-		rc = PAPI_stop(set, v);
-		span_mark(&s);
-	}
-	if (rc == PAPI_OK) {
-		*held = span_holds(&s, v[0]);
-		snprintf(why, len, "task-clock %lld ns, span [%lld, %lld]",
-			 v[0], span_lo(&s), span_hi(&s));
-	} else {
-		snprintf(why, len, "rc=%s", papi_err(rc));
-	}
+	rc = count_in(&s, set, v, held, why, len);
 	span_close(&s);
 	return rc;
 }
@@ -220,21 +229,7 @@ static int two_sets(int *held, char *why, size_t len)
 		drop_set(&b);
 		return PAPI_ESYS;
 	}
-	span_mark(&s);
-	rc = PAPI_start(a);
-	span_mark(&s);
-	if (rc == PAPI_OK) {
-		busy_ns(5 * MS);
-		span_mark(&s);
-		rc = PAPI_stop(a, v);
-		span_mark(&s);
-		*held = rc == PAPI_OK && span_holds(&s, v[0]);
-		snprintf(why, len,
-			 "stop rc=%s task-clock %lld, span [%lld, %lld]",
-			 papi_err(rc), v[0], span_lo(&s), span_hi(&s));
-	} else {
-		snprintf(why, len, "start rc=%s", papi_err(rc));
-	}
+	rc = count_in(&s, a, v, held, why, len);
 	restore_limit();
 	span_close(&s);
 	drop_set(&a);
