@@ -74,6 +74,12 @@ static inline uint64_t lope_arch_cycles(void)
 	return v;
 }
 
+/* lope_arch_cycles() into *@at. */
+static inline void lope_arch_cycles_to(uint64_t *at)
+{
+	*at = lope_arch_cycles();
+}
+
 /*
  * config1 bit 1 asks the arm_pmuv3 driver for user access ("rdpmc"), and
  * bit 0 for a 64-bit counter: one overflow interrupt per
