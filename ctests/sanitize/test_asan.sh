@@ -144,9 +144,9 @@ extra_options() {
 		# make it exit 1 instead.
 		echo ":handle_segv=0"
 		;;
-	test_pagefault | test_group | test_hw)
+	test_pagefault | test_group_api | test_hw)
 		# They count the minor faults of PAPI_start and the first read
-		# (test_group: of the engine's enable and first read) and want
+		# (test_group_api: of the engine's enable and first read) and want
 		# none.  ASan's fake stack (detect_stack_use_after_return)
 		# gives each call of an instrumented function with an
 		# address-taken local a new frame, round robin over 1 MiB per
