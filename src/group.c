@@ -145,15 +145,15 @@ static inline __attribute__((always_inline)) bool
 read_user_plain(struct lope_group *g, int64_t *restrict values,
 		bool with_values)
 {
-	struct lope_event *e = g->ev, *end = e + g->nr;
+	struct lope_event *e = g->ev;
+	const struct lope_event *last = g->klast_ev;
 
 	do { /* an open group has an event */
 		if (!lope_mmap__read_plain(e->page, &lope_hw_reader, &e->cur))
 			return false;
 		if (with_values)
 			*values++ = (int64_t)(e->cur.val - e->base.val);
-		e++;
-	} while (e < end);
+	} while (++e <= last);
 	return true;
 }
 
@@ -365,8 +365,8 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 	}
 	/* Down from the last event: the loop's count is its index. */
 	v = g->kvals;
-	i = g->nr - 1;
-	e = g->ev + i;
+	i = g->klast;
+	e = g->klast_ev;
 	do /* an open group has an event */
 		values[i] = (int64_t)(v[i] - (e--)->base.val);
 	while (--i >= 0);
@@ -466,7 +466,8 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
 static inline __attribute__((always_inline)) bool
 reset_user_plain(struct lope_group *g)
 {
-	struct lope_event *e = g->ev, *end = e + g->nr;
+	struct lope_event *e = g->ev;
+	const struct lope_event *last = g->klast_ev;
 	struct lope_counts c;
 
 	if (__builtin_expect(lope_gettid() != g->owner || g->written, 0))
@@ -476,7 +477,7 @@ reset_user_plain(struct lope_group *g)
 			return false;
 		e->cur = c;
 		e->base = c;
-	} while (++e < end);
+	} while (++e <= last);
 	g->bgap0 = 0;
 	g->last = LOPE_PATH_RDPMC;
 	return true;

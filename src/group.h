@@ -74,6 +74,9 @@ struct lope_group {
 	uint64_t *kbuf;
 	const uint64_t *kvals;
 	size_t klen;
+	/* The values loop runs down from the last event, klast (nr - 1). */
+	long klast;
+	const struct lope_event *klast_ev;
 	int kfd; /* event 0's: the leader's, whose ioctls switch the group */
 	/* base.ena - base.run of event 0: a group read(2) whose enabled
 	 * less running time still equals it was not multiplexed. */

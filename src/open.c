@@ -240,6 +240,8 @@ static void plan_reads(struct lope_group *g, bool user)
 	g->kfd = g->ev[0].fd;
 	g->kbuf = g->grouped ? g->buf : (uint64_t *)&g->ev[0].cur;
 	g->kvals = g->kbuf + (g->grouped ? 3 : 0);
+	g->klast = g->nr - 1;
+	g->klast_ev = &g->ev[g->klast];
 	if (g->how == LOPE_HOW_USER || (!g->grouped && g->nr > 1))
 		g->klen = 0;
 	else if (g->grouped)

@@ -30,8 +30,9 @@ static inline uint64_t lope_arch_cycles(void)
 }
 
 /*
- * lope_arch_cycles() into *@at, as two 32-bit stores: one instruction
- * less than joining the halves in a register first.
+ * lope_arch_cycles() into *@at, for a stamp on either side of a system
+ * call, as two 32-bit stores: one instruction less than joining the
+ * halves in a register first.
  */
 static inline void lope_arch_cycles_to(uint64_t *at)
 {
