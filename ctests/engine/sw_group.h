@@ -253,21 +253,26 @@ static inline int sw_group_init(char *why, size_t len, int *fail)
 }
 
 /*
- * A group test's start: sw_group_init(), reported; nonzero when the test
- * has nothing to run (it then returns lope_done()).
+ * A group test's main: sw_group_init(), reported, then each of @tests
+ * (@n of them) in order; the exit status.
  */
-static inline int sw_group_start(void)
+static inline int sw_group_run(void (*const *tests)(void), size_t n)
 {
 	char why[256];
+	size_t i;
 	int fail;
 
-	if (!sw_group_init(why, sizeof(why), &fail))
-		return 0;
-	if (fail)
-		lope_fail("span_task_clock", "%s", why);
-	else
-		lope_skip("group_software_events", "%s", why);
-	return 1;
+	if (sw_group_init(why, sizeof(why), &fail)) {
+		if (fail)
+			lope_fail("span_task_clock", "%s", why);
+		else
+			lope_skip("group_software_events", "%s", why);
+		return lope_done();
+	}
+	for (i = 0; i < n; i++)
+		tests[i]();
+	span_close(&clk);
+	return lope_done();
 }
 
 #endif /* LOPE_TEST_SW_GROUP_H */

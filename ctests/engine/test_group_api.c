@@ -338,14 +338,10 @@ static void test_last_counts(void)
 
 int main(void)
 {
-	if (sw_group_start())
-		return lope_done();
-	test_rdpmc_usable();
-	test_probe();
-	test_last_counts();
-	test_minflt();
-	test_leaks();
-	test_bad_inputs();
-	span_close(&clk);
-	return lope_done();
+	static void (*const tests[])(void) = {
+		test_rdpmc_usable, test_probe, test_last_counts,
+		test_minflt,       test_leaks, test_bad_inputs,
+	};
+
+	return sw_group_run(tests, ARRAY_SIZE(tests));
 }

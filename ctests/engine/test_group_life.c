@@ -395,16 +395,20 @@ static void stop_after_read(const struct config *c)
 	lope_group__delete(g);
 }
 
-int main(void)
+/* Every configuration's lifecycle and stop after a read. */
+static void all_configs(void)
 {
 	unsigned int i;
 
-	if (sw_group_start())
-		return lope_done();
 	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
 		lifecycle(&configs[i]);
 		stop_after_read(&configs[i]);
 	}
-	span_close(&clk);
-	return lope_done();
+}
+
+int main(void)
+{
+	static void (*const tests[])(void) = { all_configs };
+
+	return sw_group_run(tests, 1);
 }

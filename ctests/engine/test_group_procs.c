@@ -253,11 +253,11 @@ static void test_fork_read(void)
 
 int main(void)
 {
-	if (sw_group_start())
-		return lope_done();
-	test_inherit();
-	test_mappable();
-	test_fork_read();
-	span_close(&clk);
-	return lope_done();
+	static void (*const tests[])(void) = {
+		test_inherit,
+		test_mappable,
+		test_fork_read,
+	};
+
+	return sw_group_run(tests, ARRAY_SIZE(tests));
 }
