@@ -380,14 +380,17 @@ static inline __attribute__((always_inline)) void choose(struct lope_group *g,
 		g->read = read_cold;
 	else if (g->written)
 		g->read = read_slow;
-	else if (g->how == LOPE_HOW_USER)
-		g->read = read_user_values;
 	else
-		g->read = g->klen ? read_kernel_values : read_slow;
+		g->read = g->common;
 }
 
+/* open.c's: g->common follows from how the group samples, then the choice. */
 void lope_group__choose(struct lope_group *g, bool ready)
 {
+	if (g->how == LOPE_HOW_USER)
+		g->common = read_user_values;
+	else
+		g->common = g->klen ? read_kernel_values : read_slow;
 	choose(g, ready);
 }
 
@@ -420,7 +423,8 @@ static __attribute__((noinline)) void write_offsets(struct lope_group *g,
 static inline __attribute__((always_inline)) void
 set_bases(struct lope_group *g, const int64_t *wr)
 {
-	struct lope_event *e = g->ev, *end = e + g->nr;
+	struct lope_event *e = g->ev;
+	const struct lope_event *last = g->klast_ev;
 	const uint64_t *b = g->buf;
 
 	if (g->how == LOPE_HOW_GROUP) {
@@ -431,11 +435,11 @@ set_bases(struct lope_group *g, const int64_t *wr)
 			e->base.val = *b++;
 			e->base.ena = ena;
 			e->base.run = run;
-		} while (++e < end);
+		} while (++e <= last);
 	} else {
 		do
 			e->base = e->cur;
-		while (++e < end);
+		while (++e <= last);
 	}
 	g->bgap0 = g->ev[0].base.ena - g->ev[0].base.run;
 	if (__builtin_expect(wr || g->written, 0))

@@ -62,6 +62,7 @@ typedef int (*lope_read_fn)(struct lope_group *g, int64_t *values);
 struct lope_group {
 	/* The measured calls' data. */
 	lope_read_fn read;
+	lope_read_fn common; /* g->read when ready, nothing written */
 	int nr;
 	enum lope_how how;
 	struct lope_event *ev;
@@ -153,8 +154,9 @@ static inline bool lope_group__forked(const struct lope_group *g)
 
 /*
  * Set g->read from the group's state: @ready (open, its bases in place),
- * whether a write left offsets, how it samples.  Called by every verb
- * that changes one of them, never on a measured read (group.c).
+ * whether a write left offsets, how it samples (g->common, worked out
+ * here from g->how and g->klen).  group.c's verbs that change the state
+ * choose again; never a measured read.
  */
 void lope_group__choose(struct lope_group *g, bool ready);
 
