@@ -11,12 +11,20 @@
 #include "lope.h"
 #include "sys.h"
 
+/*
+ * One event: what it is (attr, fd, page) and, for the read path, its base
+ * (the raw counts its values start from), its written offset and its
+ * latest sample where samples are per event (not a group read(2)).
+ */
 struct lope_event {
-	struct perf_event_attr attr;
-	int fd;
+	struct lope_counts base;           /* raw counts at reset/start */
 	struct perf_event_mmap_page *page; /* NULL: read(2) only */
-	uint64_t period;                   /* overflow every period; 0: none */
-	int signo;                         /* the overflow signal */
+	struct lope_counts cur; /* latest sample, unless g->buf holds it */
+	int64_t wr;             /* added after scaling (write) */
+	int fd;
+	struct perf_event_attr attr;
+	uint64_t period; /* overflow every period; 0: none */
+	int signo;       /* the overflow signal */
 	void *ring; /* user page + LOPE_RING_PAGES of samples; NULL: none */
 	/* What we believe the kernel's event_limit is: overflows left before
 	 * it stops the event.  The signal handler changes it, so volatile. */
@@ -30,70 +38,75 @@ struct lope_event {
  * holds 256 IP samples, far more than a budget's worth. */
 #define LOPE_RING_PAGES 1
 
-/* Where the raw counts of the latest sample are. */
-enum lope_snap {
-	LOPE_SNAP_NONE, /* no sample since the last enable, or it failed */
-	LOPE_SNAP_BUF,  /* g->buf: a PERF_FORMAT_GROUP read(2), one ena/run */
-	LOPE_SNAP_CUR,  /* g->cur: one lope_counts per event */
+/*
+ * How an open group takes a sample, fixed when it opens: the layout of
+ * the sample follows from it (the kernel's PERF_FORMAT_GROUP layout in
+ * g->buf for LOPE_HOW_GROUP, else each event's cur).
+ */
+enum lope_how {
+	LOPE_HOW_USER,  /* each page in user space; read(2) when refused */
+	LOPE_HOW_GROUP, /* one PERF_FORMAT_GROUP read(2) of the leader */
+	LOPE_HOW_EACH,  /* one read(2) per event */
 };
 
-/* What lope_group__read() may do without another test (lope_group__heat). */
-enum lope_hot {
-	LOPE_HOT_NONE, /* not ready, offsets written, or neither path below */
-	LOPE_HOT_FAST, /* read_fast() and its values */
-	LOPE_HOT_USER, /* the user-space read's common case */
-};
+struct lope_group;
+
+/*
+ * What lope_group__read() does now: set by lope_group__choose() alone.
+ * It is read_cold() (group.c) exactly when the group is not ready: closed,
+ * split, or stopped with the latest sample as its bases, not yet copied
+ * (settle()); the verbs test that, and nothing else, before using them.
+ */
+typedef int (*lope_read_fn)(struct lope_group *g, int64_t *values);
 
 struct lope_group {
+	/* The measured calls' data. */
+	lope_read_fn read;
+	lope_read_fn common; /* g->read when ready, nothing written */
+	int nr;
+	enum lope_how how;
+	struct lope_event *ev;
+	/*
+	 * The one read(2) of a LOPE_HOW_GROUP or one-event group: of kfd into kbuf
+	 * (g->buf, or event 0's cur), klen bytes (0: no such read), values
+	 * at kvals; the enabled time at kbuf[1], the running time at
+	 * kbuf[2] in both layouts.
+	 */
+	uint64_t *kbuf;
+	const uint64_t *kvals;
+	size_t klen;
+	/* The values loop runs down from the last event, klast (nr - 1). */
+	long klast;
+	const struct lope_event *klast_ev;
+	int kfd; /* event 0's: the leader's, whose ioctls switch the group */
+	/* base.ena - base.run of event 0: a group read(2) whose enabled
+	 * less running time still equals it was not multiplexed. */
+	uint64_t bgap0;
+	/*
+	 * The reset rule: the latest read's read(2) began at read_start and
+	 * ended at read_end, by the clock; a reset less than read_end -
+	 * read_start after read_end, with no verb in between, takes that
+	 * sample as its bases.  Every other verb makes them equal (0, 0).
+	 */
+	uint64_t read_start, read_end;
+	enum lope_path last; /* the latest sample's; NONE: none since enable */
+	bool opened;         /* open itself (a split group's parts are) */
+	bool written;        /* some event's wr is not 0 */
+	bool grouped;        /* read(2) is one PERF_FORMAT_GROUP read */
+	int nr_leaders;      /* events 0 .. nr_leaders - 1 lead kernel groups */
+	pid_t owner;         /* the only thread that may read in user space */
+	/* Between enable and disable; read by the overflow signal handler. */
+	volatile sig_atomic_t running;
+	/* The rest. */
 	pid_t pid;
 	int cpu;
 	unsigned int flags;
-	int nr, cap;
-	struct lope_event *ev;
-	/* The hot path's data: per-event arrays, and what open decided. */
-	uint64_t *bval, *bena, *brun; /* raw counts at reset/start: bases */
-	/* bena[0] - brun[0]: a read(2) of event 0's kernel group whose
-	 * enabled less running time still equals it was not multiplexed. */
-	uint64_t bgap0;
-	int64_t *wr;    /* added after scaling (write) */
-	bool written;   /* some wr[] is not 0 */
-	bool grouped;   /* read(2) is one PERF_FORMAT_GROUP read */
-	int nr_leaders; /* events 0 .. nr_leaders - 1 lead kernel groups */
-	/*
-	 * The read(2) path's common case (read_fast()): no user-space reads
-	 * and one read(2), of fast_len bytes into fast_buf: nr, ena, run,
-	 * values (PERF_FORMAT_GROUP: g->buf, fast_vals at [3]) or value,
-	 * ena, run (one event: g->cur, fast_vals at [0]).
-	 */
-	bool fast;
-	uint64_t *fast_buf;
-	size_t fast_len;
-	const uint64_t *fast_vals;
-	enum lope_snap fast_snap;
-	bool opened;
-	/*
-	 * Open, and bval/bena/brun hold the bases: what every call that
-	 * samples or uses them tests first.  A disable clears it instead of
-	 * copying its sample: the bases are then that sample, which settle()
-	 * copies when next they are needed.
-	 */
-	bool ready;
-	enum lope_hot hot;
-	bool user_read;        /* every event mapped, maybe rdpmc-readable */
-	enum lope_snap snap;   /* the latest sample since the last enable */
-	bool stamp_reads;      /* reset seen: time samples for reuse */
-	uint64_t snap_at;      /* clock at the latest sample; 0: unknown */
-	uint64_t read_cost;    /* clock ticks one read(2) of this group takes */
+	int cap;
 	unsigned int fork_gen; /* lope_fork_gen when opened */
-	pid_t owner;           /* the only thread that may read in user space */
 	int nr_mapped;
 	int nr_overflow; /* events with a period */
-	/* Between enable and disable; read by the overflow signal handler. */
-	volatile sig_atomic_t running;
-	enum lope_path last;
 	size_t page_size;
-	struct lope_counts *cur; /* LOPE_SNAP_CUR's counts */
-	uint64_t *buf;           /* read(2) buffer: nr, ena, run, cap values */
+	uint64_t *buf; /* group read(2) buffer: nr, ena, run, cap values */
 	/* Hybrid CPUs (parts.c).  A group split over core PMUs (parts set,
 	 * from cores) is the sum of its parts: groups of their own, each
 	 * all of one core PMU (core, of core_of) or of none (core -1). */
@@ -108,8 +121,9 @@ struct lope_group {
 
 /*
  * Open, itself or as the sum of its parts.  A split group's own "opened"
- * stays false, so that the one test settle() makes of an ordinary group
- * also sends a split one to parts.c: nothing is added to ordinary calls.
+ * stays false and it is never ready, so that the one test the verbs make
+ * of an ordinary group sends a split one to settle(), and on to parts.c:
+ * nothing is added to ordinary calls.
  */
 static inline bool lope_group__is_open(const struct lope_group *g)
 {
@@ -139,21 +153,12 @@ static inline bool lope_group__forked(const struct lope_group *g)
 }
 
 /*
- * What lope_group__read() can do at once (g->hot), decided when something
- * it depends on changes rather than tested on every call.
+ * Set g->read from the group's state: @ready (open, its bases in place),
+ * whether a write left offsets, how it samples (g->common, worked out
+ * here from g->how and g->klen).  group.c's verbs that change the state
+ * choose again; never a measured read.
  */
-static inline void lope_group__heat(struct lope_group *g)
-{
-	if (!g->ready || g->written)
-		g->hot = LOPE_HOT_NONE;
-	else if (g->user_read)
-		g->hot = LOPE_HOT_USER;
-	else
-		g->hot = g->fast ? LOPE_HOT_FAST : LOPE_HOT_NONE;
-}
-
-/* How long one read(2) of the open group @g takes (group.c, for open.c). */
-uint64_t lope_group__read_cost(struct lope_group *g);
+void lope_group__choose(struct lope_group *g, bool ready);
 
 /* A split group's parts: group k of core PMU k, the last one of none. */
 struct lope_parts {
@@ -162,6 +167,7 @@ struct lope_parts {
 	int64_t *tmp;                   /* one part's values */
 	struct lope_counts *ctmp;       /* one part's raw counts */
 	int hit_g, hit_j;               /* the last lope_parts__find_fd() */
+	enum lope_path last;            /* the latest lope_parts__read() */
 };
 
 /* A split group's calls (parts.c): open, close, and the verbs. */

@@ -34,6 +34,7 @@ int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
 	g->cpu = cpu;
 	g->flags = flags;
 	g->core = -1;
+	lope_group__choose(g, false);
 	g->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	*out = g;
 	return 0;
@@ -45,11 +46,6 @@ void lope_group__delete(struct lope_group *g)
 		return;
 	lope_group__close(g);
 	free(g->ev);
-	free(g->bval);
-	free(g->bena);
-	free(g->brun);
-	free(g->wr);
-	free(g->cur);
 	free(g->buf);
 	free(g);
 }
@@ -65,7 +61,7 @@ static int grow(void *p, size_t n, size_t size)
 	return 0;
 }
 
-/* Grow the event arrays and the read buffers to hold @nr events. */
+/* Grow the events and the group read(2) buffer to hold @nr events. */
 static int reserve(struct lope_group *g, int nr)
 {
 	size_t cap = g->cap ? (size_t)g->cap : 4;
@@ -75,11 +71,6 @@ static int reserve(struct lope_group *g, int nr)
 	while (cap < (size_t)nr)
 		cap *= 2;
 	if (grow(&g->ev, cap, sizeof(*g->ev)) ||
-	    grow(&g->bval, cap, sizeof(*g->bval)) ||
-	    grow(&g->bena, cap, sizeof(*g->bena)) ||
-	    grow(&g->brun, cap, sizeof(*g->brun)) ||
-	    grow(&g->wr, cap, sizeof(*g->wr)) ||
-	    grow(&g->cur, cap, sizeof(*g->cur)) ||
 	    grow(&g->buf, 3 + cap, sizeof(*g->buf)))
 		return -ENOMEM;
 	g->cap = (int)cap;
@@ -233,9 +224,56 @@ static void map_page(struct lope_group *g, struct lope_event *e)
 	g->nr_mapped++;
 }
 
+/*
+ * How the open group samples, and where its read(2) goes: the leader's
+ * PERF_FORMAT_GROUP read into g->buf, or one event's into its cur (the
+ * kernel's two layouts; both have the enabled time at [1], the running
+ * time at [2]).
+ */
+static void plan_reads(struct lope_group *g, bool user)
+{
+	g->grouped = group_read(g);
+	if (user)
+		g->how = LOPE_HOW_USER;
+	else
+		g->how = g->grouped ? LOPE_HOW_GROUP : LOPE_HOW_EACH;
+	g->kfd = g->ev[0].fd;
+	g->kbuf = g->grouped ? g->buf : (uint64_t *)&g->ev[0].cur;
+	g->kvals = g->kbuf + (g->grouped ? 3 : 0);
+	g->klast = g->nr - 1;
+	g->klast_ev = &g->ev[g->klast];
+	if (g->how == LOPE_HOW_USER || (!g->grouped && g->nr > 1))
+		g->klen = 0;
+	else if (g->grouped)
+		g->klen = (size_t)(3 + g->nr) * sizeof(uint64_t);
+	else
+		g->klen = sizeof(g->ev[0].cur);
+}
+
+/* Open and ready: every base 0, nothing written, no sample yet. */
+static void opened(struct lope_group *g, bool user)
+{
+	int i;
+
+	for (i = 0; i < g->nr; i++) {
+		memset(&g->ev[i].base, 0, sizeof(g->ev[i].base));
+		g->ev[i].wr = 0;
+	}
+	g->bgap0 = 0;
+	g->written = false;
+	plan_reads(g, user);
+	/* One kernel group: its leader, event 0; else every event leads. */
+	g->nr_leaders = one_kernel_group(g) ? 1 : g->nr;
+	g->read_start = 0;
+	g->read_end = 0;
+	g->last = LOPE_PATH_NONE;
+	g->opened = true;
+	lope_group__choose(g, true);
+}
+
 int lope_group__open(struct lope_group *g)
 {
-	bool self;
+	bool self, user;
 	int i, err;
 
 	if (!g)
@@ -247,7 +285,6 @@ int lope_group__open(struct lope_group *g)
 	if (lope_parts__needed(g))
 		return lope_parts__open(g);
 	self = self_monitoring(g);
-	g->user_read = self && !(g->flags & LOPE_NO_RDPMC);
 	/* Before anything is mapped: a failed open unmaps what it mapped. */
 	g->fork_gen = lope_fork_gen;
 	for (i = 0; i < g->nr; i++) {
@@ -257,7 +294,7 @@ int lope_group__open(struct lope_group *g)
 		if (!err && e->period)
 			err = lope_overflow__open(g, e);
 		if (err) {
-			g->opened = true;
+			g->opened = true; /* what close undoes */
 			lope_group__close(g);
 			return err;
 		}
@@ -267,32 +304,9 @@ int lope_group__open(struct lope_group *g)
 		if (user_readable(g, &e->attr))
 			map_page(g, e);
 	}
-	if (g->nr_mapped != g->nr)
-		g->user_read = false;
+	user = self && !(g->flags & LOPE_NO_RDPMC) && g->nr_mapped == g->nr;
 	g->owner = self ? lope_gettid() : 0;
-	memset(g->bval, 0, (size_t)g->nr * sizeof(*g->bval));
-	memset(g->bena, 0, (size_t)g->nr * sizeof(*g->bena));
-	memset(g->brun, 0, (size_t)g->nr * sizeof(*g->brun));
-	g->bgap0 = 0;
-	memset(g->wr, 0, (size_t)g->nr * sizeof(*g->wr));
-	g->written = false;
-	g->grouped = group_read(g);
-	g->fast = !g->user_read && (g->grouped || g->nr == 1);
-	g->fast_buf = g->grouped ? g->buf : (uint64_t *)g->cur;
-	g->fast_len = g->grouped ? (size_t)(3 + g->nr) * sizeof(uint64_t) :
-				   sizeof(*g->cur);
-	g->fast_vals = g->fast_buf + (g->grouped ? 3 : 0);
-	g->fast_snap = g->grouped ? LOPE_SNAP_BUF : LOPE_SNAP_CUR;
-	/* One kernel group: its leader, event 0; else every event leads. */
-	g->nr_leaders = one_kernel_group(g) ? 1 : g->nr;
-	g->snap_at = 0;
-	g->snap = LOPE_SNAP_NONE;
-	g->stamp_reads = false;
-	g->opened = true;
-	g->ready = true;
-	lope_group__heat(g);
-	g->read_cost = lope_group__read_cost(g);
-	g->last = LOPE_PATH_NONE;
+	opened(g, user);
 	return 0;
 }
 
@@ -323,10 +337,8 @@ void lope_group__close(struct lope_group *g)
 		e->fd = -1;
 	}
 	g->nr_mapped = 0;
-	g->user_read = false;
 	g->running = false;
 	g->opened = false;
-	g->ready = false;
-	g->hot = LOPE_HOT_NONE;
-	g->snap = LOPE_SNAP_NONE;
+	g->last = LOPE_PATH_NONE;
+	lope_group__choose(g, false);
 }

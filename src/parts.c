@@ -174,10 +174,7 @@ int lope_parts__open(struct lope_group *g)
 		return err;
 	}
 	/* g->opened stays false: settle() says LOPE_SPLIT. */
-	g->ready = false;
-	g->hot = LOPE_HOT_NONE;
-	g->snap = LOPE_SNAP_NONE;
-	g->last = LOPE_PATH_NONE;
+	g->parts->last = LOPE_PATH_NONE;
 	return 0;
 }
 
@@ -202,15 +199,17 @@ void lope_parts__close(struct lope_group *g)
 static void part_values(const struct lope_group *q, const struct lope_counts *c,
 			int64_t *v)
 {
-	uint64_t ref = c[0].run - q->brun[0], d, ena;
+	uint64_t ref = c[0].run - q->ev[0].base.run, d, ena;
 	int j;
 
 	for (j = 0; j < q->nr; j++) {
-		d = c[j].val - q->bval[j];
-		ena = lope_group__is_part(q) ? ref : c[j].ena - q->bena[j];
+		const struct lope_event *e = &q->ev[j];
+
+		d = c[j].val - e->base.val;
+		ena = lope_group__is_part(q) ? ref : c[j].ena - e->base.ena;
 		d = (int64_t)d < 0 ? 0 :
-				     lope_scale(d, ena, c[j].run - q->brun[j]);
-		v[j] = (int64_t)(d > INT64_MAX ? INT64_MAX : d) + q->wr[j];
+				     lope_scale(d, ena, c[j].run - e->base.run);
+		v[j] = (int64_t)(d > INT64_MAX ? INT64_MAX : d) + e->wr;
 	}
 }
 
@@ -242,7 +241,7 @@ int lope_parts__read(struct lope_group *g, int64_t *values)
 		if (lope_group__last_path(p->g[k]) != LOPE_PATH_RDPMC)
 			last = LOPE_PATH_READ;
 	}
-	g->last = last;
+	p->last = last;
 	return 0;
 }
 

@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A reset right after a read reuses that read's sample (one system call
- * for PAPI_accum and the read-then-reset pair), an older sample is never
- * reused, a sample serves one reset only, and no count is lost between
- * the intervals.  Counted on real software events through a counting
- * system-call table.
+ * The reset rule: a reset takes the sample of the read just before it
+ * (one system call for PAPI_accum and the read-then-reset pair) only when
+ * no other verb came between them and the reset comes within that read's
+ * own duration after it; an older sample is never reused, a sample serves
+ * one reset only, the first read after open qualifies like any other, and
+ * no count is lost between the intervals.  Counted on real software
+ * events through a counting system-call table.
  *
- * The engine's rule (group.c, fresh()): a reset reuses the latest sample
- * when it is younger than g->read_cost ticks of lope_arch_cycles() (the
- * least of a few read(2) at open).  Whether a sample is that young depends
- * on the scheduler, so every try measures it with the same clock: the
- * sample's time (g->snap_at, read before the reset) and the clock just
- * before and just after the reset.  A try that expects reuse counts only
- * when the sample was still younger than read_cost just after the reset
- * (fresh() looked in between, so it must have reused); a try that expects
- * a new sample, only when it was at least read_cost old just before (or
- * there was no timed sample at all).  Both outcomes are then certain, and
- * a wrong one is the engine's error.
+ * The engine (group.c, reusable()) times each read's read(2) with
+ * lope_arch_cycles() before and after the system call (g->read_start,
+ * g->read_end) and reuses when its own clock, read in the reset, is less
+ * than read_end - read_start past read_end.  Whether it is depends on the
+ * scheduler, so every try measures it with the same clock: the read's two
+ * stamps and the clock just before and just after the reset.  A try that
+ * expects reuse counts only when even the clock just after the reset was
+ * within the read's duration (the engine looked in between, so it must
+ * have reused); a try that expects a new sample, only when the clock just
+ * before the reset was already past it, or a verb came between.  Both
+ * outcomes are then certain, and a wrong one is the engine's error.
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
@@ -32,9 +34,11 @@
 #include "report.h"
 #include "sys.h"
 
-/* Tries a row expecting reuse makes to find CLEAN ones (see try_row()). */
+/* Tries a row expecting reuse makes to find CLEAN ones (see table()). */
 #define CLEAN 3
 #define TRIES 1000
+/* Groups opened to find CLEAN first reads that qualify (first_read()). */
+#define OPENS 200
 
 static unsigned long nr_reads;
 
@@ -66,49 +70,78 @@ fail:
 	return NULL;
 }
 
-/* One reset and how old the latest sample was around it. */
+/* What may come between the read and the reset. */
+enum between { NOTHING, RESET, WRITE, RESTART };
+
+static int verb_between(struct lope_group *g, enum between b, const int64_t *v)
+{
+	switch (b) {
+	case RESET:
+		return lope_group__reset(g);
+	case WRITE:
+		return lope_group__write(g, v);
+	case RESTART:
+		return lope_group__disable_after_read(g) ||
+		       lope_group__enable(g);
+	case NOTHING:
+		break;
+	}
+	return 0;
+}
+
+/* One reset and the clock around it and around the read before it. */
 struct attempt {
 	unsigned long reads; /* read(2) calls the reset made; ~0: failed */
-	uint64_t snap_at;    /* g->snap_at before the reset: 0, none timed */
-	uint64_t before;     /* its age just before the reset */
+	int read;            /* a read came before (and these are its) */
+	uint64_t start, end; /* g->read_start and read_end after the read */
+	uint64_t before;     /* the clock just before the reset */
 	uint64_t after;      /* and just after */
 };
 
-/* The last of @resets resets, timed, after the given preparation. */
+/* The reset, timed, after @read_first, @pause_ms and the verb @b. */
 static struct attempt reset_after(struct lope_group *g, int read_first,
-				  long pause_ms, int resets)
+				  long pause_ms, enum between b)
 {
-	struct attempt t = { ~0ul, 0, 0, 0 };
-	uint64_t t0, t1;
+	struct attempt t = { ~0ul, read_first, 0, 0, 0, 0 };
 	unsigned long before;
 	int64_t v[SW_ATTRS];
-	int i;
 
 	if (read_first && lope_group__read(g, v))
 		return t;
+	t.start = g->read_start;
+	t.end = g->read_end;
 	if (pause_ms)
 		sleep_ns(pause_ms * MS);
-	for (i = 0; i < resets - 1; i++)
-		if (lope_group__reset(g))
-			return t;
+	if (verb_between(g, b, v))
+		return t;
 	before = nr_reads;
-	t.snap_at = g->snap_at;
-	t0 = lope_arch_cycles();
+	t.before = lope_arch_cycles();
 	if (lope_group__reset(g))
 		return t;
-	t1 = lope_arch_cycles();
+	t.after = lope_arch_cycles();
 	t.reads = nr_reads - before;
-	t.before = t0 - t.snap_at;
-	t.after = t1 - t.snap_at;
 	return t;
 }
 
-/* Must @t have reused the sample (1), taken a new one (0), or either? */
-static int must_reuse(const struct attempt *t, uint64_t read_cost)
+/* The read's own duration, by the engine's clock; 0: none to reuse. */
+static uint64_t duration(const struct attempt *t)
 {
-	if (t->snap_at && t->after < read_cost)
+	return t->read && t->end > t->start ? t->end - t->start : 0;
+}
+
+/*
+ * Must @t have reused the sample (1), taken a new one (0), or either?
+ * @order: no verb came between the read and the reset.
+ */
+static int must_reuse(const struct attempt *t, int order)
+{
+	uint64_t len = duration(t);
+
+	if (!order || !len)
+		return 0;
+	if (t->after - t->end < len)
 		return 1;
-	if (!t->snap_at || t->before >= read_cost)
+	if (t->before - t->end >= len)
 		return 0;
 	return -1;
 }
@@ -118,105 +151,154 @@ static const struct {
 	const char *name;
 	int read_first;
 	long pause_ms;
-	int resets;
+	enum between between;
 	int reuse;
 } rows[] = {
-	{ __LINE__, "reset_right_after_a_read_reuses_it", 1, 0, 1, 1 },
-	{ __LINE__, "reset_20_ms_after_a_read_samples_again", 1, 20, 1, 0 },
-	{ __LINE__, "second_reset_after_one_read_samples_again", 1, 0, 2, 0 },
-	{ __LINE__, "reset_without_a_read_samples", 0, 0, 1, 0 },
+	{ __LINE__, "reset_right_after_a_read_reuses_it", 1, 0, NOTHING, 1 },
+	{ __LINE__, "reset_20_ms_after_a_read_samples_again", 1, 20, NOTHING,
+	  0 },
+	{ __LINE__, "second_reset_after_one_read_samples_again", 1, 0, RESET,
+	  0 },
+	{ __LINE__, "reset_after_a_read_and_a_write_samples_again", 1, 0, WRITE,
+	  0 },
+	{ __LINE__, "reset_after_a_read_a_stop_and_a_start_samples_again", 1, 0,
+	  RESTART, 0 },
+	{ __LINE__, "reset_without_a_read_samples", 0, 0, NOTHING, 0 },
 };
 
+static const char *const why[] = { "it had to sample again",
+				   "it had to reuse the sample",
+				   "the row's premise failed",
+				   "a call failed" };
+
 /*
- * A row expecting reuse needs CLEAN tries whose sample was younger than
- * read_cost just after the reset, each with no read(2); a try preempted
- * or stolen from in between proves nothing either way and is taken again,
- * up to TRIES.  Fewer clean tries than CLEAN is a FAIL, not a SKIP: from
- * the read's time stamp to the end of the reset the engine makes no system
- * call, some hundred instructions against the read(2) that read_cost
- * measured, so a correct engine gets them on any machine; never getting
- * one means the sample is not stamped or read_cost is wrong.  A row
- * expecting a new sample takes 3 tries, and every one must sample: the
- * sample it starts from is at least read_cost old (or untimed) by then.
- * In every try of every row, a sample younger than read_cost after the
- * reset must have been reused, one at least read_cost old before it must
- * not have been.
+ * Judge try @t of a row wanting @reuse with @order; 1: clean (counts
+ * towards the row), 0: proves nothing, -1: wrong, *@m then says why.
+ */
+static int judge(const struct attempt *t, int order, int reuse, int *m)
+{
+	*m = must_reuse(t, order);
+	if (t->reads == ~0ul) {
+		*m = 3;
+		return -1;
+	}
+	if (t->reads > 1 || (*m == 1 && t->reads != 0) ||
+	    (*m == 0 && t->reads != 1))
+		return -1;
+	if (!reuse && *m != 0) {
+		*m = 2;
+		return -1;
+	}
+	return *m == reuse;
+}
+
+static void report_row(int line, const char *name, const struct attempt *t,
+		       int m, int bad, int clean, int tries, int want)
+{
+	if (bad)
+		lope_fail(name,
+			  "row %d, try %d: %lu read(2) calls, but %s: the "
+			  "read took %llu ticks, the reset began %llu and "
+			  "ended %llu ticks after it",
+			  line, tries, t->reads, m < 0 ? "-" : why[m],
+			  (unsigned long long)duration(t),
+			  (unsigned long long)(t->before - t->end),
+			  (unsigned long long)(t->after - t->end));
+	else
+		lope_check(
+			clean >= want, name,
+			"row %d: %d clean tries of %d (want %d); the last "
+			"read took %llu ticks, its reset ended %llu after it",
+			line, clean, tries, want,
+			(unsigned long long)duration(t),
+			(unsigned long long)(t->after - t->end));
+}
+
+/*
+ * A row expecting reuse needs CLEAN tries that ended the reset within the
+ * read's duration, each with no read(2); a try preempted or stolen from
+ * in between proves nothing either way and is taken again, up to TRIES.
+ * Fewer clean tries than CLEAN is a FAIL, not a SKIP: from the read's end
+ * to the end of the reset the engine makes no system call, some hundred
+ * instructions against the read(2) it timed, so a correct engine gets
+ * them on any machine; never getting one means the read is not timed or
+ * the rule is wrong.  A row expecting a new sample takes 3 tries, and
+ * every one must sample: a verb came between, or the reset began after
+ * the read's duration had passed.  In every try of every row, a reset
+ * that ended within the duration with nothing between must have reused,
+ * one that began after it must not have.
  */
 static void table(struct lope_group *g)
 {
-	static const char *const why[] = { "it had to sample again",
-					   "it had to reuse the sample",
-					   "the row's premise failed",
-					   "a call failed" };
 	size_t i;
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct attempt t = { ~0ul, 0, 0, 0 },
-			       least = { ~0ul, 0, 0, ~0ull };
-		int try, m = -1, clean = 0, bad = 0;
+		struct attempt t = { ~0ul, 0, 0, 0, 0, 0 };
+		int try, m = -1, clean = 0, bad = 0, r;
 		int tries = rows[i].reuse ? TRIES : 3;
 		int want = rows[i].reuse ? CLEAN : 3;
 
 		for (try = 0; try < tries && clean < want && !bad; try++) {
-			/* start each try with no timed sample (a reset
-			 * leaves none); no pause: the engine's code stays
+			/* start each try with no read to reuse (a reset
+			 * forgets it); no pause: the engine's code stays
 			 * in the caches, as in a program's accum loop */
 			if (lope_group__reset(g))
 				break;
 			t = reset_after(g, rows[i].read_first, rows[i].pause_ms,
-					rows[i].resets);
-			m = must_reuse(&t, g->read_cost);
-			if (t.reads == ~0ul) {
-				bad = 1;
-				m = 3;
-			} else if (t.reads > 1 || (m == 1 && t.reads != 0) ||
-				   (m == 0 && t.reads != 1)) {
-				bad = 1;
-			} else if (!rows[i].reuse && m != 0) {
-				bad = 1;
-				m = 2;
-			} else if (m == rows[i].reuse) {
-				clean++;
-			}
-			if (t.snap_at && t.after < least.after)
-				least = t;
+					rows[i].between);
+			r = judge(&t, rows[i].between == NOTHING, rows[i].reuse,
+				  &m);
+			bad = r < 0;
+			clean += r > 0;
 		}
-		if (least.snap_at)
-			lope_info("%s: %d clean tries of %d; youngest sample "
-				  "%llu ticks old after the reset, read_cost "
-				  "%llu",
-				  rows[i].name, clean, try,
-				  (unsigned long long)least.after,
-				  (unsigned long long)g->read_cost);
-		if (bad)
-			lope_fail(rows[i].name,
-				  "row %d, try %d: %lu read(2) calls, but %s: "
-				  "the sample was %llu ticks old before the "
-				  "reset, %llu after (snap_at %llu), "
-				  "read_cost %llu",
-				  rows[i].line, try, t.reads,
-				  m < 0 ? "-" : why[m],
-				  (unsigned long long)t.before,
-				  (unsigned long long)t.after,
-				  (unsigned long long)t.snap_at,
-				  (unsigned long long)g->read_cost);
-		else
-			lope_check(clean >= want, rows[i].name,
-				   "row %d: %d clean tries of %d (want %d); "
-				   "the youngest sample was %llu ticks old "
-				   "after the reset, read_cost %llu",
-				   rows[i].line, clean, try, want,
-				   (unsigned long long)least.after,
-				   (unsigned long long)g->read_cost);
+		report_row(rows[i].line, rows[i].name, &t, m, bad, clean, try,
+			   want);
 	}
+}
+
+/*
+ * The first read after open qualifies like any other: no warm-up, no
+ * timing at open.  Each try opens a group, reads once and resets; CLEAN
+ * of them must end the reset within that first read's duration, and
+ * every such one must have reused it.
+ */
+static void first_read(void)
+{
+	struct attempt t = { ~0ul, 0, 0, 0, 0, 0 };
+	int try, m = -1, clean = 0, bad = 0, r;
+	unsigned long at_open, open_reads = 0;
+
+	for (try = 0; try < OPENS && clean < CLEAN && !bad; try++) {
+		struct lope_group *g;
+
+		at_open = nr_reads;
+		g = open_group();
+		open_reads += nr_reads - at_open;
+		if (!g) {
+			t.reads = ~0ul;
+			bad = 1;
+			m = 3;
+			break;
+		}
+		t = reset_after(g, 1, 0, NOTHING);
+		r = judge(&t, 1, 1, &m);
+		bad = r < 0;
+		clean += r > 0;
+		lope_group__delete(g);
+	}
+	lope_check(open_reads == 0, "open_and_enable_make_no_read",
+		   "%lu read(2) calls in %d opens and enables", open_reads,
+		   try);
+	report_row(__LINE__, "first_read_after_open_qualifies", &t, m, bad,
+		   clean, try, CLEAN);
 }
 
 /*
  * read+reset intervals add up to the raw count: nothing falls between.
  * Each pair's value runs from the base the previous reset took to the
  * read's sample (lope_group__last_counts() after each call gives both, raw,
- * from the same kernel counter).  A pair whose sample was still younger
- * than read_cost just after its reset reused it: one read(2) for the pair,
+ * from the same kernel counter).  A pair whose reset ended within its
+ * read's duration reused the read's sample: one read(2) for the pair,
  * and the next interval starts at the read's sample, so nothing falls
  * between.  A pair preempted or stolen from in between may sample again
  * (two read(2)); what then falls between its read and its reset is
@@ -227,9 +309,9 @@ static void continuity(struct lope_group *g)
 {
 	struct lope_counts prev[SW_ATTRS], snap[SW_ATTRS], base[SW_ATTRS];
 	int64_t v[SW_ATTRS], sum = 0, gaps = 0;
-	uint64_t first, at, t1, calls = 0;
+	uint64_t first, start, end, t1, calls = 0;
 	unsigned long before, reads;
-	char why[200] = "";
+	char why_not[200] = "";
 	int i, clean = 0, pairs = 0;
 
 	/* a reset right after this sample starts the chain from it */
@@ -239,12 +321,13 @@ static void continuity(struct lope_group *g)
 		return;
 	}
 	first = prev[0].val;
-	for (i = 0; i < 50 && !why[0]; i++) {
+	for (i = 0; i < 50 && !why_not[0]; i++) {
 		busy_ns(MS);
 		before = nr_reads;
 		if (lope_group__read(g, v) || lope_group__last_counts(g, snap))
 			break;
-		at = g->snap_at;
+		start = g->read_start;
+		end = g->read_end;
 		if (lope_group__reset(g))
 			break;
 		t1 = lope_arch_cycles();
@@ -254,46 +337,50 @@ static void continuity(struct lope_group *g)
 		pairs++;
 		calls += reads;
 		if (v[0] != (int64_t)(snap[0].val - prev[0].val))
-			snprintf(why, sizeof(why),
+			snprintf(why_not, sizeof(why_not),
 				 "pair %d: value %lld, its sample less the "
 				 "base %lld",
 				 i, (long long)v[0],
 				 (long long)(snap[0].val - prev[0].val));
-		if (at && t1 - at < g->read_cost) {
+		if (end > start && t1 - end < end - start) {
 			clean++;
 			if (reads != 1 || base[0].val != snap[0].val)
 				snprintf(
-					why, sizeof(why),
-					"pair %d: sample %llu ticks old after "
-					"the reset (read_cost %llu), yet %lu "
+					why_not, sizeof(why_not),
+					"pair %d: the reset ended %llu ticks "
+					"after a read of %llu, yet %lu "
 					"read(2) and the base %lld past it",
-					i, (unsigned long long)(t1 - at),
-					(unsigned long long)g->read_cost, reads,
+					i, (unsigned long long)(t1 - end),
+					(unsigned long long)(end - start),
+					reads,
 					(long long)(base[0].val - snap[0].val));
 		} else if (reads < 1 || reads > 2) {
-			snprintf(why, sizeof(why), "pair %d: %lu read(2)", i,
-				 reads);
+			snprintf(why_not, sizeof(why_not),
+				 "pair %d: %lu read(2)", i, reads);
 		}
 		gaps += (int64_t)(base[0].val - snap[0].val);
 		sum += v[0];
 		memcpy(prev, base, sizeof(prev));
 	}
-	if (pairs < 50 && !why[0])
-		snprintf(why, sizeof(why), "pair %d: a call failed", pairs);
+	if (pairs < 50 && !why_not[0])
+		snprintf(why_not, sizeof(why_not), "pair %d: a call failed",
+			 pairs);
 	lope_info("continuity: 50 read+reset pairs made %llu read(2) calls, "
 		  "%d pairs clean, %lld ns between the intervals of the others",
 		  (unsigned long long)calls, clean, (long long)gaps);
-	lope_check(!why[0] && clean >= CLEAN,
+	lope_check(!why_not[0] && clean >= CLEAN,
 		   "read_reset_pair_is_one_system_call",
 		   "%s; %d clean pairs of %d, want %d",
-		   why[0] ? why : "each pair as sampled", clean, pairs, CLEAN);
-	lope_check(!why[0] && sum > 0 &&
+		   why_not[0] ? why_not : "each pair as sampled", clean, pairs,
+		   CLEAN);
+	lope_check(!why_not[0] && sum > 0 &&
 			   (uint64_t)(sum + gaps) == prev[0].val - first,
 		   "read_reset_intervals_lose_no_count",
 		   "%s; sum %lld and %lld between the intervals, raw delta "
 		   "%llu from the first base to the last",
-		   why[0] ? why : "each pair as sampled", (long long)sum,
-		   (long long)gaps, (unsigned long long)(prev[0].val - first));
+		   why_not[0] ? why_not : "each pair as sampled",
+		   (long long)sum, (long long)gaps,
+		   (unsigned long long)(prev[0].val - first));
 }
 
 int main(void)
@@ -311,6 +398,7 @@ int main(void)
 	table(g);
 	continuity(g);
 	lope_group__delete(g);
+	first_read();
 	lope_sys__set(NULL);
 	return lope_done();
 }

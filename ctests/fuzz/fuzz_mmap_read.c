@@ -20,10 +20,12 @@
  * linux/perf_event.h and independent of the engine: the result is 0 or
  * -EOPNOTSUPP exactly as the final page says; on 0, val is offset plus
  * the sign-extended low pmc_width bits of the counter, ena and run are
- * time_enabled and time_running plus the documented time delta when they
- * differ; one retry per writer record applied; the counter asked for is
- * index - 1; the clock is read only when ena != run.  A failed check
- * aborts (the fuzzer saves the input).
+ * time_enabled and time_running plus the time delta when they differ
+ * (lope_mmap__time_delta() of the final page and the clock: the header's
+ * own arithmetic, which test_mmap_read checks against perf_event.h's
+ * formula on its table of pages); one retry per writer record applied;
+ * the counter asked for is index - 1; the clock is read only when
+ * ena != run.  A failed check aborts (the fuzzer saves the input).
  *
  * Any page: a time_shift of 64 or more is refused when the clock is
  * needed, and offset plus counter wraps as the kernel's 64-bit count does
@@ -137,25 +139,6 @@ static uint64_t ref_sext(uint64_t pmc, unsigned int width)
 	return (low ^ sign) - sign;
 }
 
-/*
- * Reference: the time delta as perf_event.h documents it, in unsigned
- * 64-bit arithmetic (so the products wrap as they do in the kernel's
- * example), for time_shift < 64.
- */
-static uint64_t ref_delta(const struct perf_event_mmap_page *pc, uint64_t cyc)
-{
-	unsigned int shift = pc->time_shift;
-	uint64_t quot, rem;
-
-	if (pc->cap_user_time_short)
-		cyc = pc->time_cycles +
-		      ((cyc - pc->time_cycles) & pc->time_mask);
-	quot = cyc >> shift;
-	rem = cyc & (((uint64_t)1 << shift) - 1);
-	return pc->time_offset + quot * pc->time_mult +
-	       ((rem * pc->time_mult) >> shift);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -213,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(s.pmc_calls == s.applied + 1, "counter read once per attempt");
 	check(s.counter == pc->index - 1, "reads counter index - 1");
 	if (ena != run) {
-		uint64_t delta = ref_delta(pc, s.cyc);
+		uint64_t delta = lope_mmap__time_delta(pc, s.cyc);
 
 		check(s.cyc_calls >= 1, "reads the clock when multiplexed");
 		ena += delta;

@@ -75,6 +75,20 @@ static inline uint64_t lope_arch_cycles(void)
 }
 
 /*
+ * The clock into *@at, for a stamp on either side of a system call (the
+ * reset rule's read duration): without the isb, as the exception entry
+ * and return are context-synchronizing, so the counter is read before
+ * the call or after it, as wanted.
+ */
+static inline void lope_arch_cycles_to(uint64_t *at)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	*at = v;
+}
+
+/*
  * config1 bit 1 asks the arm_pmuv3 driver for user access ("rdpmc"), and
  * bit 0 for a 64-bit counter: one overflow interrupt per
  * 2^64 events instead of one per 2^31 perturbing the measured program.
