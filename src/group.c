@@ -161,9 +161,8 @@ read_user_plain(struct lope_group *g, int64_t *restrict values,
  * A new sample: in user space where it works, else read(2).  @timed: a
  * read's, which a reset right after may take as its bases (the reset
  * rule, lope_group__reset()): a read(2) group's read(2) is timed by the
- * clock on both sides.  A user-space group's samples are never timed: a
- * user-space read takes a few dozen instructions, so no reset comes
- * within its duration, and its reset samples in user space again.
+ * clock on both sides.  Only the user-space common case times its read
+ * (read_user_values()); a user-space sample here is not timed.
  */
 static int sample(struct lope_group *g, bool timed)
 {
@@ -313,6 +312,7 @@ static __attribute__((noinline)) int read_user_values(struct lope_group *g,
 {
 	if (__builtin_expect(lope_gettid() == g->owner, 1) &&
 	    __builtin_expect(read_user_plain(g, values, true), 1)) {
+		lope_arch_cycles_to(&g->read_end); /* the reset rule */
 		g->last = LOPE_PATH_RDPMC;
 		return 0;
 	}
@@ -510,15 +510,29 @@ static inline __attribute__((always_inline)) int resample(struct lope_group *g)
 /*
  * The reset rule: the latest read came just before, with no verb in
  * between (other verbs forget it), and ended less than its own duration
- * ago.  Only a read(2) group's reads are timed: a user-space read takes a
- * few dozen instructions, no reset comes within that, and a user-space
- * sample costs no system call anyway.
+ * ago: a read(2) group's.
  */
 static inline bool reusable(const struct lope_group *g)
 {
 	uint64_t start = g->read_start, end = g->read_end;
 
 	return end > start && lope_arch_cycles() - end < end - start;
+}
+
+/*
+ * A user-space group's: its read came just before, with no verb in
+ * between, less than one system call of this group ago (the latest
+ * enable's ioctl).  A user-space read takes a few dozen instructions,
+ * less than PAPI's own code between the read and the reset of a
+ * PAPI_accum, so its own duration would never let a reset reuse it; a
+ * system call is the window the read(2) path has, and a bound on what
+ * the next interval can take of the time between.
+ */
+static inline bool reusable_user(const struct lope_group *g)
+{
+	uint64_t end = g->read_end;
+
+	return end && lope_arch_cycles() - end < g->call_end - g->call_start;
 }
 
 /*
@@ -535,6 +549,8 @@ int lope_group__reset(struct lope_group *g)
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ? lope_parts__reset(g) : err;
 	if (g->how == LOPE_HOW_USER) {
+		if (reusable_user(g))
+			goto bases; /* each event's cur is the read's */
 		if (__builtin_expect(reset_user_plain(g), 1))
 			return 0;
 		err = sample(g, false);
@@ -543,6 +559,7 @@ int lope_group__reset(struct lope_group *g)
 	}
 	if (__builtin_expect(err, 0))
 		return err;
+bases:
 	forget_read(g); /* a sample serves one reset */
 	set_bases(g, NULL);
 	return 0;
@@ -622,8 +639,11 @@ int lope_group__enable(struct lope_group *g)
 	/* A forked child must not refresh (and so enable) the parent's. */
 	err = g->nr_overflow && !lope_group__forked(g) ? lope_overflow__arm(g) :
 							 0;
+	/* The enable's duration: a user-space read's window (reset rule). */
+	lope_arch_cycles_to(&g->call_start);
 	if (!err)
 		err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
+	lope_arch_cycles_to(&g->call_end);
 	if (__builtin_expect(err, 0)) {
 		set_running(g, false);
 		return err;

@@ -86,9 +86,11 @@ struct lope_group {
 	 * The reset rule: the latest read's read(2) began at read_start and
 	 * ended at read_end, by the clock; a reset less than read_end -
 	 * read_start after read_end, with no verb in between, takes that
-	 * sample as its bases.  Every other verb makes them equal (0, 0).
+	 * sample as its bases.  A user-space read stamps read_end alone,
+	 * and its window is how long the latest enable's system call took:
+	 * from call_start to call_end.  Every other verb makes read_end 0.
 	 */
-	uint64_t read_start, read_end;
+	uint64_t read_start, read_end, call_start, call_end;
 	enum lope_path last; /* the latest sample's; NONE: none since enable */
 	bool opened;         /* open itself (a split group's parts are) */
 	bool written;        /* some event's wr is not 0 */

@@ -266,6 +266,8 @@ static void opened(struct lope_group *g, bool user)
 	g->nr_leaders = one_kernel_group(g) ? 1 : g->nr;
 	g->read_start = 0;
 	g->read_end = 0;
+	g->call_start = 0;
+	g->call_end = 0;
 	g->last = LOPE_PATH_NONE;
 	g->opened = true;
 	lope_group__choose(g, true);

@@ -383,6 +383,110 @@ static void continuity(struct lope_group *g)
 		   (unsigned long long)(prev[0].val - first));
 }
 
+/*
+ * A user-space group (hardware instructions, read with rdpmc or mrs):
+ * its reads make no system call, so its window is the latest enable's
+ * system call (g->call_start to g->call_end).  Whether a reset reused the read's sample
+ * shows in the base: the read's count then, a later count otherwise (the
+ * counter counts this thread's instructions in between).  As above, a
+ * try counts only when the clock makes its outcome certain: the reset
+ * ended within the window (it must have reused) or began after it (it
+ * must not have); and never a system call.
+ */
+/*
+ * Must a user-space group's reset at @before..@after have reused the read
+ * that ended at @end (1), sampled again (0), or either (-1)?  @order: no
+ * verb came between.
+ */
+static int user_must(const struct lope_group *g, int order, uint64_t end,
+		     uint64_t before, uint64_t after)
+{
+	uint64_t win = g->call_end - g->call_start;
+
+	if (!order || !end)
+		return 0;
+	if (after - end < win)
+		return 1;
+	return before - end >= win ? 0 : -1;
+}
+
+static void user_rows(void)
+{
+	static const struct {
+		const char *name;
+		long pause_ms;
+		enum between between;
+		int reuse;
+	} urows[] = {
+		{ "user_reset_right_after_a_read_reuses_it", 0, NOTHING, 1 },
+		{ "user_reset_20_ms_after_a_read_samples_again", 20, NOTHING,
+		  0 },
+		{ "user_second_reset_after_one_read_samples_again", 0, RESET,
+		  0 },
+	};
+	struct perf_event_attr attr;
+	struct lope_group *g = NULL;
+	size_t i;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	if (lope_group__new(&g, 0, -1, 0) || lope_group__add(g, &attr) < 0 ||
+	    lope_group__open(g) || lope_group__enable(g) ||
+	    g->how != LOPE_HOW_USER) {
+		lope_skip("user_reset_rows",
+			  "no user-space read of hardware instructions here");
+		lope_group__delete(g);
+		return;
+	}
+	for (i = 0; i < sizeof(urows) / sizeof(urows[0]); i++) {
+		int try, clean = 0, bad = 0, tries = urows[i].reuse ? TRIES : 3;
+		int want = urows[i].reuse ? CLEAN : 3, must = -1;
+		uint64_t end = 0, before = 0, after = 0, at_read = 0, base = 0;
+		unsigned long reads = 0;
+		int64_t v[1];
+
+		for (try = 0; try < tries && clean < want && !bad; try++) {
+			unsigned long r0 = nr_reads;
+
+			if (lope_group__reset(g) || lope_group__read(g, v))
+				break;
+			end = g->read_end;
+			at_read = g->ev[0].cur.val;
+			if (urows[i].pause_ms)
+				sleep_ns(urows[i].pause_ms * MS);
+			if (verb_between(g, urows[i].between, v))
+				break;
+			before = lope_arch_cycles();
+			if (lope_group__reset(g))
+				break;
+			after = lope_arch_cycles();
+			base = g->ev[0].base.val;
+			reads = nr_reads - r0;
+			must = user_must(g, urows[i].between == NOTHING, end,
+					 before, after);
+			bad = reads != 0 ||
+			      (must >= 0 && (base == at_read) != must) ||
+			      (!urows[i].reuse && must != 0);
+			clean += !bad && must == urows[i].reuse;
+		}
+		lope_check(!bad && clean >= want, urows[i].name,
+			   "%d clean tries of %d (want %d); the last: %lu "
+			   "system calls, the base %s the read's count, the "
+			   "reset began %llu and ended %llu ticks after the "
+			   "read, the window %llu ticks",
+			   clean, try, want, reads,
+			   base == at_read ? "is" : "is not",
+			   (unsigned long long)(before - end),
+			   (unsigned long long)(after - end),
+			   (unsigned long long)(g->call_end - g->call_start));
+	}
+	lope_group__delete(g);
+}
+
 int main(void)
 {
 	struct lope_group *g;
@@ -399,6 +503,7 @@ int main(void)
 	continuity(g);
 	lope_group__delete(g);
 	first_read();
+	user_rows();
 	lope_sys__set(NULL);
 	return lope_done();
 }
