@@ -28,7 +28,7 @@ struct lope_reader {
 
 /*
  * The real reader: this CPU's counter-read instruction and clock, for the
- * engine, its tests and papi_icount alike.  Static, so each file has its
+ * engine, its tests and papi_overhead alike.  Static, so each file has its
  * own copy and the reads inline it, however large the arch's counter
  * switch.
  */

@@ -17,7 +17,7 @@
 #      every program under its own time limit, and frames its output;
 #   3. reports every case the guest printed as this suite's PASS/FAIL/SKIP
 #      lines, named "[arm64 MACHINE] PROGRAM.CASE" ("PASS: [arm64
-#      cortex-a57] test_group.probe_null_attr_einval": the machine in
+#      cortex-a57] test_group_api.probe_null_attr_einval": the machine in
 #      brackets, as run-tests.sh names a rerun "[unknown CPU] CASE", and a
 #      '.', which no snake_case name holds, between the program and its
 #      case, so that no two programs' cases can meet), and checks what the

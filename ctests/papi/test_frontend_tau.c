@@ -22,9 +22,9 @@
  *   (span.h's reasoning), less at most what it moved from before each
  *   earlier PAPI_read to after its PAPI_reset.  The component chains the
  *   intervals when it can (a reset right after a read takes that read as
- *   its base, src/group.c's fresh()), but a reset that comes later (the
- *   thread preempted or the host stealing between the two calls) starts
- *   anew, and what ran between them is in no interval.
+ *   its base: the reset rule, doc/read-path.md), but a reset that comes
+ *   later (the thread preempted or the host stealing between the two
+ *   calls) starts anew, and what ran between them is in no interval.
  * - Stop, cleanup, destroy, unregister: no descriptor or perf mapping
  *   left.
  *
