@@ -47,7 +47,7 @@ void pe_apply_domain(struct perf_event_attr *attr, unsigned char own,
 	attr->exclude_hv = !(domain & PAPI_DOM_SUPERVISOR);
 }
 
-unsigned char pe_own_domains(const struct native_event_t *ntv)
+static unsigned char own_domains(const struct native_event_t *ntv)
 {
 	const char *name = ntv->allocated_name;
 	unsigned char f = 0;
@@ -61,10 +61,11 @@ unsigned char pe_own_domains(const struct native_event_t *ntv)
 
 /*
  * PAPI's index for the code, or, for an event added without a mask (index
- * -1), the table entry with that code.
+ * -1), the table entry with that code.  Under NAMELIB_LOCK: another
+ * thread's name lookup may grow (reallocate) the table meanwhile.
  */
-struct native_event_t *pe_find_native(struct native_event_table_t *t,
-				      int papi_code)
+static struct native_event_t *find_native(struct native_event_table_t *t,
+					  int papi_code)
 {
 	int idx = _papi_hwi_get_ntv_idx((unsigned int)papi_code), j;
 
@@ -78,11 +79,11 @@ struct native_event_t *pe_find_native(struct native_event_table_t *t,
 	return NULL;
 }
 
-int pe_libpfm4_attr(struct native_event_table_t *t, const NativeInfo_t *ni,
-		    pe_attr_t *a, struct pe_event *ev, int *event_cpu)
+/* The entry's settings into @a, @ev and *@event_cpu; the caller holds
+ * NAMELIB_LOCK. */
+static int copy_native(const struct native_event_t *ntv, pe_attr_t *a,
+		       struct pe_event *ev, int *event_cpu)
 {
-	struct native_event_t *ntv = pe_find_native(t, ni->ni_papi_code);
-
 	if (!ntv)
 		return PAPI_ENOEVNT;
 	if (ntv->attr.sample_period || ntv->attr.freq)
@@ -93,8 +94,19 @@ int pe_libpfm4_attr(struct native_event_table_t *t, const NativeInfo_t *ni,
 		*event_cpu = ntv->cpu;
 	}
 	a->attr = ntv->attr;
-	ev->own = pe_own_domains(ntv);
+	ev->own = own_domains(ntv);
 	return PAPI_OK;
+}
+
+int pe_libpfm4_attr(struct native_event_table_t *t, const NativeInfo_t *ni,
+		    pe_attr_t *a, struct pe_event *ev, int *event_cpu)
+{
+	int ret;
+
+	_papi_hwi_lock(NAMELIB_LOCK);
+	ret = copy_native(find_native(t, ni->ni_papi_code), a, ev, event_cpu);
+	_papi_hwi_unlock(NAMELIB_LOCK);
+	return ret;
 }
 
 void pe_domain_edit(struct perf_event_attr *attr, int idx, void *arg)

@@ -43,11 +43,6 @@ static inline int pe_errno_to_papi(int err)
 /* The set's domain on one event, except what its own modifiers decide. */
 void pe_apply_domain(struct perf_event_attr *attr, unsigned char own,
 		     int domain);
-unsigned char pe_own_domains(const struct native_event_t *ntv);
-
-/* The native event behind a PAPI event code in PAPI's libpfm4 table. */
-struct native_event_t *pe_find_native(struct native_event_table_t *t,
-				      int papi_code);
 
 /* What a set keeps of each of its events, in both components. */
 struct pe_event {
