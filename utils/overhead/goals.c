@@ -59,8 +59,8 @@ static void vsay(struct goal *g, const char *fmt, va_list ap)
 	vsnprintf(g->text + l, sizeof(g->text) - l, fmt, ap);
 }
 
-static void __attribute__((format(printf, 2, 3)))
-say(struct goal *g, const char *fmt, ...)
+static __attribute__((format(printf, 2, 3))) void say(struct goal *g,
+						      const char *fmt, ...)
 {
 	va_list ap;
 
