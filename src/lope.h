@@ -175,10 +175,11 @@ LOPE_API int lope_group__read(struct lope_group *g, int64_t *values);
 /*
  * Zero the values: takes the current raw counts as bases, no ioctl.  A
  * reset that comes right after a read, with no other call on the group in
- * between, and within that read's own read(2) duration after it, takes
- * that read's sample as it is (no new sample could be closer to now): a
- * read followed by a reset, as in PAPI_accum, then makes one system call,
- * and no count falls between them.  A sample serves one reset.
+ * between, and within one system call's time after it (that read's own
+ * read(2); for a read in user space, the latest enable's ioctl), takes
+ * that read's sample as it is: a read followed by a reset, as in
+ * PAPI_accum, then makes one system call (none in user space), and no
+ * count falls between them.  A sample serves one reset.
  */
 LOPE_API int lope_group__reset(struct lope_group *g);
 /* Make the values read back as @values from now on. */
