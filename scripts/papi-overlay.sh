@@ -5,7 +5,7 @@
 # PAPI_SRC at TREE into "ours": our components over PAPI's
 # src/components/perf_event* (PAPI's other files there, such as
 # pe_libpfm4_events.c, stay), the engine (the files src/sources.mk lists,
-# that list, and ARCH's lope_arch.h: x86_64, aarch64) in
+# that list, and ARCH's lope_arch.h: x86_64, aarch64, riscv64) in
 # src/components/perf_event/lope/, and PAPI's preset table with our
 # generic presets' section after it.  Makefile.am does this for
 # the host build and ctests/guest/guest.mk for the arm64 one, so both

@@ -7,7 +7,8 @@ include src/sources.mk
 LOPE_ENGINE_LIB = $(PAPI_OURS_BUILDDIR)/liblope.a
 EXTRA_DIST += src/sources.mk
 noinst_HEADERS += $(addprefix src/,$(LOPE_ENGINE_HDRS)) \
-	src/arch/x86_64/lope_arch.h src/arch/aarch64/lope_arch.h
+	src/arch/x86_64/lope_arch.h src/arch/aarch64/lope_arch.h \
+	src/arch/riscv64/lope_arch.h
 EXTRA_DIST += $(addprefix src/,$(LOPE_ENGINE_SRCS))
-# Both arch headers are shipped; the build includes the host's one.
+# Every arch header is shipped; the build includes the host's one.
 LOPE_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/arch/$(LOPE_ARCH)

@@ -238,9 +238,10 @@ LOPE_API int lope_group__rearm(struct lope_group *g, int idx, int code);
 /*
  * Can this machine read counters in user space?  Opens a throw-away
  * hardware instructions (or cycles) event on the calling thread, reads it
- * through its page, and says in @why what it found.  0: yes; -ENODEV: no
- * core PMU; -EOPNOTSUPP: the kernel or the page refuses; or the error of
- * the call that failed.
+ * through its page, and says in @why what it found: why not, or yes and
+ * the switch that allows it where there is one ("yes (perf_user_access
+ * 1)").  0: yes; -ENODEV: no core PMU; -EOPNOTSUPP: the kernel or the page
+ * refuses; or the error of the call that failed.
  */
 LOPE_API int lope_rdpmc_usable(char *why, size_t len);
 

@@ -19,8 +19,9 @@
 #include "lope_arch.h"
 
 struct lope_reader {
-	/* raw value of hardware counter @counter (the page's index - 1) */
-	uint64_t (*pmc)(void *arg, uint32_t counter);
+	/* raw value of hardware counter @counter (the page's index - 1)
+	 * into *@val; false if the read faulted (lope_guard__install()) */
+	bool (*pmc)(void *arg, uint32_t counter, uint64_t *val);
 	/* the clock the page's time_* fields convert (TSC on x86) */
 	uint64_t (*cycles)(void *arg);
 	void *arg;
@@ -32,11 +33,11 @@ struct lope_reader {
  * own copy and the reads inline it, however large the arch's counter
  * switch.
  */
-static inline __attribute__((always_inline)) uint64_t
-lope_hw_pmc(void *arg, uint32_t counter)
+static inline __attribute__((always_inline)) bool
+lope_hw_pmc(void *arg, uint32_t counter, uint64_t *val)
 {
 	(void)arg;
-	return lope_arch_rdpmc(counter);
+	return lope_arch_rdpmc(counter, val);
 }
 
 static inline uint64_t lope_hw_cycles(void *arg)
@@ -44,6 +45,13 @@ static inline uint64_t lope_hw_cycles(void *arg)
 	(void)arg;
 	return lope_arch_cycles();
 }
+
+/*
+ * Before the first user-space read of a process where a counter read can
+ * fault (LOPE_ARCH_READ_SIGNAL: riscv64), the handler that turns the fault
+ * into a failed read (src/guard.c).  0, or -errno: then read with read(2).
+ */
+int lope_guard__install(void);
 
 static const struct lope_reader lope_hw_reader = { lope_hw_pmc, lope_hw_cycles,
 						   NULL };
@@ -89,7 +97,7 @@ lope_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
 		     unsigned long *retries, int enabled)
 {
 	uint32_t seq, idx;
-	uint64_t ena, run, delta, count;
+	uint64_t ena, run, delta, count, pmc;
 	unsigned int width;
 
 	for (;;) {
@@ -118,10 +126,11 @@ lope_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
 				ena += delta;
 				run += delta;
 			}
+			if (!rd->pmc(rd->arg, idx - 1, &pmc))
+				return -EOPNOTSUPP;
 			/* Unsigned: the kernel's 64-bit count wraps. */
 			count = (uint64_t)pc->offset +
-				(uint64_t)lope_sign_extend(
-					rd->pmc(rd->arg, idx - 1), width);
+				(uint64_t)lope_sign_extend(pmc, width);
 		}
 		lope_arch_rmb();
 		if (pc->lock == seq)
@@ -140,8 +149,10 @@ retry:
  * Read one counter through its page.  Returns 0 with @out filled, or
  * -EOPNOTSUPP when the page says the counter cannot be read in user space
  * right now (cap_user_rdpmc clear, index 0, a bad width, or multiplexed
- * without cap_user_time or with a bad time_shift): the caller must then
- * use read(2).  rdpmc is executed only after those checks pass.  @retries,
+ * without cap_user_time or with a bad time_shift), or the counter read
+ * faulted (riscv64: the kernel took the counter away after the index was
+ * read; lope_guard__install()): the caller must then use read(2).  rdpmc
+ * is executed only after those checks pass.  @retries,
  * if not NULL, is incremented once per seqlock retry.
  */
 static inline __attribute__((always_inline)) int
@@ -206,7 +217,8 @@ lope_mmap__read_plain(const volatile struct perf_event_mmap_page *pc,
 		return false;
 	if (__builtin_expect(!(pc->capabilities & lope_mmap__cap_rdpmc()), 0))
 		return false;
-	pmc = rd->pmc(rd->arg, idx - 1);
+	if (__builtin_expect(!rd->pmc(rd->arg, idx - 1, &pmc), 0))
+		return false;
 	count = (uint64_t)pc->offset + (uint64_t)lope_sign_extend(pmc, width);
 	lope_arch_rmb();
 	if (pc->lock != seq)

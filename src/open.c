@@ -16,6 +16,7 @@
 
 #include "group.h"
 #include "lope_arch.h"
+#include "mmap_read.h"
 #include "sys.h"
 
 int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
@@ -306,7 +307,9 @@ int lope_group__open(struct lope_group *g)
 		if (user_readable(g, &e->attr))
 			map_page(g, e);
 	}
-	user = self && !(g->flags & LOPE_NO_RDPMC) && g->nr_mapped == g->nr;
+	/* Where a read can fault, only under the guard (src/guard.c). */
+	user = self && !(g->flags & LOPE_NO_RDPMC) && g->nr_mapped == g->nr &&
+	       lope_guard__install() == 0;
 	g->owner = self ? lope_gettid() : 0;
 	opened(g, user);
 	return 0;

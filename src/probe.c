@@ -88,6 +88,9 @@ static void hw_attr(struct perf_event_attr *attr, uint64_t config)
 	attr->config = config;
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
+	/* Enabled after the mapping: a RISC-V kernel grants user access
+	 * when the page is mapped and shows it from the next enable. */
+	attr->disabled = 1;
 }
 
 /*
@@ -162,12 +165,15 @@ static int probe_event(char *why, size_t len)
 	if (pc == MAP_FAILED)
 		err = say(-errno, why, len, "cannot map the event page: %s",
 			  strerror(errno));
-	else if (!pc->cap_user_rdpmc)
-		err = say(-EOPNOTSUPP, why, len,
-			  "kernel reports cap_user_rdpmc=0");
 	else if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		err = say(-errno, why, len, "cannot enable the event: %s",
 			  strerror(errno));
+	else if (!pc->cap_user_rdpmc)
+		err = say(-EOPNOTSUPP, why, len,
+			  "kernel reports cap_user_rdpmc=0");
+	else if ((err = lope_guard__install()) != 0)
+		err = say(err, why, len, "cannot guard the counter read: %s",
+			  strerror(-err));
 	else if (lope_mmap__read(pc, &lope_hw_reader, &c, NULL) == 0)
 		err = 0;
 	else if (pc->index == 0 && pc->time_running == 0 &&
@@ -176,7 +182,7 @@ static int probe_event(char *why, size_t len)
 	else
 		err = say(-EOPNOTSUPP, why, len, "%s", page_refusal(pc));
 	if (!err)
-		err = say(0, why, len, "rdpmc works");
+		err = say(0, why, len, "yes");
 	if (pc != MAP_FAILED)
 		(void)lope_sys->munmap(pc, page);
 	(void)lope_sys->close(fd);
@@ -198,7 +204,7 @@ static bool have_core_pmu(void)
 
 int lope_rdpmc_usable(char *why, size_t len)
 {
-	int sw;
+	int sw, err;
 
 	if (!have_core_pmu())
 		return say(-ENODEV, why, len, "no core PMU in sysfs");
@@ -212,7 +218,12 @@ int lope_rdpmc_usable(char *why, size_t len)
 		return say(-EOPNOTSUPP, why, len,
 			   "user-space reads disabled: %s is 0",
 			   LOPE_ARCH_RDPMC_SWITCH);
-	return probe_event(why, len);
+	err = probe_event(why, len);
+	/* The mode that allowed it: "yes (perf_user_access 2)". */
+	if (!err && sw > 0)
+		return say(0, why, len, "yes (%s %d)",
+			   strrchr(LOPE_ARCH_RDPMC_SWITCH, '/') + 1, sw);
+	return err;
 }
 
 int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -232,6 +243,24 @@ int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
 	return 0;
 }
 
+/*
+ * Does the group of leader @fd run once enabled?  Its running time after
+ * the enable, read with the group: a group that does not fit the PMU is
+ * never scheduled, and its running time stays 0.
+ */
+static bool group_runs(int fd, int n)
+{
+	uint64_t buf[2 + LOPE_PROBE_MAX_COUNTERS];
+	size_t len = (size_t)(2 + n) * sizeof(buf[0]);
+	bool runs;
+
+	if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		return false;
+	runs = lope_sys->read(fd, buf, len) == (ssize_t)len && buf[1] > 0;
+	(void)lope_sys->ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	return runs;
+}
+
 int lope_probe_counters(const struct perf_event_attr *attr, int max)
 {
 	struct perf_event_attr a;
@@ -243,7 +272,8 @@ int lope_probe_counters(const struct perf_event_attr *attr, int max)
 		max = LOPE_PROBE_MAX_COUNTERS;
 	a = *attr;
 	a.size = sizeof(a);
-	/* The kernel checks that a group fits on the PMU when a member
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/* Most kernels check that a group fits on the PMU when a member
 	 * joins it (validate_group), so the first refusal is the limit. */
 	for (n = 0; n < max; n++) {
 		a.disabled = n == 0;
@@ -251,6 +281,9 @@ int lope_probe_counters(const struct perf_event_attr *attr, int max)
 		if (fd[n] < 0)
 			break;
 	}
+	/* RISC-V's accepts any number: the largest group that runs. */
+	while (n > 0 && !group_runs(fd[0], n))
+		(void)lope_sys->close(fd[--n]);
 	for (i = n - 1; i >= 0; i--)
 		(void)lope_sys->close(fd[i]);
 	return n;

@@ -11,6 +11,7 @@ LOPE_ENGINE_SRCS = \
 	change.c \
 	cores.c \
 	group.c \
+	guard.c \
 	open.c \
 	overflow.c \
 	parts.c \

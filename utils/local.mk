@@ -18,7 +18,8 @@ LOPE_WORKER_LDADD = $(PAPI_OURS_LIBSO) -ldl
 # PAPI's component vector, so it includes PAPI's internal headers with the
 # macros PAPI's own Makefile gives them on Linux (PAPI_NUM_COMP only sizes
 # a declaration there); its user-space reads use the engine's
-# lope_mmap__read() and per-arch reader (src/mmap_read.h).
+# lope_mmap__read() and per-arch reader (src/mmap_read.h), guarded as the
+# engine's are (src/guard.c: its own copy, as libpapi.so exports none).
 bin_PROGRAMS += utils/papi_overhead
 utils_papi_overhead_SOURCES = utils/overhead/main.c \
 	utils/overhead/overhead.h utils/overhead/timer.h \
@@ -27,7 +28,7 @@ utils_papi_overhead_SOURCES = utils/overhead/main.c \
 	utils/overhead/papi_worker.c utils/overhead/framework.c \
 	utils/overhead/floor_worker.c utils/overhead/parent.c \
 	utils/overhead/report.c utils/overhead/goals.c utils/overhead/csv.c \
-	utils/overhead/plot.c $(LOPE_WORKER_SOURCES)
+	utils/overhead/plot.c src/guard.c $(LOPE_WORKER_SOURCES)
 utils_papi_overhead_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3

@@ -254,7 +254,8 @@ static int check_permissions(papi_vector_t *v)
 	return PAPI_OK;
 }
 
-/* fast_counter_read is 1 only if rdpmc really works here; @why says why not. */
+/* fast_counter_read is 1 only if rdpmc really works here; @why says why not,
+ * or yes and the switch that allows it. */
 static void detect_rdpmc(papi_vector_t *v, char *why, size_t len)
 {
 	if (pe_env_on(PE_ENV_NO_RDPMC)) {
@@ -264,8 +265,6 @@ static void detect_rdpmc(papi_vector_t *v, char *why, size_t len)
 		v->cmp_info.fast_counter_read = lope_rdpmc_usable(why, len) ==
 						0;
 	}
-	if (v->cmp_info.fast_counter_read)
-		snprintf(why, len, "yes");
 	pe_engine_flags = v->cmp_info.fast_counter_read ? 0 : LOPE_NO_RDPMC;
 }
 

@@ -55,9 +55,10 @@ struct fake {
 	void (*hook)(struct fake *f);
 	struct perf_event_mmap_page *pc;
 	int hook_left;
+	bool fault; /* the read faults (riscv64's guarded csrr) */
 };
 
-static uint64_t fake_pmc(void *arg, uint32_t counter)
+static bool fake_pmc(void *arg, uint32_t counter, uint64_t *val)
 {
 	struct fake *f = arg;
 
@@ -67,7 +68,8 @@ static uint64_t fake_pmc(void *arg, uint32_t counter)
 		f->hook_left--;
 		f->hook(f);
 	}
-	return f->pmc_val;
+	*val = f->pmc_val;
+	return !f->fault;
 }
 
 static uint64_t fake_cycles(void *arg)
@@ -495,6 +497,36 @@ static void test_seqlock_single(void)
 	free(pc);
 }
 
+/*
+ * A counter read that faults (riscv64: the kernel took the counter away
+ * between the index and the csrr, and the guard skipped it) is no sample:
+ * each read falls back at once, without a retry that would fault again.
+ */
+static void test_faulting_read(void)
+{
+	struct perf_event_mmap_page *pc = page_new();
+	struct fake f;
+	struct lope_counts out = { 7, 7, 7 };
+	unsigned long retries = 0;
+	int rc, rc_enabled;
+	bool plain;
+
+	fake_init(&f, pc, 100);
+	f.fault = true;
+	rc = lope_mmap__read(pc, &f.rd, &out, &retries);
+	rc_enabled = lope_mmap__read_enabled(pc, &f.rd, &out, &retries);
+	plain = lope_mmap__read_plain(pc, &f.rd, &out);
+	lope_check(
+		rc == -EOPNOTSUPP && rc_enabled == -EOPNOTSUPP && !plain &&
+			f.pmc_calls == 3 && retries == 0 && out.val == 7,
+		"a_faulting_counter_read_falls_back_at_once_in_each_read_no_retry_no_value",
+		"rc %d, enabled %d, plain %d, %u counter reads, %lu retries, "
+		"value %" PRIu64 " (want -EOPNOTSUPP twice, false, 3, 0, "
+		"untouched 7)",
+		rc, rc_enabled, plain, f.pmc_calls, retries, out.val);
+	free(pc);
+}
+
 /* An odd lock (writer inside its critical section) makes the reader wait. */
 struct odd_arg {
 	struct perf_event_mmap_page *pc;
@@ -630,11 +662,12 @@ static void *conc_writer(void *p)
 	return NULL;
 }
 
-static uint64_t conc_pmc(void *arg, uint32_t counter)
+static bool conc_pmc(void *arg, uint32_t counter, uint64_t *val)
 {
 	struct conc *c = arg;
 
-	return c->hw[counter & 3];
+	*val = c->hw[counter & 3];
+	return true;
 }
 
 static uint64_t conc_cycles(void *arg)
@@ -663,6 +696,7 @@ static int naive_read(const volatile struct perf_event_mmap_page *pc,
 	uint32_t idx = pc->index;
 	unsigned int width = pc->pmc_width;
 	int64_t count;
+	uint64_t pmc;
 
 	if (ena != run) {
 		uint64_t d = lope_mmap__time_delta(pc, rd->cycles(rd->arg));
@@ -670,8 +704,9 @@ static int naive_read(const volatile struct perf_event_mmap_page *pc,
 		ena += d;
 		run += d;
 	}
+	(void)rd->pmc(rd->arg, idx - 1, &pmc);
 	count = pc->offset;
-	count += lope_sign_extend(rd->pmc(rd->arg, idx - 1), width);
+	count += lope_sign_extend(pmc, width);
 	out->val = (uint64_t)count;
 	out->ena = ena;
 	out->run = run;
@@ -965,5 +1000,6 @@ int main(void)
 	test_seqlock_single();
 	test_seqlock_odd();
 	test_seqlock_concurrent();
+	test_faulting_read();
 	return lope_done();
 }

@@ -12,7 +12,8 @@
  *
  * The positive control reads a page that allows the read: the child is
  * expected to die of the fault, which shows the guard cases are
- * meaningful.  Where user-space reads really work (e.g. x86 with
+ * meaningful.  Then, where such a read can fault even when the page
+ * allows it (riscv64), the fault guard's cases (test_guard()).  Where user-space reads really work (e.g. x86 with
  * /sys/bus/event_source/devices/cpu/rdpmc = 2) the control cannot fault
  * and the cases are reported as SKIP.
  */
@@ -115,6 +116,81 @@ static int read_in_child(const struct page_case *c)
 	return status;
 }
 
+/*
+ * The fault guard (src/guard.c), where a read the page allows can still
+ * fault (LOPE_ARCH_READ_SIGNAL: riscv64).  Each case in a child, after
+ * the positive control showed that the read faults here:
+ *   GUARDED_READ   the guard set, the control's read: skipped, so the
+ *                  read falls back (exit 0), never a signal;
+ *   CHAIN_RAISE    the program's handler set first, then the guard, then
+ *                  a SIGILL sent: the program's handler runs (exit 3);
+ *   DEFAULT_RAISE  the guard alone, a SIGILL sent: the default action;
+ *   CHAIN_FAULT    as CHAIN_RAISE with a counter read not the engine's
+ *                  (a program's own csrr): its handler runs;
+ *   DEFAULT_FAULT  the guard alone, a program's own faulting csrr: the
+ *                  default action, not a loop.
+ */
+enum guard_case {
+	GUARDED_READ,
+	CHAIN_RAISE,
+	DEFAULT_RAISE,
+	CHAIN_FAULT,
+	DEFAULT_FAULT
+};
+
+static void programs_handler(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
+
+/* A counter read that is not the engine's: the cycle CSR, unguarded. */
+static void own_counter_read(void)
+{
+#if defined(__riscv)
+	uint64_t v;
+
+	__asm__ __volatile__("csrr %0, cycle" : "=r"(v));
+	(void)v;
+#endif
+}
+
+static int guard_in_child(enum guard_case what)
+{
+	static struct perf_event_mmap_page page __attribute__((aligned(4096)));
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+		struct lope_counts out;
+		int rc;
+
+		(void)setrlimit(RLIMIT_CORE, &no_core);
+		if (what == CHAIN_RAISE || what == CHAIN_FAULT)
+			(void)signal(SIGILL, programs_handler);
+		if (lope_guard__install() != 0)
+			_exit(4);
+		if (what == CHAIN_RAISE || what == DEFAULT_RAISE)
+			(void)raise(SIGILL);
+		if (what == CHAIN_FAULT || what == DEFAULT_FAULT)
+			own_counter_read();
+		if (what != GUARDED_READ)
+			_exit(5); /* nothing stopped the program */
+		fill(&page, &control);
+		rc = lope_mmap__read(&page, &lope_hw_reader, &out, NULL);
+		_exit(rc == -EOPNOTSUPP ? 0 : rc == 0 ? 1 : 2);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
 static int faulted(int status)
 {
 	return WIFSIGNALED(status) &&
@@ -153,6 +229,59 @@ static void rdpmc_switch(char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s unreadable", LOPE_ARCH_RDPMC_SWITCH);
 	fclose(f);
+}
+
+static void test_guard(int meaningful, const char *sw)
+{
+	static const struct {
+		enum guard_case what;
+		const char *name;
+		int exits; /* the exit status wanted, or -1: killed by SIGILL */
+	} rows[] = {
+		{ GUARDED_READ, "fault_guard_a_faulting_read_falls_back", 0 },
+		{ CHAIN_RAISE,
+		  "fault_guard_a_sent_sigill_reaches_the_programs_handler", 3 },
+		{ DEFAULT_RAISE,
+		  "fault_guard_a_sent_sigill_takes_the_default_action", -1 },
+		{ CHAIN_FAULT,
+		  "fault_guard_the_programs_own_faulting_read_reaches_its_handler",
+		  3 },
+		{ DEFAULT_FAULT,
+		  "fault_guard_the_programs_own_faulting_read_takes_the_default_action",
+		  -1 },
+	};
+	char why[256];
+	unsigned int i;
+	int status;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		if (!LOPE_ARCH_READ_SIGNAL) {
+			lope_skip(rows[i].name,
+				  "on %s a read the page allows cannot fault: "
+				  "no guard is set",
+				  LOPE_ARCH_NAME);
+			continue;
+		}
+		if (!meaningful) {
+			lope_skip(rows[i].name,
+				  "the counter read does not fault here (%s): "
+				  "nothing for the guard to catch",
+				  sw);
+			continue;
+		}
+		status = guard_in_child(rows[i].what);
+		describe(status, why, sizeof(why));
+		if (rows[i].exits >= 0 ?
+			    status >= 0 && WIFEXITED(status) &&
+				    WEXITSTATUS(status) == rows[i].exits :
+			    status >= 0 && WIFSIGNALED(status) &&
+				    WTERMSIG(status) == SIGILL)
+			lope_pass(rows[i].name);
+		else
+			lope_fail(rows[i].name, "child %s; want %s%d", why,
+				  rows[i].exits >= 0 ? "exit " : "signal ",
+				  rows[i].exits >= 0 ? rows[i].exits : SIGILL);
+	}
 }
 
 int main(void)
@@ -209,5 +338,6 @@ int main(void)
 				  c->line, why);
 		}
 	}
+	test_guard(meaningful, sw);
 	return lope_done();
 }

@@ -106,7 +106,7 @@ static void write_field(struct perf_event_mmap_page *pc, unsigned int which,
 }
 
 /* The counter reader: a concurrent update happens while it runs. */
-static uint64_t fake_pmc(void *arg, uint32_t counter)
+static bool fake_pmc(void *arg, uint32_t counter, uint64_t *val)
 {
 	struct fuzz_state *s = arg;
 
@@ -119,7 +119,8 @@ static uint64_t fake_pmc(void *arg, uint32_t counter)
 		s->pc->lock += 2;
 		s->applied++;
 	}
-	return s->pmc;
+	*val = s->pmc;
+	return true;
 }
 
 static uint64_t fake_cycles(void *arg)

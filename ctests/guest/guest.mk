@@ -1,13 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# guest.mk: everything the emulated arm64 machine runs, cross-built on the
-# host into $(O) (ctests/guest/test_arm64.sh runs this with GNU make -j2):
+# guest.mk: everything an emulated machine runs, cross-built on the host
+# into $(O) (ctests/guest/test_arm64.sh and test_riscv64.sh run this with
+# GNU make -j2).  GUEST is arm64 or riscv64.
 #
-#   $(O)/sysroot/        Debian's arm64 kernel and libpfm4, unpacked
-#                        (fetch-arm64.sh; the .debs are cached in $(O)/cache)
+#   $(O)/sysroot/        the Debian packages the guest needs, unpacked
+#                        (fetch.sh; the .debs are cached in $(O)/cache):
+#                        arm64: the kernel and libpfm4; riscv64: the
+#                        kernel, and the QEMU and OpenSBI that boot it
 #   $(O)/papi/ours/      PAPI from $(PAPI_SRC) with our components
 #                        (scripts/papi-overlay.sh, as for the host build)
-#   $(O)/papi/stock/     the same PAPI, untouched
+#   $(O)/papi/stock/     the same PAPI, untouched (riscv64: both given what
+#                        PAPI's Linux layer lacks before 7.2,
+#                        papi-riscv64.sh, and PAPI's own libpfm4, which
+#                        knows no RISC-V PMU but the kernel's generic
+#                        events)
 #   $(O)/testlib/        the test library (ctests/lib/sources.mk), as
 #                        ctests/local.mk builds it on the host
 #   $(O)/bin/            our engine tests (static), PAPI-level tests and
@@ -15,19 +22,32 @@
 #                        the host), the static /init
 #   $(O)/initrd.cpio.gz  the guest's whole file system: /init, bin/, the
 #                        PAPI trees' libraries and test programs, and the
-#                        arm64 shared libraries they need
+#                        shared libraries they need
 #   $(O)/kernel          the kernel Image
 #
 # Both PAPI trees are built shared, as on the host: papi_overhead and
 # papi_accuracy choose ours or stock through LD_LIBRARY_PATH, and
 # test_faults_change and test_faults_run interpose libc calls under
-# libpapi.so.  There is no arm64 Fortran compiler here, so PAPI's Fortran
+# libpapi.so.  There is no cross Fortran compiler here, so PAPI's Fortran
 # tests are not built.
 #
 # Variables: srcdir (our source tree), PAPI_SRC (a PAPI source tree),
-# O (the output directory).  Nothing here depends on the host build.
+# O (the output directory), GUEST.  Nothing here depends on the host build.
 
+GUEST ?= arm64
+ifeq ($(GUEST),arm64)
+LOPE_ARCH := aarch64
 CROSS ?= aarch64-linux-gnu-
+PAPI_ARCH := --with-arch=aarch64 --with-CPU=arm
+KERNEL_FILES := $(O)/sysroot/boot/vmlinuz-*
+else ifeq ($(GUEST),riscv64)
+LOPE_ARCH := riscv64
+CROSS ?= riscv64-linux-gnu-
+PAPI_ARCH := --with-arch=riscv64 --with-CPU=riscv64
+KERNEL_FILES := $(O)/sysroot/boot/vmlinux-*
+else
+$(error GUEST is arm64 or riscv64, not $(GUEST))
+endif
 CC := $(CROSS)gcc
 STRIP := $(CROSS)strip
 READELF := $(CROSS)readelf
@@ -45,8 +65,20 @@ $(error O is not set)
 endif
 
 SYSROOT := $(O)/sysroot
+# libpfm4: arm64 Debian's; riscv64 the one in ours' PAPI tree (PAPI's
+# configure builds its own when given none).
+ifeq ($(GUEST),arm64)
 PFM_INC := $(SYSROOT)/usr/include
 PFM_LIB := $(SYSROOT)/usr/lib/aarch64-linux-gnu
+PAPI_PFM := --with-pfm-incdir=$(PFM_INC) --with-pfm-libdir=$(PFM_LIB)
+else
+PFM_LIB := $(O)/papi/ours/src/libpfm4/lib
+PAPI_PFM :=
+# PAPI's `make shared` does not build its libpfm4 first: built here, for
+# an architecture it knows only by the kernel's generic events, without
+# its -Werror (DBG=).
+PAPI_PFM_BUILD = $(PAPI_MAKE) -C libpfm4 lib ARCH=$(LOPE_ARCH) CC=$(CC) DBG= &&
+endif
 # The cross linker must find libpfm.so.4, which libpapi.so needs.
 XLDFLAGS := -L$(PFM_LIB) -Wl,-rpath-link,$(PFM_LIB)
 # Where the PAPI trees are in the guest (papi_overhead's defaults).
@@ -55,24 +87,23 @@ GUEST_STOCK := /papi/stock
 
 # PAPI's configure cannot run test programs when cross-compiling: the
 # answers it would probe for are given (clock_realtime_hr does not build
-# for arm64).  From 7.2 it also asks AC_CHECK_FILE, which refuses to
+# for arm64 nor riscv64).  From 7.2 it also asks AC_CHECK_FILE, which refuses to
 # cross-compile, whether each component has a papi_NAME_presets.h: the
 # tree is here to look.
 comma := ,
 PAPI_COMPONENTS := $(notdir $(patsubst %/,%,$(wildcard $(PAPI_SRC)/src/components/*/)))
 PAPI_XPRESETS := $(foreach c,$(PAPI_COMPONENTS),$(subst -,_,ac_cv_file_components_$(c)_papi_$(c)_presets_h)=$(if \
 	$(wildcard $(PAPI_SRC)/src/components/$(c)/papi_$(c)_presets.h),yes,no))
-PAPI_XCONFIGURE := --host=aarch64-linux-gnu --with-arch=aarch64 \
-	--with-CPU=arm --with-ffsll --with-walltimer=clock_realtime \
+PAPI_XCONFIGURE := --host=$(patsubst %-,%,$(CROSS)) $(PAPI_ARCH) \
+	--with-ffsll --with-walltimer=clock_realtime \
 	--with-tls=__thread --with-virtualtimer=clock_thread_cputime_id \
 	--with-perf-events --with-static-lib=no --with-shared-lib=yes \
 	--with-shlib-tools --with-components= --with-tests=ctests \
-	--with-pfm-incdir=$(PFM_INC) --with-pfm-libdir=$(PFM_LIB) \
-	CC=$(CC) AR=$(CROSS)ar LDFLAGS="$(XLDFLAGS)" $(PAPI_XPRESETS)
+	$(PAPI_PFM) CC=$(CC) AR=$(CROSS)ar LDFLAGS="$(XLDFLAGS)" $(PAPI_XPRESETS)
 # Our `make -j2` must reach PAPI's make, the variables of the caller not.
 PAPI_MAKE = MAKEFLAGS="$$(echo "$$MAKEFLAGS" | sed 's/\(^\| \)-- .*//')" $(MAKE)
 # PAPI's library, utilities, C tests and component tests, none in Fortran
-# (there is no arm64 Fortran compiler here): F77=: turns the component
+# (there is no cross Fortran compiler here): F77=: turns the component
 # tests' Fortran recipes into no-ops, and TESTLIBOBJS keeps the Fortran
 # helper out of the test library, which PAPI 7.0 would otherwise archive
 # as soon as F77 is set, whether it built it or not (a host with the
@@ -80,14 +111,15 @@ PAPI_MAKE = MAKEFLAGS="$$(echo "$$MAKEFLAGS" | sed 's/\(^\| \)-- .*//')" $(MAKE)
 # Ours also archives the engine's objects (liblope.a, Rules.perf_event),
 # which the engine's tests link, as on the host.
 PAPI_NO_FORTRAN = TESTLIBOBJS=test_utils.o
-PAPI_BUILD = $(PAPI_MAKE) shared utils ctests $(1) $(PAPI_NO_FORTRAN) && \
+PAPI_BUILD = $(PAPI_PFM_BUILD) \
+	$(PAPI_MAKE) shared utils ctests $(1) $(PAPI_NO_FORTRAN) && \
 	$(PAPI_MAKE) comp_tests F77=: $(PAPI_NO_FORTRAN)
 
 include $(srcdir)/src/sources.mk
 LOPE_COMPONENT_FILES := $(wildcard $(srcdir)/components/perf_event/*) \
 	$(wildcard $(srcdir)/components/perf_event_uncore/*)
 LOPE_ENGINE_FILES := $(addprefix $(srcdir)/src/,$(LOPE_ENGINE_SRCS) \
-	$(LOPE_ENGINE_HDRS) sources.mk) $(srcdir)/src/arch/aarch64/lope_arch.h
+	$(LOPE_ENGINE_HDRS) sources.mk) $(srcdir)/src/arch/$(LOPE_ARCH)/lope_arch.h
 LOPE_ENGINE_LIB := $(O)/papi/ours/src/liblope.a
 
 # Our tests: the C tests of ctests/tests.list with the attribute guest.
@@ -111,24 +143,26 @@ all: $(O)/initrd.cpio.gz $(O)/kernel
 .DELETE_ON_ERROR:
 
 # ---------------------------------------------------------------------------
-# Debian's arm64 packages.
+# Debian's packages.
 
-$(O)/sysroot.stamp: $(srcdir)/ctests/guest/fetch-arm64.sh
-	@echo "# guest: fetching and unpacking Debian's arm64 kernel and libpfm4"
-	@bash $< $(O)/cache $(SYSROOT)
+$(O)/sysroot.stamp: $(srcdir)/ctests/guest/fetch.sh
+	@echo "# guest: fetching and unpacking Debian's packages for the $(GUEST) machine"
+	@bash $< $(GUEST) $(O)/cache $(SYSROOT)
 	@touch $@
 
 $(O)/kernel: $(O)/sysroot.stamp
-	@cp $$(ls $(SYSROOT)/boot/vmlinuz-* | sort -V | tail -n 1) $@
+	@cp $$(ls $(KERNEL_FILES) | sort -V | tail -n 1) $@
 
 # ---------------------------------------------------------------------------
 # PAPI, twice, from the same source.
 
 # Ours binds every symbol at load (-z now), as the host build's does.
-$(O)/papi/%.configured: $(O)/sysroot.stamp
-	@echo "# guest: configuring papi/$* for aarch64"
+$(O)/papi/%.configured: $(O)/sysroot.stamp \
+		$(srcdir)/ctests/guest/papi-riscv64.sh
+	@echo "# guest: configuring papi/$* for $(LOPE_ARCH)"
 	@rm -rf $(O)/papi/$* && mkdir -p $(O)/papi/$* && \
 		cp -a "$(PAPI_SRC)/." $(O)/papi/$*/
+	@$(if $(filter riscv64,$(GUEST)),sh $(srcdir)/ctests/guest/papi-riscv64.sh $(O)/papi/$*)
 	@cd $(O)/papi/$*/src && ./configure $(PAPI_XCONFIGURE) \
 		$(if $(filter ours,$*),LDFLAGS="$(XLDFLAGS) -Wl$(comma)-z$(comma)now") \
 		>../configure.log 2>&1 || \
@@ -139,8 +173,8 @@ $(O)/papi/%.configured: $(O)/sysroot.stamp
 
 $(O)/papi/ours.built: $(O)/papi/ours.configured $(LOPE_COMPONENT_FILES) \
 		$(LOPE_ENGINE_FILES) $(srcdir)/scripts/papi-overlay.sh
-	@echo "# guest: building papi/ours for aarch64"
-	@sh $(srcdir)/scripts/papi-overlay.sh $(srcdir) $(O)/papi/ours aarch64 \
+	@echo "# guest: building papi/ours for $(LOPE_ARCH)"
+	@sh $(srcdir)/scripts/papi-overlay.sh $(srcdir) $(O)/papi/ours $(LOPE_ARCH) \
 		"$(PAPI_SRC)"
 	@cd $(O)/papi/ours/src && { $(call PAPI_BUILD,liblope.a); } \
 		>../make.log 2>&1 || \
@@ -149,7 +183,7 @@ $(O)/papi/ours.built: $(O)/papi/ours.configured $(LOPE_COMPONENT_FILES) \
 	@touch $@
 
 $(O)/papi/stock.built: $(O)/papi/stock.configured
-	@echo "# guest: building papi/stock for aarch64"
+	@echo "# guest: building papi/stock for $(LOPE_ARCH)"
 	@cd $(O)/papi/stock/src && { $(call PAPI_BUILD); } \
 		>../make.log 2>&1 || \
 		{ grep -m 5 -B 2 -E 'error|Error' ../make.log; \
@@ -182,7 +216,7 @@ $(addprefix $(BIN)/,$(ENGINE_TESTS)): $(BIN)/%: $(srcdir)/ctests/engine/%.c \
 	@mkdir -p $(BIN)
 	@echo "  XCC      guest/$*"
 	@$(CC) $(CFLAGS) $(WARN) -static -I$(srcdir)/src \
-		-I$(srcdir)/src/arch/aarch64 -I$(srcdir)/ctests/lib $< \
+		-I$(srcdir)/src/arch/$(LOPE_ARCH) -I$(srcdir)/ctests/lib $< \
 		$(TESTLIB) $(LOPE_ENGINE_LIB) -o $@ -lpthread -lm
 
 # The PAPI-level tests; those with the attribute interpose add its object.
@@ -196,13 +230,13 @@ $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 		$(OURS_SO) -o $@ $(XLDFLAGS) -lpthread -ldl -lm
 
 # The utilities, from their folders as utils/local.mk builds them.
-OVERHEAD_SRCS := $(wildcard $(srcdir)/utils/overhead/*.c)
+OVERHEAD_SRCS := $(wildcard $(srcdir)/utils/overhead/*.c) $(srcdir)/src/guard.c
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
 STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c options.c \
 	sets.c report.c)
 # papi_overhead reads PAPI's vector and the engine's arch header.
-OVERHEAD_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/aarch64 \
+OVERHEAD_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/$(LOPE_ARCH) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3
 WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c \
@@ -234,7 +268,7 @@ $(BIN)/papi_stat: $(STAT_SRCS) $(srcdir)/utils/tool.c $(UTILS_HDRS) \
 		$(OURS_SO) -o $@ $(XLDFLAGS) -lm
 
 # Three instructions and no libc: exit(0) (papi_stat's exact count).
-$(BIN)/three: $(srcdir)/ctests/guest/three.S
+$(BIN)/three: $(srcdir)/ctests/guest/three-$(GUEST).S
 	@mkdir -p $(BIN)
 	@$(CC) -nostdlib -static $< -o $@
 
@@ -248,7 +282,7 @@ $(BIN)/init: $(srcdir)/ctests/guest/init.c $(srcdir)/utils/line.c \
 # ---------------------------------------------------------------------------
 # The initramfs: a gzip'd newc cpio of $(O)/root.
 
-# The arm64 programs of a built PAPI tree: its utilities and the tests (those
+# The guest's programs of a built PAPI tree: its utilities and the tests (those
 # scripts/peer-ctests.sh runs from), relative to its src/.
 papi_progs = cd $(1)/src && find utils validation_tests ctests components/*/tests \
 	-type f -perm -u+x ! -name '*.[ch]' ! -name '*.cu' 2>/dev/null | \
@@ -278,7 +312,7 @@ $(O)/root.stamp: $(PROGRAMS) $(O)/papi/ours.built $(O)/papi/stock.built \
 	done
 	@bash $(srcdir)/ctests/guest/libs.sh "$(READELF)" $(O)/root \
 		$(PFM_LIB) $$($(CC) -print-sysroot)/lib \
-		/usr/aarch64-linux-gnu/lib
+		/usr/$(patsubst %-,%,$(CROSS))/lib
 	@touch $@
 
 $(O)/initrd.cpio.gz: $(O)/root.stamp

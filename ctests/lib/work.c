@@ -15,6 +15,8 @@ __attribute__((noinline)) void loop2(unsigned long n)
 	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
 #elif defined(__aarch64__)
 	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#elif defined(__riscv)
+	__asm__ volatile("1: addi %0, %0, -1\n\tbnez %0, 1b" : "+r"(n));
 #else
 #error "loop2: add this architecture"
 #endif

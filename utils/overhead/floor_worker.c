@@ -135,7 +135,8 @@ static int raw_open_one(int i, const struct ev_def *ev)
 		return 0;
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
 		 raw.fd[i], 0);
-	raw.page[i] = p == MAP_FAILED ? NULL : p;
+	/* a page whose reads could fault unguarded is not read */
+	raw.page[i] = p == MAP_FAILED || lope_guard__install() ? NULL : p;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -226,6 +227,9 @@ static int ins_fd_open(char *why, size_t len)
 	a.type = PERF_TYPE_HARDWARE;
 	a.config = PERF_COUNT_HW_INSTRUCTIONS;
 	a.pinned = 1; /* never multiplexed away while measuring */
+	/* Enabled once mapped (ins_open): a RISC-V kernel grants user
+	 * access when the page is mapped and shows it from the next enable. */
+	a.disabled = 1;
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			PERF_FORMAT_TOTAL_TIME_RUNNING;
 	lope_arch_prepare_attr(&a);
@@ -265,7 +269,13 @@ static int ins_open(struct meter *m, char *why, size_t len)
 		return -1;
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
 		 m->ins_fd, 0);
-	pc = p == MAP_FAILED ? NULL : p;
+	pc = p == MAP_FAILED || lope_guard__install() ? NULL : p;
+	if (ioctl(m->ins_fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+		snprintf(why, len,
+			 "ioctl(ENABLE) of the instructions counter: %s",
+			 strerror(errno));
+		return -1;
+	}
 	if (pc && pc->cap_user_rdpmc && pc->index)
 		m->ins_page = p;
 	snprintf(why, len,

@@ -9,6 +9,7 @@
 #define LOPE_ARCH_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define LOPE_ARCH_NAME "aarch64"
@@ -22,8 +23,13 @@
 		__asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
 		break
 
-static inline __attribute__((always_inline)) uint64_t
-lope_arch_rdpmc(uint32_t counter)
+/*
+ * Counter @counter into *@val.  PMUSERENR_EL0 is the task's: a counter
+ * taken away after the index was read reads another value, which the
+ * seqlock discards, and never faults.
+ */
+static inline __attribute__((always_inline)) bool
+lope_arch_rdpmc(uint32_t counter, uint64_t *val)
 {
 	uint64_t v = 0;
 
@@ -63,7 +69,8 @@ lope_arch_rdpmc(uint32_t counter)
 		__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
 		break;
 	}
-	return v;
+	*val = v;
+	return true;
 }
 
 static inline uint64_t lope_arch_cycles(void)
@@ -113,5 +120,13 @@ static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
 
 #define LOPE_ARCH_RDPMC_SWITCH "/proc/sys/kernel/perf_user_access"
 #define LOPE_ARCH_RDPMC_SWITCH_ALT LOPE_ARCH_RDPMC_SWITCH
+
+#define LOPE_ARCH_READ_SIGNAL 0
+
+static inline bool lope_arch_guard_fixup(void *uc)
+{
+	(void)uc;
+	return false;
+}
 
 #endif /* LOPE_ARCH_H */

@@ -4,6 +4,7 @@
 #define LOPE_ARCH_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define LOPE_ARCH_NAME "x86_64"
@@ -11,13 +12,15 @@
 /* x86 loads are not reordered with other loads: a compiler barrier will do. */
 #define lope_arch_rmb() __asm__ __volatile__("" ::: "memory")
 
-static inline __attribute__((always_inline)) uint64_t
-lope_arch_rdpmc(uint32_t counter)
+/* Counter @counter into *@val: the page allowed it, so it cannot fault. */
+static inline __attribute__((always_inline)) bool
+lope_arch_rdpmc(uint32_t counter, uint64_t *val)
 {
 	uint32_t lo, hi;
 
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
-	return (uint64_t)hi << 32 | lo;
+	*val = (uint64_t)hi << 32 | lo;
+	return true;
 }
 
 /* rdtsc zeroes the upper halves of rax and rdx: no zero extension. */
@@ -62,5 +65,14 @@ static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
 #define LOPE_ARCH_RDPMC_SWITCH "/sys/bus/event_source/devices/cpu/rdpmc"
 #define LOPE_ARCH_RDPMC_SWITCH_ALT \
 	"/sys/bus/event_source/devices/cpu_core/rdpmc"
+
+/* No read faults once the page allows it (CR4.PCE is the task's). */
+#define LOPE_ARCH_READ_SIGNAL 0
+
+static inline bool lope_arch_guard_fixup(void *uc)
+{
+	(void)uc;
+	return false;
+}
 
 #endif /* LOPE_ARCH_H */

@@ -1,0 +1,518 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# guest-lib.sh: what the emulated machines' tests share (sourced by
+# ctests/guest/test_arm64.sh and test_riscv64.sh): the plans' common
+# lines, judging what the guest printed, running the boots two at a time
+# under their limits, and reporting every case.  The sourcing script
+# sets GUEST (arm64, riscv64: the first word of every case's bracket),
+# O, R, JOBS, QEMU, CROSS_CC, CONSOLE (the kernel's console), BOOTS (its
+# table: key, machine, -cpu, -smp, seconds, host limit, program limit,
+# -M, device tree), OVERHEAD_BOOT (the boot whose papi_overhead tables
+# are kept), CTESTS_NOT_RUN, and the functions plan_KEY for each boot,
+# qemu_machine, machine_text and host_ready; then it calls guest_run.
+
+. "$top_srcdir/ctests/report.sh"
+
+# label_of KEY: what the case names of boot KEY begin with, "[arm64 cortex-a57]".
+label_of() { echo "$BOOTS" | awk -v k="$1" -v g="$GUEST" '$1 == k { print "[" g " " $2 "]" }'; }
+
+# ---------------------------------------------------------------------------
+# What each machine runs.  A plan line (ctests/guest/init.c):
+#   NAME TIMEOUT [cwd=DIR] [paranoid=N] [user_access=N] [env=V=X]... -- PROG ARG...
+# and for the host, in kinds.tsv: NAME, how to judge its output (tap: our
+# test protocol; papi:TREE: one of PAPI's tests; check:FUNCTION: a
+# function below).
+
+# Our tests: those of ctests/tests.list with the attribute guest, which
+# guest.mk builds; the list's other C tests are reported as SKIPs, with
+# the reason their line gives.
+LIST=$top_srcdir/ctests/tests.list
+lists() { sh "$top_srcdir/scripts/lists.sh" "$@"; }
+GUEST_TESTS=$(lists tests "$LIST" guest)
+NOT_IN_GUEST=$(lists tests "$LIST" | grep -v '\.sh$' | grep -vxF "$GUEST_TESTS" || true)
+OURS_ENV="env=LD_LIBRARY_PATH=/papi/ours env=PAPI_OURS_BUILDDIR=/papi/ours"
+STOCK_ENV="env=LD_LIBRARY_PATH=/papi/stock"
+
+emit() { # emit NAME KIND TIMEOUT WORDS...: a plan line and its kind
+	local name=$1 kind=$2 t=$3
+	shift 3
+	echo "$name $t $*" >>"$plan"
+	printf '%s\t%s\n' "$name" "$kind" >>"$kinds"
+}
+
+# our_tests TIMEOUT ATTR [EXCEPT]: our tests with the attribute ATTR in
+# ctests/tests.list, in its order, but the one named EXCEPT; one without
+# guest too is a FAIL (guest.mk did not build it).
+our_tests() {
+	local t n
+	for t in $(lists tests "$LIST" "$2"); do
+		n=${t##*/}
+		[ "$n" != "${3:-}" ] || continue
+		if ! echo "$GUEST_TESTS" | grep -qxF "$t"; then
+			fail "[$GUEST] plan" "$t has $2 but not guest in ctests/tests.list"
+			continue
+		fi
+		case $t in
+		*.sh) fail "[$GUEST] plan" "$t: only C tests run in the guest" ;;
+		ctests/papi/*) emit "$n" tap "$1" "$OURS_ENV" -- "/bin/$n" ;;
+		*) emit "$n" tap "$1" -- "/bin/$n" ;;
+		esac
+	done
+}
+
+# papi_avail with and without user access: the rdpmc line says yes, and
+# no with the reason.
+avail_lines() {
+	emit papi_avail check:avail_yes 60 "$OURS_ENV" -- /papi/ours/utils/papi_avail
+	emit papi_avail_no_user_access check:avail_no 60 user_access=0 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_avail
+	emit papi_avail_stock check:avail_stock 60 "$STOCK_ENV" -- /papi/stock/utils/papi_avail
+}
+
+# PAPI's tests, as scripts/peer-ctests.sh runs them on x86: from the root
+# of the tree, TESTS_QUIET, the tree first in LD_LIBRARY_PATH and ./ctests
+# first in PATH (attach_target).
+# Boot K of 3 runs every third test, ours then stock, one after the other
+# (never both at once, as on x86).
+plan_ctests() { # plan_ctests TIMEOUT K
+	local t i=0 tree
+	while read -r t; do
+		i=$((i + 1))
+		[ $((i % 3)) -eq $(($2 % 3)) ] || continue
+		for tree in ours stock; do
+			if echo "$CTESTS_NOT_RUN" | awk -v t="$t" '$1 == t { f = 1 } END { exit !f }'; then
+				not_run "$tree" "$t"
+				continue
+			fi
+			emit "$tree/$t" "papi:$tree" "$1" "cwd=/papi/$tree" \
+				"env=LD_LIBRARY_PATH=.:/papi/$tree" env=TESTS_QUIET=TESTS_QUIET \
+				env=PATH=./ctests:/bin -- "./$t" TESTS_QUIET
+		done
+	done < <(bash "$top_srcdir/scripts/peer-ctests.sh" --list \
+		--ours "$O/papi/ours/src" --stock "$O/papi/stock/src")
+}
+plan_ctests1() { plan_ctests "$1" 1; }
+plan_ctests2() { plan_ctests "$1" 2; }
+plan_ctests3() { plan_ctests "$1" 3; }
+
+# A test left out: its row in the table says SKIPPED, and why.
+not_run() { # not_run TREE TEST
+	local f
+	f=$R/ctests/$1/$(echo "$2" | tr '/ ' '__')
+	mkdir -p "$R/ctests/$1"
+	{
+		echo "not run in the $GUEST guest: $(echo "$CTESTS_NOT_RUN" |
+			awk -v t="$2" '$1 == t { $1 = ""; sub(/^ /, ""); print }')"
+		echo SKIPPED
+	} >"$f.out"
+	echo 0 >"$f.rc"
+	echo 0 >"$f.sec"
+}
+
+# ---------------------------------------------------------------------------
+# Judging the utilities' output: check_FUNCTION CASE OUT STATUS prints the
+# case lines, CASE ("[arm64 cortex-a57] papi_avail") and CASE.PART where the
+# output holds more than one.
+
+check_exit0() {
+	if [ "$3" = exit=0 ]; then pass "$1"; else fail "$1" "$3: $(tail -n 1 "$2")"; fi
+}
+
+# papi_avail's rdpmc line says yes with user access, no without it (the
+# plan's user_access=0).  Stock reads counters with read(2) only and
+# says no; its case wants the line, whatever it says.
+check_avail_yes() { rdpmc_line "$@" ': yes'; }
+check_avail_no() { rdpmc_line "$@" ': no'; }
+check_avail_stock() { rdpmc_line "$@" ''; }
+
+# rdpmc_line CASE OUT STATUS WANT: papi_avail exited 0, and its "Fast
+# counter read (rdpmc)" line holds WANT.  (sed, not grep: no such line
+# must be this case's FAIL, not a failed command that set -e stops at.)
+rdpmc_line() {
+	local l
+	l=$(sed -n '/Fast counter read (rdpmc)/ { s/  */ /g; p; q; }' "$2")
+	if [ "$3" = exit=0 ] && [ -n "$l" ] && [[ $l == *"$4"* ]]; then
+		pass "$1" "$l"
+	else
+		fail "$1" "$3; want \"Fast counter read (rdpmc)$4\", got \"${l:-no such line}\""
+	fi
+}
+
+check_stat_three() {
+	local v
+	v=$(awk -F, '$3 == "PAPI_TOT_INS" || $2 == "PAPI_TOT_INS" { print $1; exit }' "$2")
+	if [ "$3" = exit=0 ] && [ "$v" = 3 ]; then
+		pass "$1" "PAPI_TOT_INS 3: exactly the 3 user-mode instructions of /bin/three"
+	elif grep -q 'PAPI_TOT_INS' "$2" && [ "$3" = exit=0 ]; then
+		fail "$1" "PAPI_TOT_INS ${v:-none}, want 3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
+	else
+		fail "$1" "$3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
+	fi
+}
+
+check_accuracy() {
+	if [ "$3" = exit=77 ]; then
+		skip "$1" "$(grep -m 1 'papi_accuracy' "$2" || tail -n 1 "$2")"
+	elif [ "$3" = exit=0 ] && grep -q '^null benchmark' "$2"; then
+		pass "$1.null_benchmark_table"
+		if grep -q '^loop benchmark' "$2"; then
+			pass "$1.loop_benchmark_table"
+		else
+			skip "$1.loop_benchmark_table" "not printed: $(grep -m 1 -i loop "$2" || echo 'no loop on this architecture')"
+		fi
+	else
+		fail "$1" "$3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
+	fi
+}
+
+# table CASE OUT STATUS PATTERN WHAT FILE: the program printed a line
+# matching PATTERN (its WHAT) and exited 0; OUT is kept as $R/FILE.
+table() {
+	if [ "$3" = exit=0 ] && grep -q "$4" "$2"; then
+		pass "$1" "$5, also in $R/$6"
+		cp "$2" "$R/$6"
+	else
+		fail "$1" "$3: $(tr '\n' ' ' <"$2" | cut -c1-200)"
+	fi
+}
+
+check_overhead_counter() {
+	table "$@" '^PAPI_read ' "exact instruction table" papi_overhead-counter.txt
+}
+
+check_overhead() {
+	table "$@" '^PAPI_read ' "per-call table" papi_overhead-timer.txt
+}
+
+# ---------------------------------------------------------------------------
+# Reporting one boot.
+
+# split LOG DIR: each program's output into DIR/NNN.out, and DIR/index.tsv:
+# NNN, name, status (exit=N, signal=N, timeout=S, or lost: began, never
+# ended), guest milliseconds; info lines into DIR/info.
+split_log() {
+	awk -v dir="$2" '
+		function close_prog(status, ms) {
+			printf "%03d\t%s\t%s\t%s\n", n, name, status, ms >> (dir "/index.tsv")
+			close(out); name = ""
+		}
+		{ sub(/\r$/, "") }
+		/^@@lope info / { print substr($0, 13) >> (dir "/info"); next }
+		/^@@lope begin / {
+			if (name != "") close_prog("lost", 0)
+			n++; name = $3; out = sprintf("%s/%03d.out", dir, n)
+			printf "" > out; next
+		}
+		/^@@lope end / {
+			ms = $5; sub(/^ms=/, "", ms)
+			if (name == $3) close_prog($4, ms)
+			next
+		}
+		/^@@lope done/ { print "done" >> (dir "/info"); next }
+		name != "" { print >> out }
+		END { if (name != "") close_prog("lost", 0) }
+	' "$1"
+	touch "$2/index.tsv" "$2/info"
+}
+
+# report_tap LABEL NAME OUT STATUS: our test protocol, as run-tests.sh
+# counts it, every case named "LABEL NAME.CASE".
+report_tap() {
+	local label=$1 name=$2 out=$3 st=$4 f p s
+	echo "## $label $name ($(seconds_of "$name") s)"
+	awk -v pre="$label $name." '
+		/^(PASS|FAIL|SKIP): / { print substr($0, 1, 6) pre substr($0, 7); next }
+		{ print }' "$out"
+	p=$(grep -c '^PASS: ' "$out" || true)
+	f=$(grep -c '^FAIL: ' "$out" || true)
+	s=$(grep -c '^SKIP: ' "$out" || true)
+	case $st in
+	exit=0) ;;
+	exit=77) [ "$p$f$s" != 000 ] || skip "$label $name" "program exited 77 (skipped) without a reason" ;;
+	exit=*) [ "$f" -gt 0 ] || fail "$label $name" "exited with status ${st#exit=} without a FAIL line" ;;
+	signal=*) fail "$label $name" "killed by signal ${st#signal=}" ;;
+	timeout=*) fail "$label $name" "timed out after ${st#timeout=} s of guest time" ;;
+	lost) fail "$label $name" "no end: the guest stopped while it ran (see the boot's FAIL)" ;;
+	esac
+}
+
+# The real seconds program NAME of the boot being reported took.
+seconds_of() {
+	awk -v n="$1" '$3 == "begin" && $4 == n { b = $1 }
+		$3 == "end" && $4 == n { printf "%.1f", ($1 - b) / 1000; exit }' "$times"
+}
+
+# papi_result TREE NAME OUT STATUS MS: keep one of PAPI's tests' output
+# where scripts/peer-ctests.sh --results looks for it.
+papi_result() {
+	local d=$R/ctests/$1 f rc
+	f=$d/$(echo "${2#*/}" | tr '/ ' '__')
+	mkdir -p "$d"
+	cp "$3" "$f.out"
+	case $4 in
+	exit=*) rc=${4#exit=} ;;
+	signal=*) rc=$((128 + ${4#signal=})) ;;
+	timeout=*) rc=124 ;;
+	*) rc=125 ;;
+	esac
+	echo "$rc" >"$f.rc"
+	awk -v ms="$5" 'BEGIN { printf "%.3f\n", ms / 1000 }' >"$f.sec"
+}
+
+# Our tests a boot leaves out, each a SKIP with the reason.
+report_not_run() { # report_not_run KEY LABEL
+	local t why
+	while read -r t; do
+		why=$(lists note "$LIST" "$t")
+		if [ -n "$why" ]; then
+			skip "$2 ${t##*/}" "not run in the guest: $why"
+		else
+			fail "$2 ${t##*/}" "not run in the guest, and its line in ctests/tests.list says not why"
+		fi
+	done <"$R/$1/not_run"
+}
+
+# report_boot KEY LABEL: the cases of one boot, and the boot's own,
+# LABEL boot_KEY (arm64: a57 and ctests1..3 boot the same machine).
+report_boot() {
+	local key=$1 label=$2 d=$R/$1 n name st ms kind out ran=0 planned lost
+	times=$d/times
+	rm -rf "$d/progs"
+	mkdir -p "$d/progs"
+	split_log "$d/console.log" "$d/progs"
+	sed "s/^/# $label boot_$key: /" "$d/progs/info"
+	while IFS=$'\t' read -r n name st ms; do
+		ran=$((ran + 1))
+		out=$d/progs/$n.out
+		kind=$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' "$d/kinds.tsv")
+		case $kind in
+		tap) report_tap "$label" "$name" "$out" "$st" ;;
+		papi:*) papi_result "${kind#papi:}" "$name" "$out" "$st" "$ms" ;;
+		check:*)
+			echo "## $label $name ($(seconds_of "$name") s)"
+			sed 's/^/# /' "$out"
+			"check_${kind#check:}" "$label $name" "$out" "$st"
+			;;
+		*) fail "$label $name" "not in the plan (kinds.tsv)" ;;
+		esac
+	done <"$d/progs/index.tsv"
+	planned=$(wc -l <"$d/kinds.tsv")
+	lost=$(cut -f1 "$d/kinds.tsv" | grep -vxF -f <(cut -f2 "$d/progs/index.tsv") |
+		head -n 5 | tr '\n' ' ' || true)
+	if ! grep -q '^kernel ' "$d/progs/info"; then
+		fail "$label boot_$key" "the guest never reached /init ($(boot_end "$d")): $(last_words "$d/console.log")"
+	elif ! grep -qx "done" "$d/progs/info"; then
+		fail "$label boot_$key" "ran $ran of $planned programs, then $(boot_end "$d")${lost:+; not run: $lost}"
+	else
+		pass "$label boot_$key" "$ran programs, $(cat "$d/seconds") s ($(cat "$d/cpu") s of CPU)"
+	fi
+	if declare -F "boot_check_$key" >/dev/null; then
+		"boot_check_$key" "$label" "$d/progs/info"
+	fi
+}
+
+# The kernel's panic line, else the console's last lines.
+last_words() {
+	{ grep -m 1 'Kernel panic' "$1" || grep -v '^$' "$1" | tail -n 3; } |
+		tr -d '\r' | tr '\n' ' ' | cut -c1-300
+}
+
+# How the boot ended, from QEMU's exit status.
+boot_end() {
+	local rc
+	rc=$(cat "$1/qemu.rc" 2>/dev/null || echo '?')
+	case $rc in
+	0) echo "the guest powered off or rebooted early" ;;
+	124 | 137) echo "the host killed it at its limit of $(cat "$1/limit") s" ;;
+	*) echo "QEMU exited with status $rc: $(grep -m 1 -i qemu "$1/console.log" | cut -c1-200)" ;;
+	esac
+}
+
+
+# ---------------------------------------------------------------------------
+# Running the boots.
+
+boot() { # boot KEY LIMIT: QEMU, output into $R/KEY
+	local d=$R/$1 t0 rc=0 tree dtb=()
+	tree=$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $9 }')
+	[ "$tree" = - ] || dtb=(-dtb "$O/$tree.dtb")
+	qemu_machine "$1"
+	echo "$2" >"$d/limit"
+	t0=$(date +%s)
+	timeout -k 5 "$2" "${qargs[@]}" "${dtb[@]}" \
+		-kernel "$O/kernel" -initrd "$O/initrd.gz" \
+		-append "console=$CONSOLE panic=-1 quiet lope_plan=/plans/$1" \
+		</dev/null 2>&1 | stamp "$d/console.log" "$d/times" || rc=${PIPESTATUS[0]}
+	echo "$rc" >"$d/qemu.rc"
+	echo $(($(date +%s) - t0)) >"$d/seconds"
+	# The CPU time QEMU used: what the boot takes on a CPU of its own.
+	# (times in a pipeline would run in a subshell without children.)
+	times >"$d/times.raw"
+	awk 'END { s = 0
+		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
+		printf "%d\n", s + 0.5 }' "$d/times.raw" >"$d/cpu"
+}
+
+# stamp LOG TIMES: the console into LOG, and each frame line into TIMES
+# with the host's clock (milliseconds since the boot started), for the
+# record of how long each program takes in real time.
+stamp() {
+	local l t0=${EPOCHREALTIME/./}
+	: >"$2"
+	while IFS= read -r l; do
+		printf '%s\n' "$l"
+		case $l in
+		@@lope\ begin* | @@lope\ end*)
+			printf '%d %s\n' $(((${EPOCHREALTIME/./} - t0) / 1000)) "${l%$'\r'}" >>"$2"
+			;;
+		esac
+	done >"$1"
+}
+
+# The boots to run: those LOPE_GUEST_MACHINES names (all by default), but
+# those make_dtbs left out.
+selected_boots() {
+	local want=${LOPE_GUEST_MACHINES:-}
+	echo "$BOOTS" | awk -v want=",$want," -v out=" $LEFT_OUT " \
+		'NF && (want == ",," || index(want, "," $1 ",")) && !index(out, " " $1 " ")'
+}
+
+# The device trees of the boots that need one (BOOTS' last column), once a
+# run, before the boots: ctests/guest/TREE-dtb.sh makes $O/TREE.dtb from
+# QEMU's own tree of the boot's machine.  Without dtc the boot is one
+# SKIP; a tree the script cannot edit (another QEMU) is its FAIL; either
+# way it is left out (LEFT_OUT).
+LEFT_OUT=
+make_dtbs() {
+	local key tree label err
+	while read -r key _ _ _ _ _ _ _ tree; do
+		[ "$tree" != - ] || continue
+		label=$(label_of "$key")
+		qemu_machine "$key"
+		if ! command -v dtc >/dev/null 2>&1; then
+			skip "$label boot_$key" "dtc not installed (Debian: device-tree-compiler): no device tree for this machine"
+		elif ! err=$(bash "$top_srcdir/ctests/guest/$tree-dtb.sh" "$O/$tree.dtb" "${qargs[@]}" 2>&1); then
+			fail "$label boot_$key" "ctests/guest/$tree-dtb.sh: $(echo "$err" | tr '\n' ' ' | cut -c1-300)"
+		else
+			info "$label boot_$key: device tree $O/$tree.dtb (source: $O/$tree.dtb.dts)"
+			continue
+		fi
+		LEFT_OUT="$LEFT_OUT $key"
+		rm -rf "${R:?}/$key"
+	done < <(selected_boots)
+}
+
+# The plans, packed as a second cpio appended to the built initramfs (the
+# kernel unpacks both).
+make_plans() {
+	local key t plan kinds
+	# Only what the boots run now is renewed: results of the others stay.
+	rm -rf "$O/plans"
+	mkdir -p "$R" "$O/plans/plans"
+	if selected_boots | grep -q '^ctests'; then
+		rm -rf "$R/ctests" "$R/ctests.md" "$R/ctests.tsv"
+	fi
+	while read -r key _ _ _ _ _ t _; do
+		rm -rf "${R:?}/$key"
+		[ "$key" != "$OVERHEAD_BOOT" ] || rm -f "$R"/papi_overhead-*.txt
+		mkdir -p "$R/$key"
+		plan=$O/plans/plans/$key kinds=$R/$key/kinds.tsv
+		: >"$plan"
+		: >"$kinds"
+		"plan_$key" "$t"
+	done < <(selected_boots)
+	(cd "$O/plans" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) \
+		>"$O/plans.cpio.gz"
+	cat "$O/initrd.cpio.gz" "$O/plans.cpio.gz" >"$O/initrd.gz"
+}
+
+# Run the boots JOBS at a time, the longest first.
+run_boots() {
+	local key cpu smp limit
+	while read -r key _ cpu smp _ limit _; do
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+		echo "# booting $(label_of "$key") ($key): -cpu $cpu -smp $smp, at most $limit s"
+		boot "$key" "$limit" &
+	done < <(selected_boots | sort -k5,5nr -s)
+	wait
+}
+
+# report_ctests LABEL: one case for each of PAPI's tests, LABEL papi.TEST
+# (the test's path in snake_case), from the table of the three boots.
+report_ctests() {
+	local label=$1 tsv=$R/ctests.tsv o s note t c
+	# Only when this run had all three boots: the table is of one run.
+	[ "$(selected_boots | awk '$1 ~ /^ctests[123]$/' | wc -l)" -eq 3 ] || return 0
+	echo "## $label PAPI's tests, ours against stock (scripts/peer-ctests.sh)"
+	bash "$top_srcdir/scripts/peer-ctests.sh" --results "$R/ctests" \
+		--ours "$O/papi/ours/src" --stock "$O/papi/stock/src" --timeout \
+		"$(echo "$BOOTS" | awk '$1 == "ctests1" { print $7 }')" \
+		--md "$R/ctests.md" --tsv "$tsv" --machine "$(machine_text ctests1)" \
+		2>/dev/null | sed 's/^/# /' || true
+	while IFS=$'\t' read -r t o s note; do
+		c="$label papi.$(case_name "$t")"
+		case $o in
+		PASSED*) pass "$c" "$t: ours $o${s:+, stock $s}" ;;
+		SKIPPED)
+			[ -n "$note" ] || note="PAPI's test skipped here (with TESTS_QUIET it prints no reason)"
+			skip "$c" "$t: $note; stock $s" ;;
+		*)
+			case $s in
+			FAILED* | CRASHED | TIMEOUT | -)
+				skip "$c" "$t: ours $o, and stock $s as well: ${note:-no note}" ;;
+			*) fail "$c" "$t: ours $o, stock $s: ${note:-no note}" ;;
+			esac
+			;;
+		esac
+	done <"$tsv"
+}
+
+build() {
+	local papi_src t0 rc=0
+	papi_src=${PAPI_SRC:-$(sed -n 's/^PAPI_SRC = //p' "$top_builddir/Makefile" 2>/dev/null)}
+	if [ -z "$papi_src" ]; then
+		fail "[$GUEST] cross_build" "no PAPI source tree (configure the top build, or set PAPI_SRC)"
+		return 1
+	fi
+	mkdir -p "$O"
+	t0=$(date +%s)
+	# Our make's jobserver is not ours to use: a -j2 of our own.
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory \
+		-f "$top_srcdir/ctests/guest/guest.mk" -j2 srcdir="$top_srcdir" \
+		GUEST="$GUEST" PAPI_SRC="$papi_src" O="$O" >"$O/build.log" 2>&1 || rc=$?
+	grep '^# ' "$O/build.log" || true
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$O/build.log" | sed 's/^/# /'
+		fail "[$GUEST] cross_build" "make -f ctests/guest/guest.mk failed (log: $O/build.log): $(grep -m 1 -E 'error|failed' "$O/build.log" | cut -c1-200)"
+		return 1
+	fi
+	pass "[$GUEST] cross_build" "$(($(date +%s) - t0)) s"
+}
+
+main() {
+	local key t0
+	host_ready
+	build || exit 1
+	make_dtbs
+	make_plans
+	t0=$(date +%s)
+	run_boots
+	echo "# all boots: $(($(date +%s) - t0)) s, $(cat "$R"/*/cpu | awk '{ s += $1 } END { print s }') s of CPU"
+	while read -r key _; do
+		[ ! -f "$R/$key/not_run" ] || report_not_run "$key" "$(label_of "$key")"
+		report_boot "$key" "$(label_of "$key")"
+	done < <(selected_boots)
+	report_ctests "$(label_of ctests1)"
+}
+
+# The whole run; its exit status is 1 when any case failed (run-tests.sh
+# counts the lines).
+guest_run() {
+	local log
+	log=$(mktemp "${TMPDIR:-/tmp}/lope-$GUEST.XXXXXX")
+	# shellcheck disable=SC2064 # the name now
+	trap "rm -f '$log'" EXIT
+	main "$@" | tee "$log"
+	! grep -q '^FAIL: ' "$log"
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run-tests.sh: timeout 900
+#
+# test_riscv64.sh: the tests on an emulated riscv64 machine with a real
+# PMU (doc/riscv64-guest.md), as test_arm64.sh runs them on arm64.  QEMU's
+# riscv64 "max" CPU has the counters, with Sscofpmf (counting filtered by
+# privilege, overflow interrupts), and a Debian 13 kernel booted under it
+# with OpenSBI lets user space read them (csrr) through the
+# self-monitoring page.  This script
+#   1. cross-builds everything the guest runs (ctests/guest/guest.mk with
+#      GUEST=riscv64: Debian 13's riscv64 kernel, QEMU 10 and OpenSBI 1.5
+#      for the host, our PAPI and the stock one from the same source,
+#      given what PAPI's Linux layer lacks before 7.2, our tests and
+#      utilities, a static /init, all in one initramfs);
+#   2. boots the machines below, two at a time, each with a hard time
+#      limit, under -icount shift=0,sleep=off (counts are exact and
+#      repeat); /init runs each machine's plan (ctests/guest/init.c);
+#   3. reports every case the guest printed, named "[riscv64 MACHINE]
+#      PROGRAM.CASE", and checks what the utilities printed; its own cases
+#      are "[riscv64] cross_build" and each boot's "[riscv64 MACHINE]
+#      boot_KEY".
+# A guest that does not boot, hangs or loses its output is a FAIL with the
+# reason; a missing tool (the cross compiler) is a SKIP with the reason.
+# Results stay in $top_builddir/guest/riscv64/results/.
+#
+# Environment:
+#   LOPE_GUEST=0            skip it all (one SKIP line saying so)
+#   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
+#                           rv,legacy)
+#   LOPE_GUEST_JOBS         boots at a time (default 2)
+#   LOPE_RISCV64_DIR        build and results directory
+#                           (default $top_builddir/guest/riscv64)
+#   LOPE_GUEST_REFETCH=1    download Debian's packages again
+#   top_srcdir, top_builddir, PAPI_SRC (default: the one the top build
+#   was configured with)
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+O=${LOPE_RISCV64_DIR:-$top_builddir/guest/riscv64}
+R=$O/results
+JOBS=${LOPE_GUEST_JOBS:-2}
+GUEST=riscv64
+# QEMU and OpenSBI are the ones fetch.sh unpacked (guest.mk's sysroot).
+QEMU=$O/sysroot/usr/bin/qemu-system-riscv64
+FIRMWARE=$O/sysroot/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+CROSS_CC=riscv64-linux-gnu-gcc
+CONSOLE=ttyS0
+OVERHEAD_BOOT=rv
+CTESTS_NOT_RUN=
+
+# The boots, as test_arm64.sh's table: key, machine, -cpu, -smp, seconds,
+# host limit, per-program limit in guest seconds, -M, device tree.
+# rv runs every test the list gives the guest; legacy papi_avail with
+# kernel.perf_user_access 2.
+BOOTS="
+rv      max   max  1 150 420 300 virt -
+legacy  max   max  1 10  120 60  virt -
+"
+
+# shellcheck source=guest-lib.sh
+. "$top_srcdir/ctests/guest/guest-lib.sh"
+
+# ---------------------------------------------------------------------------
+# What each machine runs (the plan lines: ctests/guest/guest-lib.sh).
+
+# Every test the list gives the guest, the guard first (its positive
+# control must fault: no program has had user access yet), then the
+# utilities.  The list's other C tests run on x86 in every `make check`.
+plan_rv() {
+	if echo "$GUEST_TESTS" | grep -qx ctests/engine/test_rdpmc_guard; then
+		emit test_rdpmc_guard tap "$1" user_access=0 -- /bin/test_rdpmc_guard
+	fi
+	our_tests "$1" guest test_rdpmc_guard
+	echo "$NOT_IN_GUEST" | sed '/^$/d' >"$R/rv/not_run"
+	avail_lines
+	emit papi_stat_three check:stat_three 60 "$OURS_ENV" \
+		-- /bin/papi_stat -d user -x , -e PAPI_TOT_INS -- /bin/three
+	# Stock's column says disabled: its libpfm4 knows no RISC-V PMU, and
+	# stock counts only on a core PMU libpfm4 knows.
+	emit papi_overhead_counter check:overhead_counter 300 "$OURS_ENV" \
+		-- /bin/papi_overhead -m counter -k 3
+}
+
+# perf_user_access 2 (legacy): cycle and instret are readable by any
+# task, and count every privilege level (the kernel cannot filter them),
+# every other counter is read with read(2); papi_avail still says yes.
+plan_legacy() {
+	emit papi_avail check:avail_yes 60 user_access=2 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_avail
+}
+
+# ---------------------------------------------------------------------------
+# Running the boots.
+
+# -cpu max: the counters with Sscofpmf; -icount shift=0: one instruction
+# per guest nanosecond, so the counts are exact and repeat; sleep=off: an
+# idle guest skips ahead to its next timer.  -bios: OpenSBI 1.5 (QEMU 10's
+# own firmware is not in its Debian package).  -nic none: no network.
+#
+# qemu_machine KEY: into the array qargs, QEMU and the options that make
+# boot KEY's machine (test_arm64.sh's).
+qemu_machine() {
+	local m cpu smp
+	read -r m cpu smp < <(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $8, $3, $4 }')
+	qargs=("$QEMU" -M "$m" -cpu "$cpu" -smp "$smp" -m 1024 -bios "$FIRMWARE"
+		-nographic -nic none -no-reboot -icount "shift=0,sleep=off")
+}
+
+# The machine, for a table's caption.
+machine_text() {
+	local d=$R/$1/progs
+	echo "QEMU $("$QEMU" --version | head -n 1 | sed 's/.*version //')," \
+		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-M " $8 " -cpu " $3 " -smp " $4 }')" \
+		"-icount shift=0,sleep=off (TCG on $(uname -m)), OpenSBI $(ls "$O"/cache/debs/opensbi_*.deb | sed 's/.*opensbi_\([^_]*\)_.*/\1/');" \
+		"kernel $(sed -n 's/^kernel //p' "$d/info" | cut -d' ' -f1)."
+}
+
+# The whole script's SKIP when it is not wanted or a tool is missing
+# (QEMU is fetched with the kernel: guest.mk's cross_build).
+host_ready() {
+	if [ "${LOPE_GUEST:-1}" = 0 ]; then
+		skip "[riscv64] guest" "LOPE_GUEST=0"
+		exit 0
+	fi
+	need_tool "[riscv64] guest" "$CROSS_CC" "Debian: gcc-riscv64-linux-gnu, libc6-dev-riscv64-cross"
+	need_tool "[riscv64] guest" cpio
+}
+
+guest_run "$@"
