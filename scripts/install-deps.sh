@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian 12 or 13 machine: build tools, libpfm4, the stock
 # PAPI tools for comparison, PAPI's source (which our build compiles), and
-# the emulated arm64 machine's tools (the cross compiler, QEMU, cpio, dtc
-# for the two-PMU machine's device tree; its kernel and arm64 libpfm4 are
-# fetched by ctests/guest/fetch-arm64.sh).
+# the emulated machines' tools: arm64's cross compiler, QEMU, cpio, dtc for
+# the two-PMU machine's device tree, and riscv64's cross compiler (their
+# kernels, arm64's libpfm4, and riscv64's QEMU 10 and OpenSBI, which
+# QEMU 7.2's libraries run, are fetched by ctests/guest/fetch.sh).
 # Run as root, or as a user who may sudo.
 #
 #   scripts/install-deps.sh [--papi-src DIR]
@@ -41,12 +42,12 @@ fi
 packages=(build-essential autoconf automake libtool pkg-config libpfm4-dev
 	papi-tools papi-examples dpkg-dev linux-perf gnuplot-nox clang-format
 	valgrind rsync clang libclang-rt-dev cpio debootstrap)
-# The emulated arm64 machine: on x86-64 its cross compiler and QEMU.  On
-# another host the guest's tests SKIP, saying so (ctests/guest).
+# The emulated machines: on x86-64 their cross compilers and QEMU.  On
+# another host the guests' tests SKIP, saying so (ctests/guest).
 case $(dpkg --print-architecture) in
 amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
-	device-tree-compiler) ;;
-*) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated arm64 machine's tests need an x86-64 host; not installing its tools" ;;
+	device-tree-compiler gcc-riscv64-linux-gnu libc6-dev-riscv64-cross) ;;
+*) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated machines' tests need an x86-64 host; not installing their tools" ;;
 esac
 
 "${SUDO[@]}" apt-get update

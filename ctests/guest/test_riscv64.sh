@@ -89,6 +89,19 @@ plan_rv() {
 plan_legacy() {
 	emit papi_avail check:avail_yes 60 user_access=2 "$OURS_ENV" \
 		-- /papi/ours/utils/papi_avail
+	emit papi_component_avail check:says_legacy 60 user_access=2 \
+		"$OURS_ENV" -- /papi/ours/utils/papi_component_avail
+}
+
+# The component's description names the mode that allows the reads.
+check_says_legacy() {
+	local l
+	l=$(grep -m 1 'rdpmc:' "$2" | sed 's/^ *//')
+	if [ "$3" = exit=0 ] && [[ $l == *'rdpmc: yes (perf_user_access 2)'* ]]; then
+		pass "$1" "$l"
+	else
+		fail "$1" "$3; want \"rdpmc: yes (perf_user_access 2)\" in the perf_event component's description, got \"${l:-no such line}\""
+	fi
 }
 
 # ---------------------------------------------------------------------------
