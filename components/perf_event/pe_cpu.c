@@ -34,8 +34,9 @@ void pe_cpu__libpfm4_name(char *buf, size_t len)
 		snprintf(buf, len, "libpfm4 %u.%u", major, minor);
 }
 
-/* A "CPU implementer" or "CPU part" line of /proc/cpuinfo (Arm). */
-static int cpuinfo_hex(const char *key, unsigned int *v)
+/* A "CPU implementer" or "CPU part" line of /proc/cpuinfo (Arm), or
+ * "mvendorid" or "marchid" (RISC-V). */
+static int cpuinfo_hex(const char *key, unsigned long long *v)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[256];
@@ -46,7 +47,7 @@ static int cpuinfo_hex(const char *key, unsigned int *v)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f))
 		if (!strncmp(line, key, klen) && strchr(line, ':'))
-			found = sscanf(strchr(line, ':') + 1, "%x", v) == 1;
+			found = sscanf(strchr(line, ':') + 1, "%llx", v) == 1;
 	(void)fclose(f); /* read-only stream */
 	return found;
 }
@@ -54,17 +55,23 @@ static int cpuinfo_hex(const char *key, unsigned int *v)
 void pe_cpu__name(char *buf, size_t len)
 {
 	const PAPI_hw_info_t *hw = &_papi_hwi_system_info.hw_info;
-	unsigned int implementer, part;
+	unsigned long long implementer, part;
 
 	if (hw->vendor == PAPI_VENDOR_INTEL || hw->vendor == PAPI_VENDOR_AMD)
 		snprintf(buf, len, "CPU family %d model %d", hw->cpuid_family,
 			 hw->cpuid_model);
 	else if (cpuinfo_hex("CPU implementer", &implementer) &&
 		 cpuinfo_hex("CPU part", &part))
-		snprintf(buf, len, "CPU implementer 0x%02x part 0x%03x",
+		snprintf(buf, len, "CPU implementer 0x%02llx part 0x%03llx",
 			 implementer, part);
-	else
+	else if (cpuinfo_hex("mvendorid", &implementer) &&
+		 cpuinfo_hex("marchid", &part))
+		snprintf(buf, len, "CPU mvendorid 0x%llx marchid 0x%llx",
+			 implementer, part);
+	else if (hw->model_string[0])
 		snprintf(buf, len, "CPU %s", hw->model_string);
+	else
+		snprintf(buf, len, "CPU");
 }
 
 int pe_cpu__libpfm4_events(void)

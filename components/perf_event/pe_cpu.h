@@ -12,7 +12,8 @@
 /* "libpfm4 4.13" from the libpfm4 this process loaded, "libpfm4" if its
  * file does not say its release. */
 void pe_cpu__libpfm4_name(char *buf, size_t len);
-/* "CPU family 26 model 2" (x86), "CPU implementer 0x00 part 0x051" (Arm). */
+/* "CPU family 26 model 2" (x86), "CPU implementer 0x00 part 0x051" (Arm),
+ * "CPU mvendorid 0x489 marchid 0x8000000000000007" (RISC-V). */
 void pe_cpu__name(char *buf, size_t len);
 /* Events of libpfm4's present core and generic ("perf") PMUs. */
 int pe_cpu__libpfm4_events(void);

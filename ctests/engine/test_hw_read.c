@@ -19,7 +19,13 @@
  *    that, read every 2^26, each read bracketed and in order;
  *  - migration: 200 times, pinned to the other CPU then read as above:
  *    the kernel reprograms the counters on the new CPU and rewrites the
- *    page; a read mixing old and new shows up out of order (needs 2 CPUs).
+ *    page; a read mixing old and new shows up out of order (needs 2 CPUs);
+ *  - taken away (last: it disables the group): where a read the page
+ *    allowed can fault (riscv64), the race of a read with the kernel
+ *    taking the counter away, made certain: the leader's index read,
+ *    the group disabled, then the counter read with that index faults
+ *    and the engine's guard (src/guard.c) turns it into a failed read,
+ *    where without the guard the test dies of SIGILL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +39,7 @@
 #include <unistd.h>
 
 #include "lope.h"
+#include "mmap_read.h"
 #include "sys.h"
 #include "report.h"
 
@@ -312,6 +319,36 @@ static void test_migrate(const char *name)
 	judge(name, &t, err);
 }
 
+static void test_taken_away(const char *name)
+{
+	uint32_t idx = page ? page->index : 0;
+	uint64_t v = 0;
+	bool ok;
+	int err;
+
+	if (!LOPE_ARCH_READ_SIGNAL) {
+		lope_skip(name,
+			  "on %s a counter read the page allowed cannot fault "
+			  "once the kernel takes the counter away",
+			  LOPE_ARCH_NAME);
+		return;
+	}
+	if (!idx) {
+		lope_skip(name, "no second mapping of the leader's page");
+		return;
+	}
+	err = lope_group__disable(g, NULL);
+	if (err) {
+		lope_fail(name, "disable: %s", strerror(-err));
+		return;
+	}
+	ok = lope_hw_reader.pmc(NULL, idx - 1, &v);
+	lope_check(!ok && page->index == 0, name,
+		   "counter %u read %s (value %" PRIu64 ") after the disable, "
+		   "the page's index now %u: want a failed read and index 0",
+		   idx - 1, ok ? "succeeded" : "failed", v, page->index);
+}
+
 /* The cases, in the order they run; each is told its name. */
 static const struct {
 	const char *name;
@@ -324,6 +361,9 @@ static const struct {
 	{ "hw_read_a_32_bit_counter_read_past_its_overflow_interrupts",
 	  test_wrap },
 	{ "hw_read_a_reader_moved_between_2_cpus_200_times", test_migrate },
+	{ "hw_read_a_counter_taken_away_after_its_index_was_read_faults_"
+	  "and_the_guard_makes_it_a_failed_read",
+	  test_taken_away },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 

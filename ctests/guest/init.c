@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * /init of the emulated arm64 test machine (ctests/guest/test_arm64.sh).
+ * /init of the emulated test machines (ctests/guest/test_arm64.sh,
+ * test_riscv64.sh).
  *
  * The kernel runs it as process 1 from the initramfs, the only file system
  * the machine has.  It mounts proc, sysfs, devtmpfs, tracefs and a tmpfs on
@@ -158,7 +159,9 @@ static void describe(void)
 	f = fopen("/proc/cpuinfo", "re");
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "CPU implementer", 15) ||
-		    !strncmp(line, "CPU part", 8)) {
+		    !strncmp(line, "CPU part", 8) || !strncmp(line, "isa", 3) ||
+		    !strncmp(line, "mvendorid", 9) ||
+		    !strncmp(line, "marchid", 7)) {
 			line[strcspn(line, "\n")] = 0;
 			say("@@lope info cpuinfo %s", line);
 		}
