@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The engine must build for the other architecture too: compile its
+# The engine must build for the other architectures too: compile its
 # sources (src/sources.mk) and the engine unit tests, which include the
-# arch header, for aarch64 with -Wall -Wextra -Werror, if the cross
-# compiler is installed.
+# arch header, for aarch64 and riscv64 with -Wall -Wextra -Werror, where
+# the cross compiler is installed.
 # Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cc=${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}
-arch=aarch64
 
 # shellcheck source=../report.sh
 . "$top/ctests/report.sh"
-need_tool "cross_compile_$arch" "$cc" "the $arch cross compiler: scripts/install-deps.sh installs it"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-cross.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -31,17 +28,28 @@ compile() { # name, source, extra flags...
 	fi
 }
 
-n=0
-for src in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_SRCS); do
-	compile "cross_compile_${arch}_src_${src//[^a-z0-9]/_}" "$top/src/$src"
-	n=$((n + 1))
-done
-if [ "$n" -eq 0 ]; then
-	fail "cross_compile_$arch" "no source in $top/src/sources.mk"
-	exit 1
-fi
-for t in $(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" |
-	grep '^ctests/engine/' | grep -v '\.sh$'); do
-	compile "cross_compile_${arch}_${t//[^a-z0-9]/_}_c" "$top/$t.c" -I"$top/ctests/lib"
-done
+# cross ARCH CC: the engine and its unit tests for ARCH.
+cross() {
+	local n=0 src t
+	arch=$1 cc=$2
+	command -v "$cc" >/dev/null 2>&1 || {
+		skip "cross_compile_$arch" "$cc not installed (the $arch cross compiler: scripts/install-deps.sh installs it)"
+		return
+	}
+	for src in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_SRCS); do
+		compile "cross_compile_${arch}_src_${src//[^a-z0-9]/_}" "$top/src/$src"
+		n=$((n + 1))
+	done
+	if [ "$n" -eq 0 ]; then
+		fail "cross_compile_$arch" "no source in $top/src/sources.mk"
+		return
+	fi
+	for t in $(sh "$top/scripts/lists.sh" tests "$top/ctests/tests.list" |
+		grep '^ctests/engine/' | grep -v '\.sh$'); do
+		compile "cross_compile_${arch}_${t//[^a-z0-9]/_}_c" "$top/$t.c" -I"$top/ctests/lib"
+	done
+}
+
+cross aarch64 "${LOPE_CROSS_CC:-aarch64-linux-gnu-gcc}"
+cross riscv64 "${LOPE_CROSS_CC_RISCV64:-riscv64-linux-gnu-gcc}"
 exit $((nfail > 0))

@@ -11,7 +11,9 @@
 # -M, device tree), OVERHEAD_BOOT (the boot whose papi_overhead tables
 # are kept), CTESTS_NOT_RUN, and the functions plan_KEY for each boot,
 # qemu_machine, machine_text and host_ready; then it calls guest_run.
+# shellcheck disable=SC2034,SC2154 # variables of the sourcing script
 
+# shellcheck source=../report.sh
 . "$top_srcdir/ctests/report.sh"
 
 # label_of KEY: what the case names of boot KEY begin with, "[arm64 cortex-a57]".
