@@ -82,41 +82,6 @@ static void fill(struct perf_event_mmap_page *pc, const struct page_case *c)
 }
 
 /*
- * Run one read in a child.  Returns the child's wait status; the child
- * exits 0 when the read did not read a counter (-EOPNOTSUPP, or a
- * descheduled event's count), 1 when it read one, 2 on anything else.
- */
-static int read_in_child(const struct page_case *c)
-{
-	static struct perf_event_mmap_page page __attribute__((aligned(4096)));
-	pid_t pid;
-	int status;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		struct rlimit no_core = { 0, 0 };
-		struct lope_counts out;
-		int rc;
-
-		(void)setrlimit(RLIMIT_CORE, &no_core);
-		fill(&page, c);
-		rc = c->enabled ?
-			     lope_mmap__read_enabled(&page, &lope_hw_reader,
-						     &out, NULL) :
-			     lope_mmap__read(&page, &lope_hw_reader, &out,
-					     NULL);
-		_exit(rc == -EOPNOTSUPP || rc == 1 ? 0 : rc == 0 ? 1 : 2);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return status;
-}
-
-/*
  * The fault guard (src/guard.c), where a read the page allows can still
  * fault (LOPE_ARCH_READ_SIGNAL: riscv64).  Each case in a child, after
  * the positive control showed that the read faults here:
@@ -131,6 +96,7 @@ static int read_in_child(const struct page_case *c)
  *                  default action, not a loop.
  */
 enum guard_case {
+	NO_GUARD, /* the page cases: nothing set */
 	GUARDED_READ,
 	CHAIN_RAISE,
 	DEFAULT_RAISE,
@@ -155,7 +121,30 @@ static void own_counter_read(void)
 #endif
 }
 
-static int guard_in_child(enum guard_case what)
+/* What a child does before its read (see enum guard_case). */
+static void before_read(enum guard_case what)
+{
+	if (what == NO_GUARD)
+		return;
+	if (what == CHAIN_RAISE || what == CHAIN_FAULT)
+		(void)signal(SIGILL, programs_handler);
+	if (lope_guard__install() != 0)
+		_exit(4);
+	if (what == CHAIN_RAISE || what == DEFAULT_RAISE)
+		(void)raise(SIGILL);
+	if (what == CHAIN_FAULT || what == DEFAULT_FAULT)
+		own_counter_read();
+	if (what != GUARDED_READ)
+		_exit(5); /* nothing stopped the program */
+}
+
+/*
+ * Run one read of page @c in a child, after @what.  Returns the child's
+ * wait status; the child exits 0 when the read did not read a counter
+ * (-EOPNOTSUPP, or a descheduled event's count), 1 when it read one, 2 on
+ * anything else.
+ */
+static int read_in_child(const struct page_case *c, enum guard_case what)
 {
 	static struct perf_event_mmap_page page __attribute__((aligned(4096)));
 	pid_t pid;
@@ -171,19 +160,14 @@ static int guard_in_child(enum guard_case what)
 		int rc;
 
 		(void)setrlimit(RLIMIT_CORE, &no_core);
-		if (what == CHAIN_RAISE || what == CHAIN_FAULT)
-			(void)signal(SIGILL, programs_handler);
-		if (lope_guard__install() != 0)
-			_exit(4);
-		if (what == CHAIN_RAISE || what == DEFAULT_RAISE)
-			(void)raise(SIGILL);
-		if (what == CHAIN_FAULT || what == DEFAULT_FAULT)
-			own_counter_read();
-		if (what != GUARDED_READ)
-			_exit(5); /* nothing stopped the program */
-		fill(&page, &control);
-		rc = lope_mmap__read(&page, &lope_hw_reader, &out, NULL);
-		_exit(rc == -EOPNOTSUPP ? 0 : rc == 0 ? 1 : 2);
+		before_read(what);
+		fill(&page, c);
+		rc = c->enabled ?
+			     lope_mmap__read_enabled(&page, &lope_hw_reader,
+						     &out, NULL) :
+			     lope_mmap__read(&page, &lope_hw_reader, &out,
+					     NULL);
+		_exit(rc == -EOPNOTSUPP || rc == 1 ? 0 : rc == 0 ? 1 : 2);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -269,7 +253,7 @@ static void test_guard(int meaningful, const char *sw)
 				  sw);
 			continue;
 		}
-		status = guard_in_child(rows[i].what);
+		status = read_in_child(&control, rows[i].what);
 		describe(status, why, sizeof(why));
 		if (rows[i].exits >= 0 ?
 			    status >= 0 && WIFEXITED(status) &&
@@ -294,7 +278,7 @@ int main(void)
 	lope_info("arch %s; %s", LOPE_ARCH_NAME, sw);
 
 	/* Positive control first: does the instruction fault here at all? */
-	status = read_in_child(&control);
+	status = read_in_child(&control, NO_GUARD);
 	describe(status, why, sizeof(why));
 	meaningful = status >= 0 && faulted(status);
 	lope_info("rdpmc guard: positive control: %s", control.what);
@@ -314,7 +298,7 @@ int main(void)
 		const struct page_case *c = &cases[i];
 
 		lope_name(name, sizeof(name), "rdpmc guard: %s", c->what);
-		status = read_in_child(c);
+		status = read_in_child(c, NO_GUARD);
 		describe(status, why, sizeof(why));
 		if (status >= 0 && WIFEXITED(status) &&
 		    WEXITSTATUS(status) == 0) {

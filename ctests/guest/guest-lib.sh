@@ -8,9 +8,10 @@
 # sets GUEST (arm64, riscv64: the first word of every case's bracket),
 # O, R, JOBS, QEMU, CROSS_CC, CONSOLE (the kernel's console), BOOTS (its
 # table: key, machine, -cpu, -smp, seconds, host limit, program limit,
-# -M, device tree), OVERHEAD_BOOT (the boot whose papi_overhead tables
-# are kept), CTESTS_NOT_RUN, and the functions plan_KEY for each boot,
-# qemu_machine, machine_text and host_ready; then it calls guest_run.
+# -M, device tree), CPU_OPTIONS and QEMU_OPTIONS (qemu_machine),
+# HOST_TOOLS (host_ready), OVERHEAD_BOOT (the boot whose papi_overhead
+# tables are kept), CTESTS_NOT_RUN, and the functions plan_KEY for each
+# boot and, where PAPI's tests run, machine_text; then it calls guest_run.
 # shellcheck disable=SC2034,SC2154 # variables of the sourcing script
 
 # shellcheck source=../report.sh
@@ -61,6 +62,22 @@ our_tests() {
 		*) emit "$n" tap "$1" -- "/bin/$n" ;;
 		esac
 	done
+}
+
+# plan_guest_tests KEY TIMEOUT: every test the list gives the guest, the
+# guard first: before any program has had user access, its positive
+# control must fault (a counter access left enabled on the CPU by an
+# earlier program would not); the others as SKIPs; papi_avail's lines
+# and papi_stat's exact count of three instructions.
+plan_guest_tests() {
+	if echo "$GUEST_TESTS" | grep -qx ctests/engine/test_rdpmc_guard; then
+		emit test_rdpmc_guard tap "$2" user_access=0 -- /bin/test_rdpmc_guard
+	fi
+	our_tests "$2" guest test_rdpmc_guard
+	echo "$NOT_IN_GUEST" | sed '/^$/d' >"$R/$1/not_run"
+	avail_lines
+	emit papi_stat_three check:stat_three 60 "$OURS_ENV" \
+		-- /bin/papi_stat -d user -x , -e PAPI_TOT_INS -- /bin/three
 }
 
 # papi_avail with and without user access: the rdpmc line says yes, and
@@ -335,6 +352,19 @@ boot_end() {
 # ---------------------------------------------------------------------------
 # Running the boots.
 
+# qemu_machine KEY: into the array qargs, QEMU and the options that make
+# boot KEY's machine: all of its command line but the kernel, its initrd
+# and command line, and -dtb.  The boot runs it; a device tree of its own
+# is dumped from it (make_dtbs), so that the tree is that machine's.
+# CPU_OPTIONS follow -cpu's model, QEMU_OPTIONS the machine's size.
+qemu_machine() {
+	local m cpu smp
+	read -r m cpu smp < <(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $8, $3, $4 }')
+	qargs=("$QEMU" -M "$m" -cpu "$cpu$CPU_OPTIONS" -smp "$smp" -m 1024
+		"${QEMU_OPTIONS[@]}" -nographic -nic none -no-reboot
+		-icount "shift=0,sleep=off")
+}
+
 boot() { # boot KEY LIMIT: QEMU, output into $R/KEY
 	local d=$R/$1 t0 rc=0 tree dtb=()
 	tree=$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $9 }')
@@ -490,6 +520,20 @@ build() {
 		return 1
 	fi
 	pass "[$GUEST] cross_build" "$(($(date +%s) - t0)) s"
+}
+
+# The whole script's SKIP when it is not wanted or a tool is missing
+# (HOST_TOOLS: a tool and where Debian has it, a line each).
+host_ready() {
+	local tool how
+	if [ "${LOPE_GUEST:-1}" = 0 ]; then
+		skip "[$GUEST] guest" "LOPE_GUEST=0"
+		exit 0
+	fi
+	while IFS=$'\t' read -r tool how; do
+		[ -z "$tool" ] || need_tool "[$GUEST] guest" "$tool" "$how"
+	done <<<"$HOST_TOOLS"
+	need_tool "[$GUEST] guest" cpio
 }
 
 main() {

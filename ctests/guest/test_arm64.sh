@@ -85,17 +85,7 @@ hybrid   cortex-a57+a53 cortex-a57           2 5   60  60  virt,gic-version=3 hy
 # on the PMU nor the architecture, and they are among the slowest under
 # emulation (their lines say why).
 plan_a57() {
-	# First, before any program has had user access: the guard's
-	# positive control must fault (a counter access left enabled on the
-	# CPU by an earlier program would not).
-	if echo "$GUEST_TESTS" | grep -qx ctests/engine/test_rdpmc_guard; then
-		emit test_rdpmc_guard tap "$1" user_access=0 -- /bin/test_rdpmc_guard
-	fi
-	our_tests "$1" guest test_rdpmc_guard
-	echo "$NOT_IN_GUEST" | sed '/^$/d' >"$R/a57/not_run"
-	avail_lines
-	emit papi_stat_three check:stat_three 60 "$OURS_ENV" \
-		-- /bin/papi_stat -d user -x , -e PAPI_TOT_INS -- /bin/three
+	plan_guest_tests a57 "$1"
 	emit papi_accuracy check:accuracy 300 "$OURS_ENV" -- /bin/papi_accuracy -n 50
 	emit papi_overhead check:overhead 300 "$OURS_ENV" \
 		-- /bin/papi_overhead -k 2 -n 300 -r 1
@@ -217,16 +207,10 @@ boot_check_hybrid() {
 # pauth-impdef=on (for -cpu max): the cheap pointer authentication, boots
 # in 1 s instead of 5 to 8.  -nic none: no network ROM to look for.
 #
-# qemu_machine KEY: into the array qargs, QEMU and the options that make
-# boot KEY's machine: all of its command line but the kernel, its initrd
-# and command line, and -dtb.  The boot runs it; a device tree of its own
-# is dumped from it (make_dtbs), so that the tree is that machine's.
-qemu_machine() {
-	local m cpu smp
-	read -r m cpu smp < <(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $8, $3, $4 }')
-	qargs=("$QEMU" -M "$m" -cpu "$cpu,cntfrq=1000000000" -smp "$smp" -m 1024
-		-nographic -nic none -no-reboot -icount "shift=0,sleep=off")
-}
+# The options of -cpu and QEMU's own for every machine (guest-lib.sh's
+# qemu_machine).
+CPU_OPTIONS=,cntfrq=1000000000
+QEMU_OPTIONS=()
 
 # The machine, for the ctests table: QEMU, the guest's kernel and CPU.
 machine_text() {
@@ -241,15 +225,10 @@ machine_text() {
 
 # ---------------------------------------------------------------------------
 
-# The whole script's SKIP when it is not wanted or a tool is missing.
-host_ready() {
-	if [ "${LOPE_GUEST:-1}" = 0 ]; then
-		skip "[arm64] guest" "LOPE_GUEST=0"
-		exit 0
-	fi
-	need_tool "[arm64] guest" "$QEMU" "Debian: qemu-system-arm"
-	need_tool "[arm64] guest" "$CROSS_CC" "Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross"
-	need_tool "[arm64] guest" cpio
-}
+# The tools the host needs.
+HOST_TOOLS="
+$QEMU	Debian: qemu-system-arm
+$CROSS_CC	Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross
+"
 
 guest_run "$@"

@@ -65,18 +65,11 @@ legacy  max   max  1 10  120 60  virt -
 # ---------------------------------------------------------------------------
 # What each machine runs (the plan lines: ctests/guest/guest-lib.sh).
 
-# Every test the list gives the guest, the guard first (its positive
-# control must fault: no program has had user access yet), then the
-# utilities.  The list's other C tests run on x86 in every `make check`.
+# Every test the list gives the guest, as on the arm64 cortex-a57, then
+# the cost table.  The list's other C tests run on x86 in every `make
+# check`.
 plan_rv() {
-	if echo "$GUEST_TESTS" | grep -qx ctests/engine/test_rdpmc_guard; then
-		emit test_rdpmc_guard tap "$1" user_access=0 -- /bin/test_rdpmc_guard
-	fi
-	our_tests "$1" guest test_rdpmc_guard
-	echo "$NOT_IN_GUEST" | sed '/^$/d' >"$R/rv/not_run"
-	avail_lines
-	emit papi_stat_three check:stat_three 60 "$OURS_ENV" \
-		-- /bin/papi_stat -d user -x , -e PAPI_TOT_INS -- /bin/three
+	plan_guest_tests rv "$1"
 	# Stock's column says disabled: its libpfm4 knows no RISC-V PMU, and
 	# stock counts only on a core PMU libpfm4 knows.
 	emit papi_overhead_counter check:overhead_counter 300 "$OURS_ENV" \
@@ -107,38 +100,14 @@ check_says_legacy() {
 # ---------------------------------------------------------------------------
 # Running the boots.
 
-# -cpu max: the counters with Sscofpmf; -icount shift=0: one instruction
-# per guest nanosecond, so the counts are exact and repeat; sleep=off: an
-# idle guest skips ahead to its next timer.  -bios: OpenSBI 1.5 (QEMU 10's
-# own firmware is not in its Debian package).  -nic none: no network.
-#
-# qemu_machine KEY: into the array qargs, QEMU and the options that make
-# boot KEY's machine (test_arm64.sh's).
-qemu_machine() {
-	local m cpu smp
-	read -r m cpu smp < <(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $8, $3, $4 }')
-	qargs=("$QEMU" -M "$m" -cpu "$cpu" -smp "$smp" -m 1024 -bios "$FIRMWARE"
-		-nographic -nic none -no-reboot -icount "shift=0,sleep=off")
-}
-
-# The machine, for a table's caption.
-machine_text() {
-	local d=$R/$1/progs
-	echo "QEMU $("$QEMU" --version | head -n 1 | sed 's/.*version //')," \
-		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-M " $8 " -cpu " $3 " -smp " $4 }')" \
-		"-icount shift=0,sleep=off (TCG on $(uname -m)), OpenSBI $(ls "$O"/cache/debs/opensbi_*.deb | sed 's/.*opensbi_\([^_]*\)_.*/\1/');" \
-		"kernel $(sed -n 's/^kernel //p' "$d/info" | cut -d' ' -f1)."
-}
-
-# The whole script's SKIP when it is not wanted or a tool is missing
-# (QEMU is fetched with the kernel: guest.mk's cross_build).
-host_ready() {
-	if [ "${LOPE_GUEST:-1}" = 0 ]; then
-		skip "[riscv64] guest" "LOPE_GUEST=0"
-		exit 0
-	fi
-	need_tool "[riscv64] guest" "$CROSS_CC" "Debian: gcc-riscv64-linux-gnu, libc6-dev-riscv64-cross"
-	need_tool "[riscv64] guest" cpio
-}
+# -cpu max: the counters with Sscofpmf; -bios: OpenSBI 1.5 (QEMU 10's
+# own firmware is not in its Debian package).  The rest is
+# test_arm64.sh's (guest-lib.sh's qemu_machine).
+CPU_OPTIONS=
+QEMU_OPTIONS=(-bios "$FIRMWARE")
+# The tools the host needs (QEMU is fetched with the kernel: guest.mk).
+HOST_TOOLS="
+$CROSS_CC	Debian: gcc-riscv64-linux-gnu, libc6-dev-riscv64-cross
+"
 
 guest_run "$@"
