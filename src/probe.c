@@ -281,9 +281,13 @@ int lope_probe_counters(const struct perf_event_attr *attr, int max)
 		if (fd[n] < 0)
 			break;
 	}
-	/* RISC-V's accepts any number: the largest group that runs. */
-	while (n > 0 && !group_runs(fd[0], n))
-		(void)lope_sys->close(fd[--n]);
+	/* A kernel that refused none may not check (RISC-V's opens a group
+	 * of any size): then the largest group that runs.  Only then: on a
+	 * hybrid CPU a group of the other core type's PMU does not run on
+	 * this one's CPUs, and fits all the same. */
+	if (n == max)
+		while (n > 0 && !group_runs(fd[0], n))
+			(void)lope_sys->close(fd[--n]);
 	for (i = n - 1; i >= 0; i--)
 		(void)lope_sys->close(fd[i]);
 	return n;
