@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -326,9 +327,35 @@ static int reap(pid_t pid, int *st, long long deadline)
 	return 1;
 }
 
+/*
+ * The kernel's words on a program a signal killed, into its output: the
+ * lines of the kernel log since the last program that name a fault
+ * ("unhandled signal 11 code 0x1 at ... in libpapi.so...": where it
+ * was).  The console shows no such line (printk is 1, and the kernel
+ * logs them at KERN_INFO).  The log is cleared after each program.
+ */
+static void kernel_says(int killed)
+{
+	static char log[1 << 16];
+	char *line, *next;
+	int n = klogctl(4 /* SYSLOG_ACTION_READ_CLEAR */, log, sizeof(log) - 1);
+
+	if (n <= 0 || !killed)
+		return;
+	log[n] = '\0';
+	for (line = log; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strstr(line, "unhandled") || strstr(line, "segfault"))
+			say("# kernel: %s", line);
+	}
+}
+
 static void report_end(const struct job *job, int timed_out, int st,
 		       long long ms)
 {
+	kernel_says(!timed_out && WIFSIGNALED(st));
 	if (timed_out)
 		say("@@lope end %s timeout=%ld ms=%lld", job->name,
 		    job->timeout_s, ms);
