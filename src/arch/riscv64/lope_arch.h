@@ -12,9 +12,10 @@
  * when it stops the counter: a read that loaded a non-zero index just
  * before the kernel took the counter away (a multiplexing rotation, a
  * disable, throttling) raises SIGILL.  Each csrr is therefore guarded:
- * lope_arch_guard() installs a SIGILL handler that recognises the read's
- * three-instruction pattern and skips it with its success flag clear,
- * and the caller then reads with read(2).
+ * lope_guard__install() (src/guard.c) sets a SIGILL handler that, through
+ * lope_arch_guard_fixup(), recognises the read's three-instruction
+ * pattern and skips it with its success flag clear, and the caller then
+ * reads with read(2).
  */
 #ifndef LOPE_ARCH_H
 #define LOPE_ARCH_H
