@@ -437,11 +437,11 @@ static void multiplexed(void)
 	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
 	const int most = (int)(sizeof(fillers) / sizeof(fillers[0]));
 	char names[2 + 2 * most][600];
-	long long v0[2 + 2 * most], v[2 + 2 * most];
-	int set = PAPI_NULL, rc, n = 0, k, j, ins[2];
+	long long v0[2 + 2 * most], v[2 + 2 * most], vr[2 + 2 * most];
+	int set = PAPI_NULL, rc, n = 0, k, j, r, ins[2];
 	unsigned long iters = 25000000;
 	long long extra;
-	double ms[2];
+	double ms[2], msr[2];
 
 	rc = make_empty_set(&set);
 	if (rc == PAPI_OK)
@@ -468,8 +468,15 @@ static void multiplexed(void)
 	}
 	if (rc == PAPI_OK)
 		rc = run_timed(set, 0, v0, ms);
-	if (rc == PAPI_OK)
-		rc = run_timed(set, iters, v, ms);
+	/* What QEMU adds from the other vCPU only ever adds: of three runs,
+	 * the one that counted least (its values and times). */
+	for (r = 0; rc == PAPI_OK && r < 3; r++) {
+		rc = run_timed(set, iters, vr, msr);
+		if (rc == PAPI_OK && (r == 0 || vr[0] < v[0])) {
+			memcpy(v, vr, sizeof(v));
+			memcpy(ms, msr, sizeof(ms));
+		}
+	}
 	/* Its calls' own instructions differ from the empty run's by less
 	 * than they are; QEMU adds from the other vCPU at the rate counts()
 	 * measured, twice over. */
