@@ -141,20 +141,21 @@ check_exit0() {
 # papi_avail's rdpmc line says yes with user access, no without it (the
 # plan's user_access=0).  Stock reads counters with read(2) only and
 # says no; its case wants the line, whatever it says.
-check_avail_yes() { rdpmc_line "$@" ': yes'; }
-check_avail_no() { rdpmc_line "$@" ': no'; }
-check_avail_stock() { rdpmc_line "$@" ''; }
+check_avail_yes() { line_has "$@" 'Fast counter read (rdpmc)' ': yes'; }
+check_avail_no() { line_has "$@" 'Fast counter read (rdpmc)' ': no'; }
+check_avail_stock() { line_has "$@" 'Fast counter read (rdpmc)' ''; }
 
-# rdpmc_line CASE OUT STATUS WANT: papi_avail exited 0, and its "Fast
-# counter read (rdpmc)" line holds WANT.  (sed, not grep: no such line
-# must be this case's FAIL, not a failed command that set -e stops at.)
-rdpmc_line() {
+# line_has CASE OUT STATUS KEY WANT: the program exited 0, and the first
+# line of OUT with KEY (its runs of spaces made one) holds WANT.  (awk,
+# not grep: no such line must be this case's FAIL, not a failed command
+# that set -e stops at.)
+line_has() {
 	local l
-	l=$(sed -n '/Fast counter read (rdpmc)/ { s/  */ /g; p; q; }' "$2")
-	if [ "$3" = exit=0 ] && [ -n "$l" ] && [[ $l == *"$4"* ]]; then
+	l=$(awk -v k="$4" 'index($0, k) { gsub(/  +/, " "); sub(/^ /, ""); print; exit }' "$2")
+	if [ "$3" = exit=0 ] && [ -n "$l" ] && [[ $l == *"$5"* ]]; then
 		pass "$1" "$l"
 	else
-		fail "$1" "$3; want \"Fast counter read (rdpmc)$4\", got \"${l:-no such line}\""
+		fail "$1" "$3; want \"$4\" with \"$5\", got \"${l:-no such line}\""
 	fi
 }
 

@@ -87,15 +87,7 @@ plan_legacy() {
 }
 
 # The component's description names the mode that allows the reads.
-check_says_legacy() {
-	local l
-	l=$(grep -m 1 'rdpmc:' "$2" | sed 's/^ *//')
-	if [ "$3" = exit=0 ] && [[ $l == *'rdpmc: yes (perf_user_access 2)'* ]]; then
-		pass "$1" "$l"
-	else
-		fail "$1" "$3; want \"rdpmc: yes (perf_user_access 2)\" in the perf_event component's description, got \"${l:-no such line}\""
-	fi
-}
+check_says_legacy() { line_has "$@" 'rdpmc:' 'rdpmc: yes (perf_user_access 2)'; }
 
 # ---------------------------------------------------------------------------
 # Running the boots.
