@@ -224,7 +224,9 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 		err = -EINVAL;
 	if (err == LOPE_SPLIT)
 		return c ? lope_parts__counts(g, c, false) : -EINVAL;
-	if (!err)
+	if (err == LOPE_PARKED) /* the stop's counts stand */
+		err = 0;
+	else if (!err)
 		err = sample(g, true);
 	if (!err)
 		copy_sample(g, c);
@@ -300,6 +302,10 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
 {
 	int err = check_ready(g);
 
+	if (err == LOPE_PARKED) {
+		values_slow(g, values); /* what was written, as it was */
+		return 0;
+	}
 	if (err)
 		return err == LOPE_SPLIT ? lope_parts__read(g, values) : err;
 	return g->read(g, values); /* settle() chose anew */
@@ -446,6 +452,16 @@ set_bases(struct lope_group *g, const int64_t *wr)
 		write_offsets(g, wr);
 }
 
+/* Take the latest sample as every event's base; what was written stays. */
+static void rebase(struct lope_group *g)
+{
+	int i;
+
+	for (i = 0; i < g->nr; i++)
+		g->ev[i].base = sample_of(g, i);
+	g->bgap0 = g->ev[0].base.ena - g->ev[0].base.run;
+}
+
 /*
  * Ready @g: -EBADF if it is not open; else the sample a disable left as
  * the bases is copied to them, once, when something first needs them or
@@ -453,10 +469,24 @@ set_bases(struct lope_group *g, const int64_t *wr)
  */
 static __attribute__((noinline)) int settle(struct lope_group *g)
 {
+	int err;
+
 	if (!g->opened)
 		return g->parts ? LOPE_SPLIT : -EBADF;
+	if (g->stop == LOPE_STOP_PARKED)
+		return LOPE_PARKED;
 	forget_read(g); /* the stop came between */
-	set_bases(g, NULL);
+	if (g->stop == LOPE_STOP_DEMOTED) {
+		/* Its counts went on until the demotion: sampled now that
+		 * they stand still, what was written while parked kept. */
+		err = sample(g, false);
+		if (err)
+			return err;
+		rebase(g);
+		g->stop = LOPE_STOP_NONE;
+	} else {
+		set_bases(g, NULL);
+	}
 	choose(g, true);
 	return 0;
 }
@@ -546,6 +576,11 @@ int lope_group__reset(struct lope_group *g)
 {
 	int err = check_ready(g);
 
+	if (err == LOPE_PARKED) {
+		set_bases(g, NULL); /* already the stop's sample: values 0 */
+		choose(g, false);
+		return 0;
+	}
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ? lope_parts__reset(g) : err;
 	if (g->how == LOPE_HOW_USER) {
@@ -569,13 +604,19 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 {
 	int err = check_ready(g);
 
+	if (err == LOPE_PARKED && values) {
+		set_bases(g, values); /* on the stop's sample, kept */
+		choose(g, false);
+		return 0;
+	}
 	if (!err && !values)
 		err = -EINVAL;
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ?
 			       (values ? lope_parts__write(g, values) :
 					 -EINVAL) :
-			       err;
+		       err == LOPE_PARKED ? -EINVAL :
+					    err;
 	err = sample(g, false);
 	if (!err)
 		set_bases(g, values);
@@ -629,16 +670,56 @@ static void set_running(struct lope_group *g, bool running)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * The start of a parked group: its counters never stopped, so its bases
+ * come from the pages now (read(2) where they refuse), and what was
+ * written while it was stopped stays.  A failed sample leaves it parked as
+ * it was: every cur back to its base, which it equalled.
+ */
+static __attribute__((noinline)) int unpark(struct lope_group *g)
+{
+	int i, err;
+
+	set_running(g, true); /* an event off its counter reads as enabled */
+	err = sample(g, false);
+	if (__builtin_expect(err, 0)) {
+		set_running(g, false);
+		for (i = 0; i < g->nr; i++)
+			g->ev[i].cur = g->ev[i].base;
+		return err;
+	}
+	rebase(g);
+	g->stop = LOPE_STOP_NONE;
+	g->last = LOPE_PATH_NONE;
+	choose(g, true);
+	return 0;
+}
+
+int lope_group__demote(struct lope_group *g)
+{
+	int err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+
+	if (!err)
+		g->stop = LOPE_STOP_DEMOTED; /* settle() samples it again */
+	return err;
+}
+
 int lope_group__enable(struct lope_group *g)
 {
 	int err = check_ready(g);
 
+	if (err == LOPE_PARKED)
+		return unpark(g);
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ? lope_parts__enable(g) : err;
 	set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
 	err = g->nr_overflow && !lope_group__forked(g) ? lope_overflow__arm(g) :
 							 0;
+	/* Parked groups of this thread give up their counters first. */
+	if (!err && __atomic_load_n(&lope_park_nr, __ATOMIC_RELAXED) &&
+	    !lope_group__forked(g))
+		err = lope_park__make_room(g);
 	/* The enable's duration: a user-space read's window (reset rule). */
 	lope_arch_cycles_to(&g->call_start);
 	if (!err)
@@ -648,6 +729,8 @@ int lope_group__enable(struct lope_group *g)
 		set_running(g, false);
 		return err;
 	}
+	if (g->lazy && !g->listed && !lope_group__forked(g))
+		lope_park__list(g);
 	forget_read(g);
 	g->last = LOPE_PATH_NONE;
 	return 0;
@@ -673,22 +756,44 @@ static inline void stopped(struct lope_group *g)
 	choose(g, false); /* settle() forgets the read */
 }
 
+/*
+ * A lazy stop, after the sample that ends the interval: the counters stay
+ * enabled in the kernel, and the group's values stand still from here.
+ */
+static void park(struct lope_group *g)
+{
+	set_running(g, false);
+	g->stop = LOPE_STOP_PARKED;
+	forget_read(g);
+	set_bases(g, NULL); /* as settle() after a stop in the kernel */
+	choose(g, false);
+}
+
 int lope_group__disable(struct lope_group *g, int64_t *values)
 {
 	int err = check_ready(g);
 
+	if (err == LOPE_PARKED) { /* stopped already */
+		if (values)
+			values_slow(g, values);
+		return 0;
+	}
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ?
 			       lope_parts__disable(g, values, false) :
 			       err;
-	err = stop_leaders(g);
+	/* Listed: lazy, and enabled in the kernel; sampled as it runs. */
+	err = g->listed ? 0 : stop_leaders(g);
 	if (!err)
 		err = sample(g, false);
 	if (err)
 		return err;
 	if (values)
 		values_slow(g, values);
-	stopped(g);
+	if (g->listed)
+		park(g);
+	else
+		stopped(g);
 	return 0;
 }
 
@@ -700,6 +805,11 @@ int lope_group__disable_after_read(struct lope_group *g)
 	if (__builtin_expect(!g || g->last == LOPE_PATH_NONE, 0))
 		return g && g->parts ? lope_parts__disable(g, NULL, true) :
 				       lope_group__disable(g, NULL);
+	if (g->listed) {
+		if (g->stop == LOPE_STOP_NONE)
+			park(g);
+		return 0;
+	}
 	err = stop_leaders(g);
 	if (__builtin_expect(err, 0))
 		return err;

@@ -49,6 +49,19 @@ enum lope_how {
 	LOPE_HOW_EACH,  /* one read(2) per event */
 };
 
+/*
+ * How a stopped group stopped (doc/lazy-stop.md).  PARKED: in user space,
+ * its counters still enabled in the kernel, every event's cur equal to its
+ * base (the stop's sample).  DEMOTED: parked, then disabled in the kernel
+ * by another group's start (park.c); its cur is older than the counts, so
+ * settle() samples again and keeps what was written.
+ */
+enum lope_stop {
+	LOPE_STOP_NONE,
+	LOPE_STOP_PARKED,
+	LOPE_STOP_DEMOTED,
+};
+
 struct lope_group;
 
 /*
@@ -116,10 +129,18 @@ struct lope_group {
 	struct lope_parts *parts;
 	const struct lope_cores *core_of;
 	int core;
+	/* Lazy stop (park.c): may park at a stop; how it stopped; on the
+	 * registry of lazy groups enabled in the kernel, and its links. */
+	bool lazy;
+	enum lope_stop stop;
+	bool listed;
+	struct lope_group *park_prev, *park_next;
 };
 
 /* What settle() returns for a split group: the caller hands it to parts.c. */
 #define LOPE_SPLIT 1
+/* And for a parked one (doc/lazy-stop.md): its values stand still. */
+#define LOPE_PARKED 2
 
 /*
  * Open, itself or as the sum of its parts.  A split group's own "opened"
@@ -197,5 +218,20 @@ void lope_overflow__prepare_attr(const struct lope_event *e,
 int lope_overflow__open(struct lope_group *g, struct lope_event *e);
 void lope_overflow__close(struct lope_group *g, struct lope_event *e);
 int lope_overflow__arm(struct lope_group *g);
+
+/*
+ * Lazy stop (park.c).  lope_park_nr: how many groups are listed, read
+ * without the lock by every kernel enable (0: nothing to look for).
+ */
+extern LOPE_PRIVATE unsigned int lope_park_nr;
+void lope_park__list(struct lope_group *g);
+void lope_park__unlist(struct lope_group *g);
+/* Before @g is enabled in the kernel: disable the calling thread's parked
+ * groups that would share a PMU with it.  0, or the first ioctl's error. */
+int lope_park__make_room(const struct lope_group *g);
+/* In a forked child (sys.c's handler): no group of the parent is listed. */
+void lope_park__after_fork(void);
+/* Disable parked @g in the kernel (group.c), for make_room(). */
+int lope_group__demote(struct lope_group *g);
 
 #endif /* LOPE_GROUP_H */

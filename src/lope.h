@@ -54,6 +54,12 @@ enum lope_flags {
 	 * once: a caller wanting the exec to start them does not call it.
 	 */
 	LOPE_ENABLE_ON_EXEC = 1u << 3,
+	/*
+	 * Stop in the kernel, always: no lazy stop (lope_group__disable()).
+	 * Without it, a group read in user space, with no overflow, stops in
+	 * user space and leaves its counters enabled in the kernel.
+	 */
+	LOPE_KERNEL_STOP = 1u << 4,
 };
 
 /* How the last lope_group__read() got its values. */
@@ -150,13 +156,28 @@ LOPE_API int lope_group__change(struct lope_group *g,
 LOPE_API int lope_group__replace(struct lope_group *g, struct lope_group *next);
 LOPE_API int lope_group__fd(const struct lope_group *g, int idx);
 
-/* Start counting: one ioctl per kernel group (one for a normal set). */
+/*
+ * Start counting: one ioctl per kernel group (one for a normal set), or
+ * none for a group stopped in user space (a lazy stop, below): its bases
+ * are then taken from the pages, so that nothing counted while it was
+ * stopped is in its values.  Before an enable in the kernel, the calling
+ * thread's groups stopped in user space that would share a PMU with @g
+ * are disabled in the kernel (one ioctl each): a stopped group never
+ * takes counters from a running one (doc/lazy-stop.md).
+ */
 LOPE_API int lope_group__enable(struct lope_group *g);
 /*
  * Stop counting and read the stopped values, which become the bases the
  * next lope_group__enable() counts from (a disabled counter does not move).
  * @values may be NULL; otherwise it receives what lope_group__read() would
  * have returned just before the stop.
+ *
+ * A lazy stop: a group read in user space, without overflow or
+ * LOPE_KERNEL_STOP, and enabled in the kernel by this process, stops in
+ * user space, with no system call; its counters stay enabled in the
+ * kernel until its next enable, its close, or another group's enable in
+ * the kernel (above).  Every verb then behaves as after a stop in the
+ * kernel: the values stand still.
  */
 LOPE_API int lope_group__disable(struct lope_group *g, int64_t *values);
 /*

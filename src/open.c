@@ -270,6 +270,11 @@ static void opened(struct lope_group *g, bool user)
 	g->call_start = 0;
 	g->call_end = 0;
 	g->last = LOPE_PATH_NONE;
+	/* A lazy stop needs user-space samples; overflow must stop in the
+	 * kernel, and an exec enables in the kernel by itself. */
+	g->lazy = user && !g->nr_overflow &&
+		  !(g->flags & (LOPE_KERNEL_STOP | LOPE_ENABLE_ON_EXEC));
+	g->stop = LOPE_STOP_NONE;
 	g->opened = true;
 	lope_group__choose(g, true);
 }
@@ -323,6 +328,8 @@ void lope_group__close(struct lope_group *g)
 		lope_parts__close(g);
 	if (!g || !g->opened)
 		return;
+	lope_park__unlist(g); /* its counters go with the descriptors */
+	g->stop = LOPE_STOP_NONE;
 	/* Members before the leader, so the leader goes last. */
 	for (i = g->nr - 1; i >= 0; i--) {
 		struct lope_event *e = &g->ev[i];

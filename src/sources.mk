@@ -14,6 +14,7 @@ LOPE_ENGINE_SRCS = \
 	guard.c \
 	open.c \
 	overflow.c \
+	park.c \
 	parts.c \
 	probe.c \
 	sys.c \

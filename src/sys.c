@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "group.h"
 #include "lope_arch.h"
 #include "sys.h"
 
@@ -73,7 +74,9 @@ int lope_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
 /*
  * A forked child inherits the parent's thread-local cache but not its
  * perf mappings (the kernel maps them VM_DONTCOPY), so the cache must be
- * forgotten in the child or it would take the parent's events for its own.
+ * forgotten in the child or it would take the parent's events for its own;
+ * so must the registry of lazy stops (park.c), whose lock another thread
+ * of the parent may have held.
  */
 __thread pid_t lope_cached_tid __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -85,6 +88,7 @@ static void forget_tid(void)
 {
 	lope_cached_tid = 0;
 	lope_fork_gen++;
+	lope_park__after_fork();
 }
 
 static void register_atfork(void)

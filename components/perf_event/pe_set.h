@@ -49,7 +49,7 @@ extern struct pe_names pe_core_names;
 /* The core PMUs: several on a hybrid CPU, where events are split. */
 extern struct lope_cores *pe_cores;
 extern int pe_cidx;
-extern unsigned int pe_engine_flags; /* LOPE_NO_RDPMC: forced or useless */
+extern unsigned int pe_engine_flags; /* LOPE_NO_RDPMC, LOPE_KERNEL_STOP */
 
 /* A variable set to anything but "" or "0". */
 int pe_env_on(const char *name);

@@ -38,6 +38,8 @@ _Static_assert(sizeof(long long) == sizeof(int64_t), "64-bit counts");
 
 /* Forces the read(2) path, for comparisons with the rdpmc path. */
 #define PE_ENV_NO_RDPMC "LOPE_NO_RDPMC"
+/* PAPI_stop stops every set in the kernel, as stock does: no lazy stop. */
+#define PE_ENV_KERNEL_STOP "LOPE_KERNEL_STOP"
 
 /* Our section of PAPI's preset table (lope_presets.csv). */
 #define PE_PRESET_SECTION "lope_generic"
@@ -266,6 +268,8 @@ static void detect_rdpmc(papi_vector_t *v, char *why, size_t len)
 						0;
 	}
 	pe_engine_flags = v->cmp_info.fast_counter_read ? 0 : LOPE_NO_RDPMC;
+	if (pe_env_on(PE_ENV_KERNEL_STOP))
+		pe_engine_flags |= LOPE_KERNEL_STOP;
 }
 
 static int libpfm4_reason(papi_vector_t *v, int ret)

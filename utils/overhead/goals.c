@@ -20,6 +20,8 @@ static const struct goal_def timer_goals[NGOALS] = {
 	{ "goal_start",
 	  "PAPI_start ~ one syscall (<= 1.5 x ioctl(ENABLE), 1 if counted)" },
 	{ "goal_every_call", "every call: ours/stock <= 1.05" },
+	{ "goal_start_stop", "user-space path: PAPI_start+read+stop <= 0.1 x "
+			     "stock (lazy stop)" },
 };
 
 static const struct goal_def exact_goals[NGOALS] = {
@@ -36,6 +38,9 @@ static const struct goal_def exact_goals[NGOALS] = {
 	  "user-space path: PAPI_reset and PAPI_accum make no system call, "
 	  "and each event adds at most 20 instructions more to them than to "
 	  "PAPI_read" },
+	{ "goal_user_start_stop",
+	  "user-space path: PAPI_start and PAPI_stop make no system call, and "
+	  "each, and a start+read+stop region, at most 0.1x stock's" },
 };
 
 const struct goal_def *goal_defs(const struct ovh *o)
@@ -138,6 +143,42 @@ static void timer_set(const struct ovh *o, int n, struct goal *g)
 	}
 }
 
+/*
+ * The lazy stop's goal on 1 event (doc/lazy-stop.md), ours-rdpmc against
+ * stock: PAPI_start and PAPI_stop (@each: exact counts, each call on its
+ * own, with no system call where they are counted) and the region of a
+ * start, a read and a stop, at most 0.1x.
+ */
+static void start_stop_goal(const struct ovh *o, struct goal *g, int each)
+{
+	static const char *const which[] = { "start", "read", "stop" };
+	const struct col *c = &o->col[WORKER_RDPMC], *s = &o->col[WORKER_STOCK];
+	double v, x, sum = 0, ssum = 0, sys;
+	int i, all = 1;
+
+	if (!c->w.active || !s->w.active)
+		return;
+	for (i = 0; i < 3; i++) {
+		v = val(o, c, "papi", which[i], 1);
+		x = val(o, s, "papi", which[i], 1);
+		if (v < 0 || x <= 0) {
+			all = 0;
+			continue;
+		}
+		sum += v;
+		ssum += x;
+		if (!each || i == 1)
+			continue;
+		check(g, v / x, 0.1, 1, "1 ev PAPI_%s: ours/stock", which[i]);
+		sys = per_call(o, c, "papi", which[i], 1, Q_SYS_MAX);
+		if (sys >= 0)
+			check(g, sys, 0, 1, "syscalls");
+	}
+	if (all)
+		check(g, sum / ssum, 0.1, 1,
+		      "1 ev start+read+stop %.0f/%.0f:", sum, ssum);
+}
+
 static void timer_goals_eval(const struct ovh *o, struct goal *g)
 {
 	int k = o->nev < 3 ? o->nev : 3;
@@ -150,6 +191,8 @@ static void timer_goals_eval(const struct ovh *o, struct goal *g)
 	s = val(o, &o->col[WORKER_STOCK], "papi", "accum", k);
 	if (v >= 0 && s > 0)
 		check(&g[2], v / s, 0.7, 1, "%d ev: ours/stock", k);
+	if (rdpmc_ok(o))
+		start_stop_goal(o, &g[5], 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -264,9 +307,15 @@ static void not_judged(const struct ovh *o, int i, struct goal *g)
 	const struct res *u = find_res(&c[WORKER_FLOOR], "user", "read", 1, 0);
 	char why[512] = "not measured in this run";
 
-	if ((!o->exact || i < 2) && !c[WORKER_STOCK].w.active)
+	/* The lazy stop's goal needs user-space reads, then stock. */
+	if (i == 5 && !rdpmc_ok(o) && c[WORKER_RDPMC].skipped)
+		snprintf(why, sizeof(why), "no user-space read here: %s",
+			 c[WORKER_RDPMC].skip_why);
+	else if (i == 5 && !rdpmc_ok(o))
+		snprintf(why, sizeof(why), "no user-space read here");
+	else if ((!o->exact || i < 2 || i == 5) && !c[WORKER_STOCK].w.active)
 		snprintf(why, sizeof(why), "no stock build to compare with");
-	else if (!o->exact || i < 2)
+	else if (!o->exact || i < 2 || i == 5)
 		col_failed(&c[WORKER_STOCK], why, sizeof(why));
 	else if (!rdpmc_ok(o) && c[WORKER_RDPMC].skipped)
 		snprintf(why, sizeof(why), "no user-space read here: %s",
@@ -292,6 +341,7 @@ void eval_goals(const struct ovh *o, struct goal *g)
 		if (rdpmc_ok(o)) {
 			user_read_goals(o, &g[2]);
 			user_reset_goal(o, &g[4]);
+			start_stop_goal(o, &g[5], 1);
 		}
 	}
 	for (i = 0; i < NGOALS; i++)
