@@ -274,9 +274,14 @@ int lope_probe_counters(const struct perf_event_attr *attr, int max)
 	a.size = sizeof(a);
 	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	/* Most kernels check that a group fits on the PMU when a member
-	 * joins it (validate_group), so the first refusal is the limit. */
+	 * joins it (validate_group), so the first refusal is the limit.
+	 * The leader is opened disabled, and an Arm kernel's check leaves
+	 * a disabled event out unless it is to be enabled at exec: so
+	 * marked, it counts there too (all are closed long before any
+	 * exec, and close-on-exec). */
 	for (n = 0; n < max; n++) {
 		a.disabled = n == 0;
+		a.enable_on_exec = n == 0;
 		fd[n] = lope_sys__open(&a, 0, -1, n ? fd[0] : -1);
 		if (fd[n] < 0)
 			break;
