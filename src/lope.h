@@ -10,7 +10,12 @@
  * space.
  *
  * Lifetime rules:
- *  - a group is used by one thread at a time; the library takes no locks;
+ *  - a group is used by one thread at a time; the library takes no locks
+ *    but one, around its registry of lazy stops, and never in a measured
+ *    call (doc/lazy-stop.md);
+ *  - a group stopped in user space belongs to the thread that opened it
+ *    until closed: that thread's next enable of another group may disable
+ *    it in the kernel, so another thread must not close it meanwhile;
  *  - user-space reads (rdpmc) are only attempted for events opened on the
  *    calling thread itself (pid 0, any cpu -1, no inherit) and only from the
  *    thread that opened them; every other read goes through read(2);

@@ -142,13 +142,17 @@ static void work(uint64_t n)
 		sink += i;
 }
 
-/* Instructions and cycles of this thread, one group, counting. */
+/*
+ * Instructions and cycles of this thread, one group, counting; stopped in
+ * the kernel (LOPE_KERNEL_STOP), as the last case needs its counters
+ * really taken away, not left running by a lazy stop.
+ */
 static int open_group(void)
 {
 	static const uint64_t config[NEV] = { PERF_COUNT_HW_INSTRUCTIONS,
 					      PERF_COUNT_HW_CPU_CYCLES };
 	struct perf_event_attr a;
-	int i, err = lope_group__new(&g, 0, -1, 0);
+	int i, err = lope_group__new(&g, 0, -1, LOPE_KERNEL_STOP);
 
 	for (i = 0; !err && i < NEV; i++) {
 		memset(&a, 0, sizeof(a));

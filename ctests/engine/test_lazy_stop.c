@@ -13,6 +13,8 @@
  *    counted (both intervals count N within 0.1%), and the values of the
  *    stopped group stand still across them;
  *  - two groups alternating, 5 rounds: each gets its own loop, exactly;
+ *    (a count is the least of 3 intervals, or the best of 3 tries, where
+ *    another vCPU's instructions can only add: least());
  *  - a parked group makes no other multiplex: a group of as many events
  *    as the PMU schedules together (lope_probe_counters) runs all the
  *    time (running equals enabled time) after a parked one, which then
@@ -93,6 +95,24 @@ static int interval(struct lope_group *g, unsigned long n, int64_t *v)
 	return err ? err : read_stop(g, v);
 }
 
+/*
+ * The least of 3 intervals: with two vCPUs QEMU's count of one can take
+ * in a few thousand instructions of the other's (doc/hybrid.md), which
+ * only ever adds.
+ */
+static int least(struct lope_group *g, unsigned long n, int64_t *v)
+{
+	int64_t x;
+	int r, err = 0;
+
+	for (r = 0; !err && r < 3; r++) {
+		err = interval(g, n, &x);
+		if (!err && (r == 0 || x < *v))
+			*v = x;
+	}
+	return err;
+}
+
 /* Is @v twice @n iterations, within 0.1% and a call's few instructions? */
 static bool exact(int64_t v, unsigned long n)
 {
@@ -156,18 +176,29 @@ static void test_no_syscall(const char *name)
 static void test_gap(const char *name)
 {
 	struct lope_group *g = NULL;
-	int64_t v1[1], v2[1], s1[1] = { -1 }, s2[1] = { -1 };
+	int64_t v1[1] = { -1 }, v2[1] = { -1 }, s1[1] = { -1 }, s2[1] = { -1 };
 	int err = open_ins(&g, 1, 0);
 
-	if (!err)
-		err = interval(g, N, v1);
-	if (!err)
-		err = lope_group__read(g, s1);
-	loop2(10 * N);
-	if (!err)
-		err = lope_group__read(g, s2);
-	if (!err)
-		err = interval(g, N, v2);
+	int64_t x;
+	int r;
+
+	/* The least of 3 each, 10N iterations in each gap. */
+	for (r = 0; !err && r < 3; r++) {
+		err = interval(g, N, &x);
+		if (!err && (r == 0 || x < v1[0]))
+			v1[0] = x;
+		if (!err)
+			err = lope_group__read(g, s1);
+		loop2(10 * N);
+		if (!err)
+			err = lope_group__read(g, s2);
+		if (!err)
+			err = interval(g, N, &x);
+		if (!err && (r == 0 || x < v2[0]))
+			v2[0] = x;
+		if (!err && (s1[0] || s2[0]))
+			break; /* a stopped group moved: no second try */
+	}
 	if (err)
 		lope_fail(name, "%s", strerror(-err));
 	else
@@ -191,9 +222,9 @@ static void test_alternate(const char *name)
 	if (!err)
 		err = open_ins(&b, 1, 0);
 	for (r = 0; !err && r < 5; r++) {
-		err = interval(a, N, va);
+		err = least(a, N, va);
 		if (!err)
-			err = interval(b, 2 * N, vb);
+			err = least(b, 2 * N, vb);
 		if (!err && (!exact(va[0], N) || !exact(vb[0], 2 * N)) &&
 		    !bad++)
 			snprintf(first, sizeof(first),
@@ -210,8 +241,8 @@ static void test_alternate(const char *name)
 }
 
 /*
- * A group of @n events runs all the time and counts the loop: 0, or
- * -EBUSY (with @why) if not, or -errno.
+ * A group of @n events runs all the time and counts at least the loop: 0,
+ * or -EBUSY (with @why) if not, or -errno.
  */
 static int group_runs(int n, char *why, size_t len)
 {
@@ -234,10 +265,11 @@ static int group_runs(int n, char *why, size_t len)
 		return err;
 	}
 	for (i = 0; i < n; i++)
-		if (c[i].run == 0 || c[i].run != c[i].ena || !exact(v[i], N)) {
+		if (c[i].run == 0 || c[i].run != c[i].ena ||
+		    v[i] < 2 * (int64_t)N) {
 			snprintf(why, len,
 				 "event %d of %d: ran %" PRIu64 " of %" PRIu64
-				 " ns, counted %" PRId64 " (want 2e6)",
+				 " ns, counted %" PRId64 " (want at least 2e6)",
 				 i, n, c[i].run, c[i].ena, v[i]);
 			return -EBUSY;
 		}
@@ -264,7 +296,7 @@ static void test_no_multiplex(const char *name)
 	} else {
 		err = full_group_runs(why, sizeof(why));
 		if (!err)
-			err = interval(p, N, v);
+			err = least(p, N, v);
 		lope_check(!err && exact(v[0], N), name,
 			   "%d counters, one of them parked: %s; the parked "
 			   "group then counted %" PRId64 " (want 2e6)",
@@ -278,28 +310,31 @@ static void test_reset_write(const char *name)
 	struct lope_group *g = NULL;
 	int64_t v[1], w[1] = { 5000 }, r0[1] = { -1 }, r1[1] = { -1 };
 	int64_t after_w[1] = { -1 }, after_r[1] = { -1 };
-	int err = open_ins(&g, 1, 0);
+	int t, err = open_ins(&g, 1, 0);
+	bool ok = false;
 
-	if (!err)
+	/* Up to 3 tries: another vCPU's instructions only add (least()). */
+	for (t = 0; !err && !ok && t < 3; t++) {
 		err = interval(g, 1000, v);
-	if (!err)
-		err = lope_group__write(g, w);
-	if (!err)
-		err = lope_group__read(g, r0);
-	if (!err)
-		err = interval(g, N, after_w);
-	if (!err)
-		err = lope_group__reset(g);
-	if (!err)
-		err = lope_group__read(g, r1);
-	if (!err)
-		err = interval(g, N, after_r);
+		if (!err)
+			err = lope_group__write(g, w);
+		if (!err)
+			err = lope_group__read(g, r0);
+		if (!err)
+			err = interval(g, N, after_w);
+		if (!err)
+			err = lope_group__reset(g);
+		if (!err)
+			err = lope_group__read(g, r1);
+		if (!err)
+			err = interval(g, N, after_r);
+		ok = !err && r0[0] == 5000 && exact(after_w[0] - 5000, N) &&
+		     r1[0] == 0 && exact(after_r[0], N);
+	}
 	if (err)
 		lope_fail(name, "%s", strerror(-err));
 	else
-		lope_check(r0[0] == 5000 && exact(after_w[0] - 5000, N) &&
-				   r1[0] == 0 && exact(after_r[0], N),
-			   name,
+		lope_check(ok, name,
 			   "written 5000 while stopped: read %" PRId64
 			   ", after an interval %" PRId64
 			   " (want 5000 + 2e6); reset while stopped: read "
@@ -414,7 +449,7 @@ static void test_fork(const char *name)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		err = -ECHILD;
 	if (!err)
-		err = interval(p, N, v);
+		err = least(p, N, v);
 	lope_check(!err && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
 			   exact(v[0], N),
 		   name,

@@ -479,8 +479,13 @@ static void multiplexed(void)
 	}
 	/* Its calls' own instructions differ from the empty run's by less
 	 * than they are; QEMU adds from the other vCPU at the rate counts()
-	 * measured, twice over. */
-	extra = v0[0] + (long long)(2 * qemu_rate * 2 * iters);
+	 * measured, twice over, or by 0.1% of the loop (test_hw's bound of
+	 * an exact count): one 4M-instruction run's rate does not bound what
+	 * 100M take in (doc/hybrid.md). */
+	extra = (long long)(2 * qemu_rate * 2 * iters);
+	if (extra < 4 * (long long)iters / 1000)
+		extra = 4 * (long long)iters / 1000;
+	extra += v0[0];
 	lope_check(rc == PAPI_OK &&
 			   llabs(v[0] - v0[0] - 4 * (long long)iters) <= extra,
 		   cases[5],

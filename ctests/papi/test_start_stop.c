@@ -27,6 +27,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stdbool.h>
+
 #include "interpose.h"
 #include "papi_util.h"
 #include "work.h"
@@ -47,15 +49,22 @@ static const char *const cases[] = {
 
 static char self[PATH_MAX];
 
+/*
+ * A user-domain set of PAPI_TOT_INS, or of perf::INSTRUCTIONS where PAPI
+ * has no such preset (in a forked child that initialised PAPI again on a
+ * CPU with our generic presets: doc/lazy-stop.md).
+ */
 static int make_ins(int *set)
 {
-	static const char *const ins[] = { "PAPI_TOT_INS" };
 	int rc = make_empty_set(set);
 
 	if (rc == PAPI_OK)
 		rc = set_domain(*set, PAPI_DOM_USER);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_named_event(*set, ins[0]);
+	if (rc == PAPI_OK) {
+		rc = PAPI_add_named_event(*set, "PAPI_TOT_INS");
+		if (rc == PAPI_ENOEVNT)
+			rc = PAPI_add_named_event(*set, "perf::INSTRUCTIONS");
+	}
 	return rc;
 }
 
@@ -167,48 +176,62 @@ static void test_alternate(void)
 	drop_set(&b);
 }
 
+/*
+ * One try of the sequence: accum, stop, reset while stopped, start,
+ * read, write, stop, and a plain interval; true when every count is
+ * right, with them in @c (accum, stop, read, stop after the write, next).
+ */
+static bool accum_reset_write(int set, long long *c, int *rc)
+{
+	long long w = 1000;
+
+	c[0] = 0;
+	*rc = PAPI_start(set);
+	if (*rc == PAPI_OK) {
+		loop2(N);
+		*rc = PAPI_accum(set, &c[0]); /* 2e6, counters reset */
+	}
+	if (*rc == PAPI_OK) {
+		loop2(N);
+		*rc = PAPI_stop(set, &c[1]); /* 2e6 since the accum */
+	}
+	if (*rc == PAPI_OK)
+		*rc = PAPI_reset(set); /* stopped: PAPI's own values */
+	if (*rc == PAPI_OK)
+		*rc = PAPI_start(set);
+	if (*rc == PAPI_OK) {
+		loop2(N);
+		*rc = PAPI_read(set, &c[2]);
+	}
+	if (*rc == PAPI_OK)
+		*rc = PAPI_write(set, &w);
+	if (*rc == PAPI_OK) {
+		loop2(N);
+		*rc = PAPI_stop(set, &c[3]); /* 1000 + 2e6 */
+	}
+	if (*rc == PAPI_OK)
+		*rc = interval(set, N, &c[4]); /* a start begins at 0 */
+	return *rc == PAPI_OK && exact(c[0], N) && exact(c[1], N) &&
+	       exact(c[2], N) && exact(c[3] - 1000, N) && exact(c[4], N);
+}
+
 static void test_accum_reset_write(void)
 {
 	const char *name = cases[3];
-	long long acc = 0, v = -1, rd = -1, w = 1000, wv = -1, again = -1;
-	int set = PAPI_NULL, rc = make_ins(&set);
+	long long c[5] = { -1, -1, -1, -1, -1 }, v;
+	int set = PAPI_NULL, t, rc = make_ins(&set);
+	bool ok = false;
 
 	if (rc == PAPI_OK)
 		rc = interval(set, 1000, &v);
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		loop2(N);
-		rc = PAPI_accum(set, &acc); /* acc = 2e6, counters reset */
-	}
-	if (rc == PAPI_OK) {
-		loop2(N);
-		rc = PAPI_stop(set, &v); /* 2e6 since the accum */
-	}
-	if (rc == PAPI_OK)
-		rc = PAPI_reset(set); /* stopped: PAPI's own values */
-	if (rc == PAPI_OK)
-		rc = PAPI_start(set);
-	if (rc == PAPI_OK) {
-		loop2(N);
-		rc = PAPI_read(set, &rd);
-	}
-	if (rc == PAPI_OK)
-		rc = PAPI_write(set, &w);
-	if (rc == PAPI_OK) {
-		loop2(N);
-		rc = PAPI_stop(set, &wv); /* 1000 + 2e6 */
-	}
-	if (rc == PAPI_OK)
-		rc = interval(set, N, &again); /* a start begins at 0 */
-	lope_check(rc == PAPI_OK && exact(acc, N) && exact(v, N) &&
-			   exact(rd, N) && exact(wv - 1000, N) &&
-			   exact(again, N),
-		   name,
+	/* Up to 3 tries: another vCPU's instructions only add (least()). */
+	for (t = 0; rc == PAPI_OK && !ok && t < 3; t++)
+		ok = accum_reset_write(set, c, &rc);
+	lope_check(rc == PAPI_OK && ok, name,
 		   "rc=%s; accum %lld, stop after it %lld, read after a "
 		   "reset and start %lld, stop after a write of 1000 %lld, "
 		   "the next interval %lld (want 2e6, +1000 after the write)",
-		   papi_err(rc), acc, v, rd, wv, again);
+		   papi_err(rc), c[0], c[1], c[2], c[3], c[4]);
 	drop_set(&set);
 }
 
@@ -317,12 +340,23 @@ static void test_fork(void)
 	if (rc == PAPI_OK)
 		pid = fork();
 	if (pid == 0) {
-		int own = PAPI_NULL;
+		int own = PAPI_NULL, crc;
 
-		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT ||
-		    make_ins(&own) != PAPI_OK || least(own, N, &v) != PAPI_OK)
+		crc = PAPI_library_init(PAPI_VER_CURRENT);
+		if (crc != PAPI_VER_CURRENT) {
+			lope_info("child: PAPI_library_init: %s",
+				  papi_err(crc));
 			_exit(3);
-		_exit(exact(v, N) ? 0 : 1);
+		}
+		crc = make_ins(&own);
+		if (crc == PAPI_OK)
+			crc = least(own, N, &v);
+		if (crc != PAPI_OK)
+			lope_info("child: its set: %s", papi_err(crc));
+		else if (!exact(v, N))
+			lope_info("child: counted %lld (want 2e6)", v);
+		fflush(stdout);
+		_exit(crc != PAPI_OK ? 4 : exact(v, N) ? 0 : 1);
 	}
 	if (pid > 0)
 		waitpid(pid, &st, 0);
@@ -330,7 +364,8 @@ static void test_fork(void)
 		rc = least(set, N, &v);
 	lope_check(rc == PAPI_OK && st == 0 && exact(v, N), name,
 		   "rc=%s; the child (init again, its own set) %s (status "
-		   "%#x); the parent's set then counted %lld (want 2e6)",
+		   "%#x: 3 init, 4 its set, 1 its count); the parent's set "
+		   "then counted %lld (want 2e6)",
 		   papi_err(rc),
 		   st == 0 ? "counted its loop" : "did not count its loop", st,
 		   v);
