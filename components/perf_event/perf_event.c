@@ -417,7 +417,12 @@ static int pe_init_component(int cidx)
 	pe_cpu__libpfm4_name(libpfm4, sizeof(libpfm4));
 	if (_papi_libpfm4_init(v) != PAPI_OK)
 		return pe_disable(v, PAPI_ECMP, "Error initializing libpfm4");
-	/* PAPI's libpfm4 layer loads PAPI's own preset section, if any. */
+	/* PAPI's libpfm4 layer loads PAPI's own preset section, if any.
+	 * The count is this init's: in a forked child that initialises
+	 * again, PAPI kept the parent's, whose presets name the parent's
+	 * native codes, which this init numbers anew; counted, they would
+	 * keep the generic presets from being loaded again. */
+	v->cmp_info.num_preset_events = 0;
 	loading_presets.on = 1;
 	ret = _pe_libpfm4_init(v, cidx, &pe_core_names.table,
 			       PMU_TYPE_CORE | PMU_TYPE_OS);

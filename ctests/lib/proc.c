@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -141,4 +143,37 @@ int self_exe_or_fail(char *buf, size_t size)
 	}
 	buf[n] = '\0';
 	return 0;
+}
+
+int run_self(const char *self, const char *var, const char *arg, char *out,
+	     size_t len)
+{
+	ssize_t got = 0, r;
+	int p[2], st;
+	pid_t pid;
+
+	if (len == 0 || pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		if (var)
+			putenv((char *)var);
+		execl(self, self, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && got < (ssize_t)len - 1 &&
+	       (r = read(p[0], out + got, len - 1 - (size_t)got)) != 0)
+		if (r > 0)
+			got += r;
+		else if (errno != EINTR)
+			break;
+	out[got] = '\0';
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return st;
 }

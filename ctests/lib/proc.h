@@ -39,4 +39,13 @@ int read_int(const char *path);
  */
 int self_exe_or_fail(char *buf, size_t size);
 
+/*
+ * Run this program (@self) again with the one argument @arg and, when
+ * @var is not NULL, the environment variable it sets ("NAME=value", kept
+ * by the child); its standard output into @out (at most @len - 1 bytes,
+ * NUL-terminated).  The child's wait status, or -1 when it could not run.
+ */
+int run_self(const char *self, const char *var, const char *arg, char *out,
+	     size_t len);
+
 #endif /* LOPE_PROC_H */

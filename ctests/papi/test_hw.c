@@ -119,31 +119,12 @@ static int child_measure(void)
 /* Run ourselves with LOPE_NO_RDPMC=1 in child mode; parse its line. */
 static int run_child(const char *self, int *fcr, long long *ins)
 {
-	int p[2], st = 0;
 	char buf[256];
-	ssize_t n, got = 0;
-	pid_t pid;
+	int st = run_self(self, "LOPE_NO_RDPMC=1", "--child-measure", buf,
+			  sizeof(buf));
 
-	if (pipe(p) < 0)
+	if (st < 0)
 		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		setenv("LOPE_NO_RDPMC", "1", 1);
-		execl(self, self, "--child-measure", (char *)NULL);
-		_exit(4);
-	}
-	close(p[1]);
-	while (got < (ssize_t)sizeof(buf) - 1 &&
-	       (n = read(p[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
-		got += n;
-	buf[got] = 0;
-	close(p[0]);
-	waitpid(pid, &st, 0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -2;
 	if (sscanf(buf, "fcr=%d ins=%lld", fcr, ins) != 2)
