@@ -188,8 +188,9 @@ LOPE_API int lope_group__disable(struct lope_group *g, int64_t *values);
 /*
  * Stop counting right after a lope_group__read() (PAPI_stop reads, then
  * stops): the counts that read saw become the bases, so stopping is one
- * ioctl; what the counters add in between goes to the next interval.
- * Without a read since the last enable this is lope_group__disable().
+ * ioctl, or none for a lazy stop (above); in the kernel, what the
+ * counters add in between goes to the next interval.  Without a read
+ * since the last enable this is lope_group__disable().
  */
 LOPE_API int lope_group__disable_after_read(struct lope_group *g);
 

@@ -25,13 +25,17 @@
  *  - fork: the child counts its own loop exactly with a full group, the
  *    parent's parked group counts exactly after;
  *  - exec: a process that parked a group execs this program, which gets
- *    every counter (the descriptors were close-on-exec).
+ *    every counter (the descriptors were close-on-exec);
+ *  - thread exit: a thread parks a group and exits; another thread's
+ *    group of every counter runs, and closing the dead thread's group
+ *    from that thread empties the registry.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -462,6 +466,42 @@ static void test_fork(const char *name)
 	lope_group__delete(p);
 }
 
+/* A thread's group, parked as the thread exits without closing it. */
+static void *park_and_exit(void *arg)
+{
+	struct lope_group **g = arg;
+	int64_t v[1];
+
+	if (open_ins(g, 1, 0) || interval(*g, 1000, v)) {
+		lope_group__delete(*g);
+		*g = NULL;
+	}
+	return NULL;
+}
+
+static void test_thread_exit(const char *name)
+{
+	struct lope_group *t = NULL;
+	pthread_t th;
+	char why[200] = "";
+	unsigned int listed = 0;
+	int err = pthread_create(&th, NULL, park_and_exit, &t) ? -EAGAIN : 0;
+
+	if (!err && (pthread_join(th, NULL) || !t))
+		err = -ECHILD;
+	if (!err)
+		listed = lope_park_nr;
+	if (!err)
+		err = full_group_runs(why, sizeof(why));
+	lope_group__delete(t); /* by another thread, its owner gone */
+	lope_check(!err && listed == 1 && lope_park_nr == 0, name,
+		   "%s; a thread parked a group and exited: %u listed (want "
+		   "1), this thread's group of every counter %s, %u listed "
+		   "after the close (want 0)",
+		   err ? strerror(-err) : "ok", listed,
+		   why[0] ? why : "ran all the time", lope_park_nr);
+}
+
 /* After the exec: every counter, in one group, all the time. */
 static int after_exec(void)
 {
@@ -518,6 +558,8 @@ static const struct {
 	{ "lazy_stop_fork_child_has_every_counter_parent_counts_on",
 	  test_fork },
 	{ "lazy_stop_exec_gets_every_counter", test_exec },
+	{ "lazy_stop_thread_exit_leaves_its_parked_group_to_close",
+	  test_thread_exit },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
