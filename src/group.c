@@ -604,19 +604,15 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 {
 	int err = check_ready(g);
 
-	if (err == LOPE_PARKED && values) {
+	if (err >= 0 && !values) /* ready, split or parked */
+		return -EINVAL;
+	if (err == LOPE_PARKED) {
 		set_bases(g, values); /* on the stop's sample, kept */
 		choose(g, false);
 		return 0;
 	}
-	if (!err && !values)
-		err = -EINVAL;
 	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ?
-			       (values ? lope_parts__write(g, values) :
-					 -EINVAL) :
-		       err == LOPE_PARKED ? -EINVAL :
-					    err;
+		return err == LOPE_SPLIT ? lope_parts__write(g, values) : err;
 	err = sample(g, false);
 	if (!err)
 		set_bases(g, values);
