@@ -15,7 +15,7 @@ core_pmu() {
 	# (the entries are symlinks: a glob follows them, find would not)
 	n=$(for n in "$d"/*/cpus; do
 		[ -e "$n" ] && basename "$(dirname "$n")"
-	done | LC_ALL=C sort | head -n 1)
+	done | LC_ALL=C sort | sed -n 1p)
 	[ -n "$n" ] && echo "$n"
 }
 

@@ -35,7 +35,7 @@ need_tool() {
 		skip "$1" "$2 not installed${3:+ ($3)}"
 		exit 0
 	fi
-	info "$("$2" --version | head -n 1)"
+	info "$("$2" --version | sed -n 1p)"
 }
 
 # Puts our PAPI build first on the library path, or fails the case setup

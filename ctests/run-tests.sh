@@ -81,7 +81,7 @@ own_timeout() {
 	*.sh)
 		t=$(head -n 30 "$1" |
 			sed -n 's/^# run-tests\.sh: timeout \([0-9][0-9]*\)$/\1/p' |
-			head -n 1)
+			sed -n 1p)
 		;;
 	esac
 	echo "${t:-$timeout_s}"

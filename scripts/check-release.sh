@@ -35,7 +35,7 @@ usage() {
 	exit 2
 }
 
-papi_src= clone=/root/lope work=/var/tmp/lope-releases keep=0 suite=1
+papi_src='' clone=/root/lope work=/var/tmp/lope-releases keep=0 suite=1
 envs=()
 while [ $# -gt 1 ]; do
 	case $1 in
@@ -117,6 +117,7 @@ remove_root() {
 	done
 	rm -rf --one-file-system "$root"
 }
+# shellcheck disable=SC2317 # the EXIT trap runs it
 cleanup() {
 	[ "$keep" = 1 ] || remove_root
 }
@@ -158,6 +159,7 @@ for m in "${mounts[@]}"; do
 	mount --bind "/$m" "$root/$m"
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# shellcheck source=/dev/null # the new system's
 info "$tag $(. "$root/etc/os-release" && echo "$PRETTY_NAME"), $mirror, in $((SECONDS - t0)) s"
 
 # 2. The clone, as a user's (from the host: git is the user's, not ours).
@@ -187,7 +189,7 @@ if [ "$suite" = 0 ]; then
 elif [ -f "$root$clone/Makefile" ]; then
 	step test_suite "$logs/test.log" "scripts/test.sh"
 	info "$tag suite: $(tail -n 1 "$logs/test.log")"
-	grep '^FAIL' "$logs/test.log" | head -n 30 | sed "s/^/# $tag /"
+	grep '^FAIL' "$logs/test.log" | sed -n 1,30p | sed "s/^/# $tag /"
 else
 	skip "$tag test_suite" "not built: the first command failed"
 fi
@@ -195,8 +197,12 @@ fi
 # 4. The package.
 if [ -f "$root$clone/Makefile" ] &&
 	step package "$logs/deb.log" "make deb"; then
-	deb=$(cd "$root$clone" && ls -t ./*.deb 2>/dev/null | head -n 1)
-	"$top/ctests/release/test_deb_install.sh" "$root" "$root$clone/${deb#./}" \
+	deb= # the newest package in the clone
+	for f in "$root$clone"/*.deb; do
+		[ -e "$f" ] || continue
+		if [ -z "$deb" ] || [ "$f" -nt "$deb" ]; then deb=$f; fi
+	done
+	"$top/ctests/release/test_deb_install.sh" "$root" "$deb" \
 		>"$logs/deb-install.log" 2>&1
 	while IFS= read -r line; do
 		case $line in

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 args=()
 [ -z "${CI:-}" ] || args=(--enable-werror)
 if [ -f Makefile ] && [ ${#args[@]} -gt 0 ] &&
-	! ./config.status --config | grep -q -- "--enable-werror"; then
+	! grep -q -- "--enable-werror" <<<"$(./config.status --config)"; then
 	echo "configure.sh: CI is set: configuring again with --enable-werror"
 	rm -f Makefile
 fi

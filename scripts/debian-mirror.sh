@@ -9,5 +9,5 @@
 m=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
 	sed -n -e 's|^URIs: *\(https\{0,1\}://[^ ]*/debian\)/\{0,1\}$|\1|p' \
 		-e 's|^deb  *\(\[[^]]*\]  *\)\{0,1\}\(https\{0,1\}://[^ ]*/debian\)/\{0,1\} .*|\2|p' |
-	head -n 1)
+	sed -n 1p)
 echo "${m:-http://deb.debian.org/debian}"

@@ -23,7 +23,7 @@ release() {
 
 from_apt() {
 	local want
-	want=$(apt-cache showsrc papi 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	want=$(apt-cache showsrc papi 2>/dev/null | sed -n 's/^Version: //p' | sed -n 1p)
 	# Unpacking as root makes apt warn about the _apt sandbox user; harmless.
 	if (cd "$tmp" && apt-get source papi) >"$tmp/apt.log" 2>&1; then
 		return 0
@@ -72,7 +72,7 @@ if [ $# -gt 0 ]; then
 else
 	from_apt
 fi
-src=$(find "$tmp" -mindepth 2 -maxdepth 3 -path '*/src/papi.h' | head -n 1)
+src=$(find "$tmp" -mindepth 2 -maxdepth 3 -path '*/src/papi.h' | sed -n 1p)
 [ -n "$src" ] || {
 	echo "get-papi-src.sh: no PAPI tree (a directory with src/papi.h) found" >&2
 	exit 1

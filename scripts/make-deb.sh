@@ -48,7 +48,7 @@ for t in dpkg-deb dpkg-shlibdeps dpkg-architecture readelf strip gzip; do
 done
 
 # A variable of the top Makefile, as configure set it.
-mkvar() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
+mkvar() { sed -n "s/^$1 = //p" "$build/Makefile" | sed -n 1p; }
 srcdir=$(mkvar abs_top_srcdir)
 lope_version=$(mkvar PACKAGE_VERSION)
 papi_version=$(mkvar PAPI_SRC_VERSION)
@@ -91,7 +91,7 @@ fi
 # Debian's file must have our name, or our file would not replace it.
 if [ -n "$debpkg" ] && dpkg-query -L "$debpkg" >/dev/null 2>&1; then
 	debfile=$(dpkg-query -L "$debpkg" | grep -x "$libdir/$soname\.[0-9.]*" |
-		head -n 1 || true)
+		sed -n 1p || true)
 	[ -z "$debfile" ] || [ "${debfile##*/}" = "$libfile" ] ||
 		die "$debpkg ships ${debfile##*/} but this build makes $libfile (PAPI $papi_version): build from the same PAPI as $debpkg (apt-get source papi)"
 fi
@@ -117,7 +117,7 @@ make -C "$papi" --no-print-directory -s -f Makefile -f "$work/relink.mk" \
 		cat "$work/relink.log" >&2
 		die "relinking $libfile failed"
 	}
-if readelf -d "$lib" | grep -q -E '\((RPATH|RUNPATH)\)'; then
+if readelf -d "$lib" | grep -E '\((RPATH|RUNPATH)\)' >/dev/null; then
 	die "$libfile still has an rpath: $(readelf -d "$lib" | grep -E 'R(UN)?PATH')"
 fi
 readelf -d "$lib" >"$work/dynamic"

@@ -24,7 +24,7 @@ compile() { # name, source, extra flags...
 		pass "$name"
 	else
 		fail "$name" "$(grep -m1 -E 'error|warning' "$tmp/err" || head -n1 "$tmp/err")"
-		sed 's/^/# /' "$tmp/err" | head -n 20
+		sed 's/^/# /' "$tmp/err" | sed -n 1,20p
 	fi
 }
 

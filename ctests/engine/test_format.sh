@@ -39,7 +39,7 @@ for f in src/*.c src/*.h src/arch/*/*.h components/*/*.c components/*/*.h \
 		pass "$name"
 	else
 		n=$(printf '%s\n' "$out" | grep -c 'error:')
-		first=$(printf '%s\n' "$out" | grep -m1 'error:' |
+		first=$(printf '%s\n' "$out" | grep 'error:' | sed -n 1p |
 			sed "s|^$top/||")
 		fail "$name" "$n place(s) differ, first: $first"
 	fi

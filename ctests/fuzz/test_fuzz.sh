@@ -23,7 +23,7 @@ arch=$(uname -m)
 secs=${LOPE_FUZZ_TIME:-20}
 jobs=${LOPE_FUZZ_JOBS:-1}
 artifacts=${LOPE_FUZZ_ARTIFACTS:-$build/ctests/fuzz}
-flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+flags=(-g -O1 "-fsanitize=fuzzer,address,undefined" -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 # shellcheck source=../report.sh
 . "$here/../report.sh"
@@ -47,9 +47,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/lope-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$tmp/probe.c"
-if ! out=$("$cc" $flags "$tmp/probe.c" -o "$tmp/probe" 2>&1) ||
+if ! out=$("$cc" "${flags[@]}" "$tmp/probe.c" -o "$tmp/probe" 2>&1) ||
 	! out=$("$tmp/probe" -runs=1 2>&1); then
-	skip fuzz "$cc cannot build or run -fsanitize=fuzzer,address,undefined (libclang-rt-*-dev missing?): $(printf '%s' "$out" | grep -m1 -i 'error' || printf '%s' "$out" | head -n 1)"
+	skip fuzz "$cc cannot build or run -fsanitize=fuzzer,address,undefined (libclang-rt-*-dev missing?): $(grep -i -m1 'error' <<<"$out" || sed -n 1p <<<"$out")"
 	exit 0
 fi
 info "$secs s per target"
@@ -57,14 +57,13 @@ info "$secs s per target"
 inc=(-I"$top/src" -I"$top/src/arch/$arch")
 
 # The engine's sources (src/sources.mk), linked with each target.
-engine=$(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" \
-	LOPE_ENGINE_SRCS | sed "s|^|$top/src/|" | tr '\n' ' ')
+mapfile -t engine < <(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" \
+	LOPE_ENGINE_SRCS | sed "s|^|$top/src/|")
 
 for src in "$here"/fuzz_*.c; do
 	t=$(basename "${src%.c}")
 	start=$(date +%s)
-	# shellcheck disable=SC2046
-	if ! "$cc" $flags -Wall -Wextra "${inc[@]}" "$src" $engine \
+		if ! "$cc" "${flags[@]}" -Wall -Wextra "${inc[@]}" "$src" "${engine[@]}" \
 		-o "$tmp/$t" -lm >"$tmp/build.log" 2>&1; then
 		sed 's/^/# | /' "$tmp/build.log" | tail -n 30
 		fail "$t" "does not build"
@@ -90,19 +89,21 @@ for src in "$here"/fuzz_*.c; do
 	rc=$?
 	runs=$(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$tmp/$t.log" | grep -o '[0-9]*$')
 	cov=$(grep -o 'cov: [0-9]*' "$tmp/$t.log" | tail -n 1)
-	crash=$(ls "$tmp/work-$t"/crash-* "$tmp/work-$t"/timeout-* \
-		"$tmp/work-$t"/oom-* "$tmp/work-$t"/leak-* 2>/dev/null | head -n 1)
+	crash=
+	for f in "$tmp/work-$t"/{crash,timeout,oom,leak}-*; do
+		[ ! -e "$f" ] || { crash=$f; break; }
+	done
 	if [ "$rc" -ne 0 ] || [ -n "$crash" ]; then
 		grep -E 'ERROR|runtime error|mismatch|check failed|SUMMARY|#[0-9]+ in ' \
-			"$tmp/$t.log" | head -n 30 | sed 's/^/# | /'
+			"$tmp/$t.log" | sed -n 1,30p | sed 's/^/# | /'
 		why=$(grep -m1 -E 'runtime error|mismatch|check failed|ERROR: [A-Za-z]*Sanitizer|ERROR: libFuzzer' \
 			"$tmp/$t.log" | sed 's/^==[0-9]*== *//')
 		if [ -n "$crash" ]; then
 			mkdir -p "$artifacts"
 			kept="$artifacts/crash-$t-$(basename "$crash" | sed 's/^[a-z]*-//')"
 			cp "$crash" "$kept"
-			echo "# input kept as $kept; replay it with: $cc $flags ${inc[*]} $src $engine -o $t -lm && ./$t $kept"
-			od -A d -c "$kept" | head -n 8 | sed 's/^/# | /'
+			echo "# input kept as $kept; replay it with: $cc ${flags[*]} ${inc[*]} $src ${engine[*]} -o $t -lm && ./$t $kept"
+			od -A d -c "$kept" | sed -n 1,8p | sed 's/^/# | /'
 		fi
 		fail "$t" "exit $rc: ${why:-see the log above}"
 	else

@@ -52,7 +52,7 @@ our_tests() {
 	for t in $(lists tests "$LIST" "$2"); do
 		n=${t##*/}
 		[ "$n" != "${3:-}" ] || continue
-		if ! echo "$GUEST_TESTS" | grep -qxF "$t"; then
+		if ! grep -qxF "$t" <<<"$GUEST_TESTS"; then
 			fail "[$GUEST] plan" "$t has $2 but not guest in ctests/tests.list"
 			continue
 		fi
@@ -70,7 +70,7 @@ our_tests() {
 # earlier program would not); the others as SKIPs; papi_avail's lines
 # and papi_stat's exact count of three instructions.
 plan_guest_tests() {
-	if echo "$GUEST_TESTS" | grep -qx ctests/engine/test_rdpmc_guard; then
+	if grep -qx ctests/engine/test_rdpmc_guard <<<"$GUEST_TESTS"; then
 		emit test_rdpmc_guard tap "$2" user_access=0 -- /bin/test_rdpmc_guard
 	fi
 	our_tests "$2" guest test_rdpmc_guard
@@ -319,7 +319,7 @@ report_boot() {
 	done <"$d/progs/index.tsv"
 	planned=$(wc -l <"$d/kinds.tsv")
 	lost=$(cut -f1 "$d/kinds.tsv" | grep -vxF -f <(cut -f2 "$d/progs/index.tsv") |
-		head -n 5 | tr '\n' ' ' || true)
+		sed -n 1,5p | tr '\n' ' ' || true)
 	if ! grep -q '^kernel ' "$d/progs/info"; then
 		fail "$label boot_$key" "the guest never reached /init ($(boot_end "$d")): $(last_words "$d/console.log")"
 	elif ! grep -qx "done" "$d/progs/info"; then
@@ -443,7 +443,7 @@ make_plans() {
 	# Only what the boots run now is renewed: results of the others stay.
 	rm -rf "$O/plans"
 	mkdir -p "$R" "$O/plans/plans"
-	if selected_boots | grep -q '^ctests'; then
+	if grep -q "^ctests" <<<"$(selected_boots)"; then
 		rm -rf "$R/ctests" "$R/ctests.md" "$R/ctests.tsv"
 	fi
 	while read -r key _ _ _ _ _ t _; do

@@ -13,10 +13,10 @@
 set -eu
 
 tree=$1
-[ -f "$tree/src/mb.h" ] && [ -f "$tree/src/linux-context.h" ] || {
+if [ ! -f "$tree/src/mb.h" ] || [ ! -f "$tree/src/linux-context.h" ]; then
 	echo "papi-riscv64.sh: $tree is not a PAPI source tree" >&2
 	exit 1
-}
+fi
 
 # add FILE WHAT LINE...: insert the lines before FILE's aarch64 branch.
 add() {

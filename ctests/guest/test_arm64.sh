@@ -215,11 +215,11 @@ QEMU_OPTIONS=()
 # The machine, for the ctests table: QEMU, the guest's kernel and CPU.
 machine_text() {
 	local d=$R/$1/progs
-	echo "QEMU $("$QEMU" --version | head -n 1 | sed 's/.*version //')," \
+	echo "QEMU $("$QEMU" --version | sed -n 1p | sed 's/.*version //')," \
 		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-M " $8 " -cpu " $3 ",cntfrq=1000000000 -smp " $4 }')" \
 		"-icount shift=0,sleep=off (TCG on $(uname -m));" \
 		"kernel $(sed -n 's/^kernel //p' "$d/info" | cut -d' ' -f1);" \
-		"core PMU: $(sed -n 's/^pmus //p' "$d/info" | tr ' ' '\n' | grep -m 1 '^armv' || echo none);" \
+		"core PMU: $(grep -m1 '^armv' <<<"$(sed -n 's/^pmus //p' "$d/info" | tr ' ' '\n')" || echo none);" \
 		"perf_event_paranoid 2, perf_user_access 1."
 }
 

@@ -57,7 +57,7 @@ soname() {
 # needed_libpapi FILE: the libpapi soname a binary asks for, if any.
 needed_libpapi() {
 	readelf -d "$1" 2>/dev/null |
-		sed -n 's/.*(NEEDED).*\[\(libpapi\.so[^]]*\)\]/\1/p' | head -n 1
+		sed -n 's/.*(NEEDED).*\[\(libpapi\.so[^]]*\)\]/\1/p' | sed -n 1p
 }
 
 sn=$(soname "$ours/libpapi.so")
@@ -109,9 +109,9 @@ check_tool() {
 	fi
 
 	# Which libpapi did the loader map?  "calling init: <path>" lines.
-	if readelf -d "$bin" 2>/dev/null | grep -q 'NEEDED.*libpapi'; then
+	if readelf -d "$bin" 2>/dev/null | grep 'NEEDED.*libpapi' >/dev/null; then
 		LD_DEBUG=libs LD_DEBUG_OUTPUT=$dbg timeout 120 "$bin" >/dev/null 2>&1
-		loaded=$(cat "$dbg".* 2>/dev/null | sed -n 's/.*calling init: \(.*libpapi\.so[^ ]*\).*/\1/p' | head -n 1)
+		loaded=$(cat "$dbg".* 2>/dev/null | sed -n 's/.*calling init: \(.*libpapi\.so[^ ]*\).*/\1/p' | sed -n 1p)
 		if [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$ourlib_real" ]; then
 			pass "${p}_${tool}_loads_our_libpapi"
 		else
@@ -132,14 +132,14 @@ check_tool() {
 		local line
 		line=$(grep -m1 'Fast counter read (rdpmc)' "$out")
 		if [ "$have_pmu" = 0 ]; then
-			if echo "$line" | grep -Eq ':[[:space:]]*no[[:space:]]*$'; then
+			if grep -Eq ':[[:space:]]*no[[:space:]]*$' <<<"$line"; then
 				pass "${p}_${tool}_fast_counter_read_line"
 			else
 				fail "${p}_${tool}_fast_counter_read_line" "no core PMU, expected 'Fast counter read (rdpmc): no', got '${line:-no such line}'"
 			fi
 		else
 			info "$p $tool with a core PMU: ${line:-no such line}"
-			if echo "$line" | grep -Eq ':[[:space:]]*(yes|no)[[:space:]]*$'; then
+			if grep -Eq ':[[:space:]]*(yes|no)[[:space:]]*$' <<<"$line"; then
 				pass "${p}_${tool}_fast_counter_read_line"
 			else
 				fail "${p}_${tool}_fast_counter_read_line" "no 'Fast counter read (rdpmc): yes|no' line: '${line}'"
@@ -153,7 +153,7 @@ check_tool() {
 			END { exit f ? 0 : 1 }' "$out"; then
 			pass "${p}_${tool}_perf_event_active"
 		else
-			fail "${p}_${tool}_perf_event_active" "perf_event not listed under 'Active components:': $(grep -A3 'perf_event ' "$out" | head -n 6 | tr '\n' ' ')"
+			fail "${p}_${tool}_perf_event_active" "perf_event not listed under 'Active components:': $(grep -A3 'perf_event ' "$out" | sed -n 1,6p | tr '\n' ' ')"
 		fi
 		;;
 	papi_native_avail)

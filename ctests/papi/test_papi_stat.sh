@@ -96,7 +96,7 @@ check default_software_events "$([ -z "$missing" ]; echo $?)" \
 note=$(grep -m1 '^# default events:' def.out)
 info "${note#\# }"
 if [ "$have_pmu" = 0 ]; then
-	echo "$note" | grep -q 'software only'
+	grep -q 'software only' <<<"$note"
 	check default_note_says_software_only $? \
 		"no core PMU, expected 'software only' in '$note'"
 else
@@ -111,11 +111,11 @@ fi
 # adds preemptions and CPU time, so the minimum is the command's own.
 min_of() { sort -g | awk 'NF { print; exit }'; }
 compare() { # name perf-event papi-event scale rel abs -- command...
-	local name=$1 pe=$2 qe=$3 scale=$4 rel=$5 abs=$6 a b i
+	local name=$1 pe=$2 qe=$3 scale=$4 rel=$5 abs=$6 a b
 	shift 7
 	: >a.vals
 	: >b.vals
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		perf stat -x, -o perf.out -e "$pe" -- "$@" >/dev/null 2>&1
 		perf_val "$pe" perf.out >>b.vals
 		"$ps" -x, -o ps.out -e "$qe" -- "$@" >/dev/null 2>&1
@@ -486,7 +486,7 @@ check sigint_exit_130 "$([ "$rc" = 130 ]; echo $?)" "gave $rc"
 el=$(ps_val time-elapsed int.out)
 awk -v e="$el" 'BEGIN { exit !(e != "" && e >= 0.3 && e < 7.31) }'
 check sigint_report_printed $? \
-	"elapsed '${el}' (want 0.3..7.31 s; sleep seen running: ${child:-no}): $(tr '\n' ' ' <int.out 2>/dev/null | head -c 300)"
+	"elapsed '${el}' (want 0.3..7.31 s; sleep seen running: ${child:-no}): $(tr '\n' ' ' <int.out 2>/dev/null | cut -c1-300)"
 [ -n "$(ps_val perf::TASK-CLOCK int.out)" ]
 check sigint_report_has_counts $? "no perf::TASK-CLOCK line"
 [ -n "$child" ] && ! kill -0 "$child" 2>/dev/null
@@ -506,7 +506,7 @@ if "$ps" -x, -o tsc.out -e msr::tsc -- sleep 0.1 2>tsc.err; then
 		"msr::tsc ${t:-none} in ${el:-none} s is not 0.1 to 10 GHz"
 	"$ps" -e msr::tsc -- true 2>tsc.human
 	grep -q 'msr::tsc .*# not per process' tsc.human
-	check not_attachable_marked $? "$(tr '\n' ' ' <tsc.human | head -c 300)"
+	check not_attachable_marked $? "$(tr '\n' ' ' <tsc.human | cut -c1-300)"
 else
 	for c in not_attachable_counts_wall_time not_attachable_marked; do
 		skip "$c" "msr::tsc not available: $(head -c 200 tsc.err)"

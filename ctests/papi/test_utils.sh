@@ -86,7 +86,7 @@ for call in PAPI_start PAPI_stop PAPI_read PAPI_accum PAPI_reset PAPI_read+reset
 	if [ "$rows" -ge 2 ]; then
 		pass "overhead_default_row_$c"
 	else
-		fail "overhead_default_row_$c" "$rows complete row(s) (want one per set size): $(grep -F "$call " "$tmp/table" | head -2 | tr '\n' '|')"
+		fail "overhead_default_row_$c" "$rows complete row(s) (want one per set size): $(grep -F "$call " "$tmp/table" | sed -n 1,2p | tr '\n' '|')"
 	fi
 done
 # The rows on new sets (first read) and of the k-th read after a start
@@ -119,7 +119,7 @@ fi
 if grep -Eq '^faults +: minor faults per call on new sets .*ours-read [0-9.]+/[0-9.]+/[0-9.]+' "$tmp/default.out"; then
 	pass overhead_default_cold_faults
 else
-	fail overhead_default_cold_faults "no page-fault count for the cold read: $(grep -F 'faults' "$tmp/default.out" | head -1)"
+	fail overhead_default_cold_faults "no page-fault count for the cold read: $(grep -F 'faults' "$tmp/default.out" | sed -n 1,1p)"
 fi
 
 # ---- --plot ---------------------------------------------------------------
@@ -167,7 +167,7 @@ else
 			fail overhead_compare_stock_disabled_said "$ratios ratios, $disabled PAPI_read rows say disabled"
 		fi
 	elif ! grep -q "^stock *: $(cd "$PAPI_STOCK_BUILDDIR" && pwd -P)/libpapi" "$tmp/cmp.out"; then
-		fail overhead_compare_ratios "the stock worker did not load $PAPI_STOCK_BUILDDIR/libpapi: $(grep '^stock' "$tmp/cmp.out" | head -1)"
+		fail overhead_compare_ratios "the stock worker did not load $PAPI_STOCK_BUILDDIR/libpapi: $(grep '^stock' "$tmp/cmp.out" | sed -n 1,1p)"
 	elif [ "$ratios" -lt 2 ]; then
 		fail overhead_compare_ratios "no ours/stock ratio on the PAPI_read rows"
 	else
@@ -192,7 +192,7 @@ kinds=$(awk -F, '$1 == "goal" { print "goal"; next } $1 != "case" { next }
 info "csv: $(wc -l <"$tmp/o.csv") lines, fields per line: $fields; kinds: $kinds"
 if [ "$rc" -ne 0 ]; then
 	fail overhead_csv "exit $rc: $(head -c 300 "$tmp/csv.err")"
-elif [ "$(echo $fields)" != 18 ]; then
+elif [ "${fields% }" != 18 ]; then
 	fail overhead_csv "fields per line differ: $fields (want 18 on every line)"
 elif [ "$calls" -ne 17 ]; then
 	fail overhead_csv "$calls calls in the case lines (want 17)"
@@ -270,7 +270,7 @@ if [ "$rc" -eq 77 ]; then
 elif [ "$rc" -eq 0 ] && grep -q '^loop check (ptrace): ok' "$tmp/ptrace.out"; then
 	pass accuracy_loop_ptrace
 else
-	fail accuracy_loop_ptrace "exit $rc: $(tr '\n' ' ' <"$tmp/ptrace.out" | head -c 300)"
+	fail accuracy_loop_ptrace "exit $rc: $(tr '\n' ' ' <"$tmp/ptrace.out" | cut -c1-300)"
 fi
 
 expect_bad_inputs "$acc" accuracy "$tmp" <<EOF

@@ -56,14 +56,14 @@ component_desc() {
 installed() {
 	# shellcheck disable=SC2016 # dpkg-query's own ${}
 	in_root dpkg-query -W -f '${db:Status-Abbrev}' "$pkg" 2>/dev/null |
-		grep -q '^.[iUFHW]'
+		grep '^.[iUFHW]' >/dev/null
 }
 sha() { sha256sum "$1" 2>/dev/null | cut -d' ' -f1; }
 
 pkg=$(dpkg-deb -f "$deb" Package)
 version=$(dpkg-deb -f "$deb" Version)
 lib=$(dpkg-deb -c "$deb" | awk '{ print $6 }' |
-	grep -E '^\./usr/lib/[^/]+/libpapi\.so\.[0-9]+\.[0-9]+\.' | head -n 1)
+	grep -E '^\./usr/lib/[^/]+/libpapi\.so\.[0-9]+\.[0-9]+\.' | sed -n 1p)
 lib=${lib#.}
 libdir=${lib%/*}
 stock=$libdir/$pkg/debian/${lib##*/}

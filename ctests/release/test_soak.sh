@@ -28,7 +28,7 @@ echo "$n" >"$state/runs"
 pid=$$ soak=
 while [ "$pid" -gt 1 ]; do
 	pid=$(awk '{ print $4 }' "/proc/$pid/stat")
-	if tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'soak\.sh'; then
+	if tr '\0' ' ' <"/proc/$pid/cmdline" | grep 'soak\.sh' >/dev/null; then
 		soak=$pid
 		break
 	fi
@@ -80,11 +80,11 @@ loops=$(for k in 1 2 3 4; do printf '%s ' "$(wc -l <"$state/loops.$k")"; done)
 check busy_loops_only_in_busy_runs \
 	"loops seen in runs 1-4: $loops, expected 0 $ncpu $ncpu 0" [ "$loops" = "0 $ncpu $ncpu 0 " ]
 left=
-for p in $(cat "$state/loops.2" "$state/loops.3"); do
+while read -r p; do
 	! kill -0 "$p" 2>/dev/null || left="$left $p"
-done
+done < <(cat "$state/loops.2" "$state/loops.3")
 check no_loop_outlives_the_soak "still running:$left" [ -z "$left" ]
-kept=$(ls "$tmp/work" | tr '\n' ' ')
+kept=$(cd "$tmp/work" && printf "%s " *)
 check clones_removed_logs_kept "work dir has: $kept" \
 	[ "$kept" = "failures run-1.log run-2.log run-3.log run-4.log " ]
 
@@ -92,6 +92,7 @@ check clones_removed_logs_kept "work dir has: $kept" \
 echo 3 >"$state/runs" # the next runs are 4 and 5: no failure
 rc=0
 "$top/scripts/soak.sh" -n 2 --from "$repo" --work "$tmp/work2" >"$out" 2>&1 || rc=$?
+# shellcheck disable=SC2016 # expanded by the eval, when the check runs
 check clean_soak_exit_0 "exit $rc: $(tr '\n' '|' <"$out")" \
 	eval '[ "$rc" -eq 0 ] && ! grep -q "^failed cases" "$out" && has "soak: 2 runs, 0 with failures"'
 

@@ -22,8 +22,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=${top_srcdir:-$(cd "$here/../.." && pwd)}
 ours=${PAPI_OURS_BUILDDIR:-${top_builddir:-$top}/papi/ours/src}
 cc=${LOPE_SAN_CC:-gcc}
-san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-cflags="-g -O1 -Wall -Wextra"
+san=("-fsanitize=address,undefined" -fno-omit-frame-pointer -fno-sanitize-recover=all)
+cflags=(-g -O1 -Wall -Wextra)
 arch=$(uname -m)
 
 # The tests that run under the sanitizers: those of ctests/tests.list
@@ -60,11 +60,11 @@ fi
 
 # Does the compiler have the sanitizer runtimes?
 printf 'int main(void) { return 0; }\n' >"$tmp/probe.c"
-if ! out=$($cc $san "$tmp/probe.c" -o "$tmp/probe" 2>&1) ||
+if ! out=$($cc "${san[@]}" "$tmp/probe.c" -o "$tmp/probe" 2>&1) ||
 	! out=$("$tmp/probe" 2>&1); then
-	skip_all "$cc cannot build or run -fsanitize=address,undefined: $(printf '%s' "$out" | head -n 1)"
+	skip_all "$cc cannot build or run -fsanitize=address,undefined: $(printf '%s' "$out" | sed -n 1p)"
 fi
-info "flags: $san"
+info "flags: ${san[*]}"
 
 # sanitizer_report LOG: the first sanitizer report in LOG, if any.
 sanitizer_report() {
@@ -128,7 +128,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Does LeakSanitizer work here (it needs ptrace, which some containers
 # forbid)?  A program that leaks must be reported.
 printf '#include <stdlib.h>\nvoid *p;\nint main(void) { p = malloc(7); p = 0; return 0; }\n' >"$tmp/leak.c"
-$cc $san -O0 "$tmp/leak.c" -o "$tmp/leak" 2>/dev/null
+$cc "${san[@]}" -O0 "$tmp/leak.c" -o "$tmp/leak" 2>/dev/null
 if "$tmp/leak" >"$tmp/leak.out" 2>&1 ||
 	! grep -q 'detected memory leaks' "$tmp/leak.out"; then
 	skip asan_leak_check "LeakSanitizer does not work here ($(grep -m1 -i 'sanitizer' "$tmp/leak.out" || echo 'no report for a known leak')): leaks are not checked"
@@ -182,7 +182,7 @@ mkdir -p "$lib"
 libsrcs=$(sh "$top/scripts/lists.sh" words "$top/ctests/lib/sources.mk" \
 	LOPE_TESTLIB_SRCS) || exit 1
 for c in $libsrcs interpose.c; do
-	if ! $cc $san $cflags -I"$ours" -I"$top/ctests/lib" \
+	if ! $cc "${san[@]}" "${cflags[@]}" -I"$ours" -I"$top/ctests/lib" \
 		-c "$top/ctests/lib/$c" -o "$lib/${c%.c}.o" \
 		>"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"
@@ -195,7 +195,7 @@ done
 
 # interpose_obj TEST: the interposer's object if TEST links it.
 interpose_obj() {
-	case " $(echo $interpose_tests) " in
+	case " ${interpose_tests//$'\n'/ } " in
 	*" ctests/$1 "*) echo "$lib/interpose.o" ;;
 	esac
 }
@@ -210,7 +210,7 @@ ok=1
 for c in $(sh "$top/scripts/lists.sh" words "$top/src/sources.mk" LOPE_ENGINE_SRCS); do
 	c=$top/src/$c
 	o="$tmp/engine/$(basename "${c%.c}").o"
-	if ! $cc $san $cflags "${inc[@]}" -c "$c" -o "$o" >"$tmp/build.log" 2>&1; then
+	if ! $cc "${san[@]}" "${cflags[@]}" "${inc[@]}" -c "$c" -o "$o" >"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"
 		fail "$(case_name asan_engine "$(basename "$c")")" "does not build with the sanitizers"
 		ok=0
@@ -222,7 +222,7 @@ if [ "$ok" = 1 ]; then
 			fail "asan_$t" "ctests/engine/$t.c missing"
 			continue
 		fi
-		if ! $cc $san $cflags "${inc[@]}" "$top/ctests/engine/$t.c" \
+		if ! $cc "${san[@]}" "${cflags[@]}" "${inc[@]}" "$top/ctests/engine/$t.c" \
 			"$lib/liblopetest.a" "$tmp"/engine/*.o \
 			-o "$tmp/engine/$t" -lpthread -lm \
 			>"$tmp/build.log" 2>&1; then
@@ -254,9 +254,9 @@ cp -a "$ours" "$sp"
 # library is rebuilt ("make shared" compiles all its sources in one call).
 rm -f "$sp"/libpapi.so*
 if ! (cd "$sp" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	make CC="$cc $san" shared) >"$tmp/papi-build.log" 2>&1; then
+	make CC="$cc ${san[*]}" shared) >"$tmp/papi-build.log" 2>&1; then
 	show_tail "$tmp/papi-build.log"
-	fail asan_libpapi "make CC=\"$cc $san\" shared failed"
+	fail asan_libpapi "make CC=\"$cc ${san[*]}\" shared failed"
 	exit 1
 fi
 pass asan_libpapi "our libpapi.so rebuilt with the sanitizers in $(($(date +%s) - start)) s"
@@ -270,7 +270,7 @@ for t in $papi_tests; do
 		continue
 	fi
 	# shellcheck disable=SC2046 # no word, or one
-	if ! $cc $san $cflags -I"$sp" -I"$top/ctests/lib" \
+	if ! $cc "${san[@]}" "${cflags[@]}" -I"$sp" -I"$top/ctests/lib" \
 		"$top/ctests/papi/$t.c" $(interpose_obj "papi/$t") \
 		"$lib/liblopetest.a" -o "$tmp/bin/$t" -L"$sp" -lpapi \
 		-lpthread -lm -ldl \
@@ -286,7 +286,7 @@ done
 # PAPI's own utilities: every event listed, every native event added to a
 # set (papi_native_avail -c), through our components.
 for u in papi_avail papi_native_avail papi_component_avail; do
-	if ! $cc $san $cflags -w -I"$sp" -I"$sp/testlib" -I"$sp/utils" \
+	if ! $cc "${san[@]}" "${cflags[@]}" -w -I"$sp" -I"$sp/testlib" -I"$sp/utils" \
 		"$sp/utils/$u.c" "$sp/utils/print_header.c" -o "$tmp/bin/$u" \
 		-L"$sp" -lpapi >"$tmp/build.log" 2>&1; then
 		show_tail "$tmp/build.log"

@@ -44,7 +44,7 @@ n=0
 
 # check NAME CMD...: one program under memcheck, one case.
 check() {
-	local name=$1 rc logs errs p f why
+	local name=$1 rc logs errs p f why log
 	shift
 	n=$((n + 1))
 	rm -f "$tmp"/vg.* "$tmp/out"
@@ -55,14 +55,17 @@ check() {
 		--suppressions="$here/valgrind.supp" \
 		--log-file="$tmp/vg.%p" "$@" </dev/null >"$tmp/out" 2>&1
 	rc=$?
-	logs=$(ls "$tmp"/vg.* 2>/dev/null | wc -l)
+	logs=0
+	for log in "$tmp"/vg.*; do
+		[ ! -e "$log" ] || logs=$((logs + 1))
+	done
 	errs=$(cat "$tmp"/vg.* 2>/dev/null | grep -c -E '^==[0-9]+== (Invalid|Conditional|Use of uninitialised|Syscall param|Mismatched|Source and destination|Argument|Process terminating|[0-9,]+ (\(.*\) )?bytes in [0-9,]+ blocks are (definitely|indirectly|possibly) lost)')
 	p=$(grep -c '^PASS: ' "$tmp/out")
 	f=$(grep -c '^FAIL: ' "$tmp/out")
 	if [ "$rc" -eq 99 ] || [ "$errs" -ne 0 ]; then
-		cat "$tmp"/vg.* | grep -v '^==[0-9]*== *$' | head -n 60 |
+		cat "$tmp"/vg.* | grep -v '^==[0-9]*== *$' | sed -n 1,60p |
 			sed 's/^/# | /'
-		why=$(cat "$tmp"/vg.* | grep -m1 -E '^==[0-9]+== [A-Z0-9]' |
+		why=$(cat "$tmp"/vg.* | grep -E '^==[0-9]+== [A-Z0-9]' | sed -n 1p |
 			sed 's/^==[0-9]*== //')
 		fail "$name" "memcheck: $errs report(s) in $logs process(es), first: $why"
 	elif [ "$rc" -gt 128 ] || [ "$rc" -eq 124 ]; then
@@ -96,6 +99,7 @@ start=$(date +%s)
 if [ -f "$ours/libpapi.so" ]; then
 	check_built "$papi_progs"
 	for u in "papi_avail -a" "papi_native_avail -c"; do
+		# shellcheck disable=SC2086 # the program and its argument
 		set -- $u
 		if [ -x "$ours/utils/$1" ]; then
 			check "$(case_name valgrind "$u")" "$ours/utils/$1" "$2"

@@ -13,7 +13,7 @@ export LC_ALL=C
 : "${PEER_TMP:=}" "${PEER_TIMEOUT:=60}" "${PEER_ONLY:=}" "${PEER_RESULTS:=}"
 
 selected() { # selected NAME: does NAME pass --only?
-	[ -z "$PEER_ONLY" ] || echo "$1" | grep -qE -- "$PEER_ONLY"
+	[ -z "$PEER_ONLY" ] || grep -qE -- "$PEER_ONLY" <<<"$1"
 }
 
 # note_of OUTFILE: the line that says why a PAPI test did not pass (the

@@ -172,7 +172,7 @@ markdown() {
 }
 
 this_machine() {
-	echo "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+	echo "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sed -n 1p)," \
 		"$(grep -c ^processor /proc/cpuinfo) cpus${virt:+, $virt guest};" \
 		"kernel $(uname -r);" \
 		"core PMU: $([ -e /sys/bus/event_source/devices/cpu ] && echo yes || echo none);" \

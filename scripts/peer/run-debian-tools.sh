@@ -111,10 +111,10 @@ run_tools() { # run_tools NAME DIR
 			v=CRASHED n="killed by signal $((rc - 128))"
 		elif [ "$rc" -eq 77 ]; then
 			v=SKIPPED n="exit 77"
-		elif [ -n "$skipre" ] && cat "$out" "$out.err" | grep -qE -- "$skipre"; then
+		elif [ -n "$skipre" ] && grep -sqE -- "$skipre" "$out" "$out.err"; then
 			v=SKIPPED n=$skipnote
 		elif [ "$rc" -eq 0 ] && { [ -z "$expect" ] ||
-			cat "$out" "$out.err" | grep -qE -- "$expect"; }; then
+			grep -sqE -- "$expect" "$out" "$out.err"; }; then
 			v=PASSED
 		elif [ "$rc" -eq 0 ]; then
 			v="FAILED(0)" n="exit 0 without /$expect/"
