@@ -15,9 +15,20 @@
 # "SKIP: name: reason" are counted; "# ..." lines are information.  A
 # program that dies of a signal, times out, or exits non-zero without
 # printing a FAIL line counts as one FAIL named after the program; one that
-# exits 77 without printing any case line counts as one SKIP.  The last line
-# printed is always "N passed, N failed, N skipped"; the exit status is 1
-# when anything failed, else 0.
+# exits 77 without printing any case line counts as one SKIP, and one that
+# exits 0 without any as one FAIL.
+#
+# No case may vanish: a program that runs others (the emulated machines'
+# scripts) announces each of them first with a line "PLAN: unit", and a
+# unit that then reports no case of its own ("unit" itself, or
+# "unit.anything") counts as one FAIL, "FAIL: unit: planned, never
+# reported", with how the program ended: a machine that never booted, a
+# plan error or the script's timeout fails every unit it had planned.
+# The count of units (one a program, or its PLAN lines) is checked against
+# the units that reported, and printed before the summary.
+#
+# The last line printed is always "N passed, N failed, N skipped"; the
+# exit status is 1 when anything failed, else 0.
 #
 # The PROGs that have the attribute "generic" in ctests/tests.list run
 # again with LIBPFM_FORCE_PMU=perf, as on a CPU libpfm4 does not know,
@@ -73,6 +84,7 @@ skipped="$tmp/skipped"
 npass=0
 nfail=0
 nskip=0
+nunits=0 # planned units (see unreported)
 
 # own_timeout PATH: the limit a script declares for itself, else the default.
 own_timeout() {
@@ -87,10 +99,35 @@ own_timeout() {
 	echo "${t:-$timeout_s}"
 }
 
+# unreported OUT WHY: a FAIL line for each unit OUT planned ("PLAN: unit")
+# and reported no case of ("unit" itself, or "unit.anything").
+unreported() {
+	awk -v why="$2" '
+	/^PLAN: / { plan[++n] = substr($0, 7); next }
+	/^(PASS|FAIL|SKIP): / {
+		c = substr($0, 7)
+		i = index(c, ": ")
+		if (i) c = substr(c, 1, i - 1)
+		seen[c] = 1
+		for (i = length(c); i > 0; i--)
+			if (substr(c, i, 1) == ".") seen[substr(c, 1, i - 1)] = 1
+	}
+	END {
+		for (i = 1; i <= n; i++)
+			if (!(plan[i] in seen))
+				printf "FAIL: %s: planned, never reported (the program: %s)\n", plan[i], why
+	}' "$1"
+}
+
+# planned_units OUT: the units of one program: its PLAN lines, or 1.
+planned_units() {
+	awk '/^PLAN: / { n++ } END { print n ? n : 1 }' "$1"
+}
+
 # run_one PROG [PREFIX [VAR=VALUE]]: run one program, count its cases.
 # With PREFIX, its case lines are shown and counted as "TAG: PREFIX name".
 run_one() {
-	local prog=$1 prefix=${2:-} setenv=${3:-} name path out p f s rc why limit
+	local prog=$1 prefix=${2:-} setenv=${3:-} name path out p f s rc why limit sig line
 	local run
 	name=$(basename "$prog")
 	out="$tmp/out"
@@ -129,7 +166,7 @@ run_one() {
 
 	# stdout and stderr both shown, in order; case lines come from stdout.
 	"${run[@]}" </dev/null 2>&1 |
-		sed -u "s/^\(PASS\|FAIL\|SKIP\): /\1: $prefix/" | tee "$out"
+		sed -u "s/^\(PASS\|FAIL\|SKIP\|PLAN\): /\1: $prefix/" | tee "$out"
 	rc=${PIPESTATUS[0]}
 
 	p=$(grep -c '^PASS: ' "$out")
@@ -137,28 +174,33 @@ run_one() {
 	s=$(grep -c '^SKIP: ' "$out")
 	grep '^SKIP: ' "$out" >>"$skipped"
 
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		if [ "$rc" -eq 77 ] && [ "$p" -eq 0 ] && [ "$s" -eq 0 ]; then
-			line="SKIP: $prefix$name: program exited 77 (skipped) without a reason"
-			echo "$line"
-			echo "$line" >>"$skipped"
-			s=1
-		elif [ "$rc" -eq 77 ]; then
-			: # reported its own cases, then exited "skipped"
-		else
-			if [ "$have_timeout" = 1 ] && [ "$rc" -eq 124 ]; then
-				why="timed out after ${limit} s"
-			elif [ "$rc" -gt 128 ]; then
-				sig=$((rc - 128))
-				signame=$(kill -l "$sig" 2>/dev/null || echo "$sig")
-				why="killed by signal $sig (SIG$signame)"
-			else
-				why="exited with status $rc without a FAIL line"
-			fi
-			echo "FAIL: $prefix$name: $why"
-			f=1
-		fi
+	if [ "$have_timeout" = 1 ] && [ "$rc" -eq 124 ]; then
+		why="timed out after ${limit} s"
+	elif [ "$rc" -gt 128 ]; then
+		sig=$((rc - 128))
+		why="killed by signal $sig (SIG$(kill -l "$sig" 2>/dev/null || echo "$sig"))"
+	else
+		why="exited with status $rc"
 	fi
+	if [ "$rc" -eq 77 ] && [ $((p + f + s)) -eq 0 ]; then
+		line="SKIP: $prefix$name: program exited 77 (skipped) without a reason"
+		echo "$line"
+		echo "$line" >>"$skipped"
+		s=1
+	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ "$f" -eq 0 ]; then
+		case $why in
+		exited*) echo "FAIL: $prefix$name: $why without a FAIL line" ;;
+		*) echo "FAIL: $prefix$name: $why" ;;
+		esac
+		f=1
+	elif [ "$rc" -eq 0 ] && [ $((p + f + s)) -eq 0 ]; then
+		echo "FAIL: $prefix$name: exited 0 without reporting any case"
+		f=1
+	fi
+	unreported "$out" "$why" >"$tmp/missing"
+	cat "$tmp/missing"
+	f=$((f + $(grep -c '^FAIL: ' "$tmp/missing")))
+	nunits=$((nunits + $(planned_units "$out")))
 	npass=$((npass + p))
 	nfail=$((nfail + f))
 	nskip=$((nskip + s))
@@ -184,6 +226,14 @@ if [ -s "$skipped" ]; then
 	echo "Skipped cases:"
 	sed 's/^SKIP: /  /' "$skipped"
 fi
+# Every planned unit reported at least one case or was counted as failed:
+# there are at least as many cases.
 echo
+if [ $((npass + nfail + nskip)) -lt "$nunits" ]; then
+	echo "FAIL: run-tests.sh: $((npass + nfail + nskip)) cases for $nunits planned units"
+	nfail=$((nfail + 1))
+else
+	echo "# $nunits planned units (programs, and what they planned), all reported: $((npass + nfail + nskip)) cases"
+fi
 echo "$npass passed, $nfail failed, $nskip skipped"
 [ "$nfail" -eq 0 ]

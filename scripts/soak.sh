@@ -11,6 +11,10 @@
 #   --busy RUNS     the runs (1-based, comma-separated, or "all") during
 #                   which one busy loop per online CPU spins at the soak's
 #                   own priority (default: none)
+#   --busy-cmd CMD  in the busy runs also run the shell command CMD over
+#                   and over under nice, beside the loops (a large
+#                   compile: "make -C DIR -j2 clean all"), and stop its
+#                   whole process group at the run's end
 #   --from REPO     the repository to clone (default: this checkout)
 #   --rev REV       the commit to test (default: REPO's HEAD)
 #   --papi-src DIR  give each clone this PAPI tree or tarball
@@ -34,7 +38,7 @@ die() {
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-runs=5 busy='' from=$top rev='' papi_src='' work='' keep=0
+runs=5 busy='' busy_cmd='' from=$top rev='' papi_src='' work='' keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n)
@@ -43,6 +47,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--busy)
 		busy=${2:?--busy needs run numbers or all}
+		shift 2
+		;;
+	--busy-cmd)
+		busy_cmd=${2:?--busy-cmd needs a command}
 		shift 2
 		;;
 	--from)
@@ -91,11 +99,13 @@ else
 fi
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
-loops=()
+loops=() # the busy loops' pids; the command's is its process group's
+cmd_pid=
 stop_busy() {
 	[ ${#loops[@]} -eq 0 ] || kill "${loops[@]}" 2>/dev/null || true
-	wait "${loops[@]}" 2>/dev/null || true
-	loops=()
+	[ -z "$cmd_pid" ] || kill -- "-$cmd_pid" 2>/dev/null || true
+	wait "${loops[@]}" $cmd_pid 2>/dev/null || true
+	loops=() cmd_pid=
 }
 trap stop_busy EXIT
 trap 'stop_busy; exit 130' INT TERM
@@ -105,7 +115,7 @@ is_busy() {
 }
 
 echo "soak: scripts/test.sh $runs times, on $(git -C "$from" log -1 --format='%h %s' "$rev" | cut -c1-60)"
-echo "soak: from $from, logs in $work, $ncpu CPUs, busy runs: ${busy:-none}"
+echo "soak: from $from, logs in $work, $ncpu CPUs, busy runs: ${busy:-none}${busy_cmd:+, with: nice $busy_cmd}"
 failures=$work/failures # "run<TAB>program: case" a line
 : >"$failures"
 bad_runs=0
@@ -125,6 +135,11 @@ for i in $(seq 1 "$runs"); do
 			sh -c 'while :; do :; done' &
 			loops+=($!)
 		done
+		if [ -n "$busy_cmd" ]; then
+			what="$what and: nice $busy_cmd"
+			setsid nice sh -c "while :; do $busy_cmd; done" >"$work/busy-cmd-$i.log" 2>&1 &
+			cmd_pid=$!
+		fi
 	fi
 	t0=$(date +%s)
 	rc=0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# run-tests.sh: timeout 900
+# run-tests.sh: timeout 2400
 #
 # test_riscv64.sh: the tests on an emulated riscv64 machine with a real
 # PMU (doc/riscv64-guest.md), as test_arm64.sh runs them on arm64.  QEMU's
@@ -13,15 +13,16 @@
 #      for the host, our PAPI and the stock one from the same source,
 #      given what PAPI's Linux layer lacks before 7.2, our tests and
 #      utilities, a static /init, all in one initramfs);
-#   2. boots the machines below, two at a time, each with a hard time
-#      limit, under -icount shift=0,sleep=off (counts are exact and
-#      repeat); /init runs each machine's plan (ctests/guest/init.c);
+#   2. boots the machines below, two at a time, each limited by the CPU
+#      time its QEMU uses (guest-lib.sh's cpu_limited), under -icount
+#      shift=0,sleep=off (counts are exact and repeat); /init runs each machine's plan (ctests/guest/init.c);
 #   3. reports every case the guest printed, named "[riscv64 MACHINE]
 #      PROGRAM.CASE", and checks what the utilities printed; its own cases
 #      are "[riscv64] cross_build" and each boot's "[riscv64 MACHINE]
 #      boot_KEY".
 # A guest that does not boot, hangs or loses its output is a FAIL with the
-# reason; a missing tool (the cross compiler) is a SKIP with the reason.
+# reason, and so is every program it did not run (test_arm64.sh); a
+# missing tool (the cross compiler) is a SKIP with the reason.
 # Results stay in $top_builddir/guest/riscv64/results/.
 #
 # Environment:
@@ -29,8 +30,14 @@
 #   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
 #                           rv,legacy)
 #   LOPE_GUEST_JOBS         boots at a time (default 2)
+#   GUEST_STALL, GUEST_WALL_FACTOR  the watchdog's limits (guest-lib.sh's
+#                           cpu_limited)
+#   LOPE_GUEST_INJECT       plan_error (a plan error in every boot) or
+#                           cpu_limit (each boot's CPU limit 2 s): the
+#                           failures the harness must report, on purpose
 #   LOPE_RISCV64_DIR        build and results directory
 #                           (default $top_builddir/guest/riscv64)
+#   LOPE_GUEST_RESULTS      the results directory (default DIR/results)
 #   LOPE_GUEST_REFETCH=1    download Debian's packages again
 #   top_srcdir, top_builddir, PAPI_SRC (default: the one the top build
 #   was configured with)
@@ -39,7 +46,7 @@ set -euo pipefail
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 O=${LOPE_RISCV64_DIR:-$top_builddir/guest/riscv64}
-R=$O/results
+R=${LOPE_GUEST_RESULTS:-$O/results}
 JOBS=${LOPE_GUEST_JOBS:-2}
 GUEST=riscv64
 # QEMU and OpenSBI are the ones fetch.sh unpacked (guest.mk's sysroot).
@@ -51,12 +58,12 @@ OVERHEAD_BOOT=rv
 CTESTS_NOT_RUN=
 
 # The boots, as test_arm64.sh's table: key, machine, -cpu, -smp, seconds,
-# host limit, per-program limit in guest seconds, -M, device tree.
+# limit of QEMU's CPU time, per-program limit in guest seconds, -M, device tree.
 # rv runs every test the list gives the guest; legacy papi_avail with
 # kernel.perf_user_access 2.
 BOOTS="
-rv      max   max  1 150 420 300 virt -
-legacy  max   max  1 10  120 60  virt -
+rv      max   max  1 150 900 300 virt -
+legacy  max   max  1 10  300 60  virt -
 "
 
 # shellcheck source=guest-lib.sh

@@ -28,12 +28,24 @@ if ! git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 
 # early_exit_pipes FILE...: FILE:LINE: TEXT for each command with an
-# early-exit reader behind a pipe (continued lines joined; comments and
-# '||' left alone).
+# early-exit reader behind a pipe (continued lines joined; comments,
+# here-documents' text and '||' left alone).
 early_exit_pipes() {
 	awk '
-	FNR == 1 { buf = "" }
+	FNR == 1 { buf = ""; doc = "" }
+	doc != "" {
+		l = $0
+		if (strip) sub(/^\t+/, "", l)
+		if (l == doc) doc = ""
+		next
+	}
 	{
+		if (match($0, /(^|[^<])<<-?[ \t]*["\047]?[A-Za-z_][A-Za-z_0-9]*/)) {
+			h = substr($0, RSTART, RLENGTH)
+			strip = h ~ /<<-/
+			sub(/^[^<]*<<-?[ \t]*["\047]?/, "", h)
+			doc = h
+		}
 		if (buf == "") start = FNR
 		buf = buf " " $0
 		if ($0 ~ /(\\|[^|]\||\|\||&&)[ \t]*$/) next
