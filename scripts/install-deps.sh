@@ -2,9 +2,11 @@
 # Prepare a fresh Debian 12 or 13 machine: build tools, libpfm4, the stock
 # PAPI tools for comparison, PAPI's source (which our build compiles), and
 # the emulated machines' tools: arm64's cross compiler, QEMU, cpio, dtc for
-# the two-PMU machine's device tree, and riscv64's cross compiler (their
-# kernels, arm64's libpfm4, and riscv64's QEMU 10 and OpenSBI, which
-# QEMU 7.2's libraries run, are fetched by ctests/guest/fetch.sh).
+# the two-PMU machine's device tree, riscv64's cross compiler, and what
+# builds x86-64's QEMU with an emulated PMU (ctests/guest/build-qemu-x86.sh)
+# and the firmware it boots.  Their kernels, arm64's and x86-64's
+# libpfm4, and riscv64's QEMU 10 and OpenSBI, which QEMU 7.2's libraries
+# run, are fetched by ctests/guest/fetch.sh.
 # Run as root, or as a user who may sudo.
 #
 #   scripts/install-deps.sh [--papi-src DIR]
@@ -46,7 +48,9 @@ packages=(build-essential autoconf automake libtool pkg-config libpfm4-dev
 # another host the guests' tests SKIP, saying so (ctests/guest).
 case $(dpkg --print-architecture) in
 amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
-	device-tree-compiler gcc-riscv64-linux-gnu libc6-dev-riscv64-cross) ;;
+	device-tree-compiler gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+	ninja-build meson python3 patch xz-utils libglib2.0-dev libpixman-1-dev
+	libfdt-dev zlib1g-dev qemu-system-data seabios ipxe-qemu) ;;
 *) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated machines' tests need an x86-64 host; not installing their tools" ;;
 esac
 

@@ -12,6 +12,11 @@
 #                                       the Image, with the PMU driver and
 #                                       the PL011 console built in)
 #              libpfm4, libpfm4-dev     to build and run PAPI
+#   x86_64   as arm64, Debian 12's amd64 packages: the kernel
+#            (linux-image-cloud-amd64: its perf driver built in, and the
+#            8250 console) and libpfm4, whatever the host runs; the
+#            QEMU with an emulated PMU is built from source
+#            (build-qemu-x86.sh)
 #   riscv64  Debian 13's kernel (trixie's main alone, as the mirror here
 #            serves it: 6.12, the first Debian kernel
 #            whose RISC-V PMU driver lets user space read counters; its
@@ -104,6 +109,12 @@ download_arm64() {
 		"$(image arm64 linux-image-cloud-arm64)"
 }
 
+download_x86_64() {
+	sources amd64 bookworm bookworm-updates bookworm-security
+	get amd64 linux-image-cloud-amd64 libpfm4 libpfm4-dev \
+		"$(image amd64 linux-image-cloud-amd64)"
+}
+
 download_riscv64() {
 	local host emu
 	sources riscv64 trixie
@@ -128,9 +139,9 @@ download() {
 }
 
 main() {
-	[ $# -eq 3 ] || die "usage: fetch.sh arm64|riscv64 CACHE SYSROOT"
+	[ $# -eq 3 ] || die "usage: fetch.sh arm64|riscv64|x86_64 CACHE SYSROOT"
 	guest=$1
-	case $guest in arm64 | riscv64) ;; *) die "no guest $guest" ;; esac
+	case $guest in arm64 | riscv64 | x86_64) ;; *) die "no guest $guest" ;; esac
 	mkdir -p "$2"
 	cache=$(cd "$2" && pwd)
 	local sysroot=$3 deb
@@ -149,7 +160,7 @@ main() {
 	done
 	compgen -G "$sysroot/boot/vmlinu*-*" >/dev/null || die "no kernel in $sysroot/boot"
 	case $guest in
-	arm64)
+	arm64 | x86_64)
 		[ -f "$sysroot/usr/include/perfmon/pfmlib.h" ] ||
 			die "no libpfm4 header in $sysroot"
 		;;

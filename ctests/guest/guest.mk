@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # guest.mk: everything an emulated machine runs, cross-built on the host
-# into $(O) (ctests/guest/test_arm64.sh and test_riscv64.sh run this with
-# GNU make -j2).  GUEST is arm64 or riscv64.
+# into $(O) (ctests/guest/test_arm64.sh, test_riscv64.sh and
+# test_x86_64.sh run this with GNU make -j2).  GUEST is arm64, riscv64 or
+# x86_64 (the host's own compiler, PAPI configured as for the host).
 #
 #   $(O)/sysroot/        the Debian packages the guest needs, unpacked
 #                        (fetch.sh; the .debs are cached in $(O)/cache):
@@ -45,9 +46,16 @@ LOPE_ARCH := riscv64
 CROSS ?= riscv64-linux-gnu-
 PAPI_ARCH := --with-arch=riscv64 --with-CPU=riscv64
 KERNEL_FILES := $(O)/sysroot/boot/vmlinux-*
+else ifeq ($(GUEST),x86_64)
+LOPE_ARCH := x86_64
+CROSS ?= x86_64-linux-gnu-
+KERNEL_FILES := $(O)/sysroot/boot/vmlinuz-*
 else
-$(error GUEST is arm64 or riscv64, not $(GUEST))
+$(error GUEST is arm64, riscv64 or x86_64, not $(GUEST))
 endif
+# The host's own libraries, where the guest's architecture is the host's.
+NATIVE_LIBDIRS := $(if $(filter x86_64,$(GUEST)),/lib/x86_64-linux-gnu \
+	/usr/lib/x86_64-linux-gnu)
 CC := $(CROSS)gcc
 STRIP := $(CROSS)strip
 READELF := $(CROSS)readelf
@@ -67,9 +75,9 @@ endif
 SYSROOT := $(O)/sysroot
 # libpfm4: arm64 Debian's; riscv64 the one in ours' PAPI tree (PAPI's
 # configure builds its own when given none).
-ifeq ($(GUEST),arm64)
+ifneq ($(filter arm64 x86_64,$(GUEST)),)
 PFM_INC := $(SYSROOT)/usr/include
-PFM_LIB := $(SYSROOT)/usr/lib/aarch64-linux-gnu
+PFM_LIB := $(SYSROOT)/usr/lib/$(LOPE_ARCH)-linux-gnu
 PAPI_PFM := --with-pfm-incdir=$(PFM_INC) --with-pfm-libdir=$(PFM_LIB)
 else
 PFM_LIB := $(O)/papi/ours/src/libpfm4/lib
@@ -94,12 +102,19 @@ comma := ,
 PAPI_COMPONENTS := $(notdir $(patsubst %/,%,$(wildcard $(PAPI_SRC)/src/components/*/)))
 PAPI_XPRESETS := $(foreach c,$(PAPI_COMPONENTS),$(subst -,_,ac_cv_file_components_$(c)_papi_$(c)_presets_h)=$(if \
 	$(wildcard $(PAPI_SRC)/src/components/$(c)/papi_$(c)_presets.h),yes,no))
+PAPI_COMMON := --with-tls=__thread --with-perf-events --with-static-lib=no \
+	--with-shared-lib=yes --with-shlib-tools --with-components= \
+	--with-tests=ctests $(PAPI_PFM) CC=$(CC) AR=$(CROSS)ar \
+	LDFLAGS="$(XLDFLAGS)"
+ifeq ($(GUEST),x86_64)
+# The host's own architecture: PAPI's configure probes as on the host.
+PAPI_XCONFIGURE := $(PAPI_COMMON)
+else
 PAPI_XCONFIGURE := --host=$(patsubst %-,%,$(CROSS)) $(PAPI_ARCH) \
 	--with-ffsll --with-walltimer=clock_realtime \
-	--with-tls=__thread --with-virtualtimer=clock_thread_cputime_id \
-	--with-perf-events --with-static-lib=no --with-shared-lib=yes \
-	--with-shlib-tools --with-components= --with-tests=ctests \
-	$(PAPI_PFM) CC=$(CC) AR=$(CROSS)ar LDFLAGS="$(XLDFLAGS)" $(PAPI_XPRESETS)
+	--with-virtualtimer=clock_thread_cputime_id $(PAPI_COMMON) \
+	$(PAPI_XPRESETS)
+endif
 # Our `make -j2` must reach PAPI's make, the variables of the caller not.
 PAPI_MAKE = MAKEFLAGS="$$(echo "$$MAKEFLAGS" | sed 's/\(^\| \)-- .*//')" $(MAKE)
 # PAPI's library, utilities, C tests and component tests, none in Fortran
@@ -135,8 +150,10 @@ INTERPOSE_TESTS := $(notdir $(shell sh $(srcdir)/scripts/lists.sh tests \
 	$(TEST_LIST) interpose))
 UTILS := papi_overhead papi_accuracy papi_stat
 BIN := $(O)/bin
+# x86_64: the emulated PMU's own check (ctests/guest/x86pmu-check.c).
+PMU_CHECK := $(if $(filter x86_64,$(GUEST)),x86pmu-check)
 PROGRAMS := $(addprefix $(BIN)/,$(ENGINE_TESTS) $(PAPI_TESTS) $(UTILS) \
-	three init)
+	three init $(PMU_CHECK))
 
 all: $(O)/initrd.cpio.gz $(O)/kernel
 .PHONY: all
@@ -272,6 +289,11 @@ $(BIN)/three: $(srcdir)/ctests/guest/three-$(GUEST).S
 	@mkdir -p $(BIN)
 	@$(CC) -nostdlib -static $< -o $@
 
+$(BIN)/x86pmu-check: $(srcdir)/ctests/guest/x86pmu-check.c
+	@mkdir -p $(BIN)
+	@echo "  CC       guest/x86pmu-check"
+	@$(CC) $(CFLAGS) $(WARN) -static $< -o $@
+
 # /init writes its lines as the utilities' workers do (utils/line.c).
 $(BIN)/init: $(srcdir)/ctests/guest/init.c $(srcdir)/utils/line.c \
 		$(srcdir)/utils/line.h
@@ -312,7 +334,7 @@ $(O)/root.stamp: $(PROGRAMS) $(O)/papi/ours.built $(O)/papi/stock.built \
 	done
 	@bash $(srcdir)/ctests/guest/libs.sh "$(READELF)" $(O)/root \
 		$(PFM_LIB) $$($(CC) -print-sysroot)/lib \
-		/usr/$(patsubst %-,%,$(CROSS))/lib
+		/usr/$(patsubst %-,%,$(CROSS))/lib $(NATIVE_LIBDIRS)
 	@touch $@
 
 $(O)/initrd.cpio.gz: $(O)/root.stamp

@@ -28,8 +28,9 @@
  *	NAME TIMEOUT [KEY=VALUE...] -- PROGRAM [ARG...]
  *
  * with the keys cwd=DIR (default /), paranoid=N (kernel.perf_event_paranoid,
- * default 2, as on the x86 machines), user_access=N (kernel.perf_user_access,
- * default 1) and env=VAR=VALUE (repeatable).  Each program starts in a new
+ * default 2, as on the x86 machines), user_access=N (kernel.perf_user_access
+ * on arm64 and riscv64; on x86 the core PMU's rdpmc file, where 1 is the
+ * default too; default 1) and env=VAR=VALUE (repeatable).  Each program starts in a new
  * process group with a clean environment (PATH=/bin plus its env= entries);
  * at its time limit, or once it has exited, whatever is left of the group is
  * killed.  Words are separated by blanks and cannot contain them.
@@ -110,6 +111,17 @@ static int put(const char *path, const char *value)
 	return err;
 }
 
+/* What allows user-space counter reads: a sysctl on arm64 and riscv64,
+ * the core PMU's rdpmc file on x86. */
+static const char *user_access_file(void)
+{
+	static const char sysctl[] = "/proc/sys/kernel/perf_user_access";
+
+	if (access(sysctl, F_OK) == 0)
+		return sysctl;
+	return "/sys/bus/event_source/devices/cpu/rdpmc";
+}
+
 /* The first line of the file @path, without its newline, or "?". */
 static void first_line(const char *path, char *buf, size_t len)
 {
@@ -154,6 +166,9 @@ static void describe(void)
 	DIR *d;
 	FILE *f;
 
+	/* The firmware (x86's SeaBIOS) may leave the console mid-line: the
+	 * first frame starts a line of its own. */
+	say("%s", "");
 	if (uname(&u) == 0)
 		say("@@lope info kernel %s %s", u.release, u.machine);
 	say("@@lope info cpus %ld", sysconf(_SC_NPROCESSORS_ONLN));
@@ -187,7 +202,7 @@ static void describe(void)
 	say("@@lope info pmus%s", pmus);
 	first_line("/proc/sys/kernel/perf_event_paranoid", line, sizeof(line));
 	say("@@lope info default_perf_event_paranoid %s", line);
-	first_line("/proc/sys/kernel/perf_user_access", line, sizeof(line));
+	first_line(user_access_file(), line, sizeof(line));
 	say("@@lope info default_perf_user_access %s", line);
 }
 
@@ -375,7 +390,7 @@ static void run(struct job *job)
 
 	say("@@lope begin %s", job->name);
 	if (put("/proc/sys/kernel/perf_event_paranoid", job->paranoid) ||
-	    put("/proc/sys/kernel/perf_user_access", job->user_access))
+	    put(user_access_file(), job->user_access))
 		say("init: cannot set paranoid=%s user_access=%s",
 		    job->paranoid, job->user_access);
 	if (pipe2(fds, O_CLOEXEC)) {

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run-tests.sh: timeout 3600
+#
+# test_x86_64.sh: the tests on an emulated x86-64 machine with a PMU
+# (doc/x86-guest.md), as test_arm64.sh runs them on arm64.  No machine
+# here has an x86 PMU and QEMU emulates none, so this project's
+# ctests/guest/qemu-x86-pmu.patch gives QEMU's TCG an Intel architectural
+# PMU (version 2: 4 general and 3 fixed counters of 48 bits, counting
+# from icount, filtered by privilege level, overflow through the local
+# APIC); Debian's amd64 kernel drives it with its own perf driver
+# ("generic architected perfmon") and lets user space read it with rdpmc.
+# This script
+#   1. builds that QEMU (ctests/guest/build-qemu-x86.sh: Debian 12's QEMU
+#      7.2 source and the patch, cached in LOPE_QEMU_CACHE under a key of
+#      both), and everything the guest runs with the host's own compiler
+#      (ctests/guest/guest.mk with GUEST=x86_64: Debian 12's amd64 kernel
+#      and libpfm4, our PAPI and the stock one from the same source, our
+#      tests and utilities, the PMU's own check, a static /init);
+#   2. boots the machines below, two at a time, each limited by the CPU
+#      time its QEMU uses (guest-lib.sh's cpu_limited), under -icount
+#      shift=0,sleep=off (counts are exact and repeat); /init runs each
+#      machine's plan (ctests/guest/init.c);
+#   3. reports every case the guest printed, named "[x86_64 MACHINE]
+#      PROGRAM.CASE", and checks what the utilities printed; its own cases
+#      are "[x86_64] qemu_build", "[x86_64] cross_build" and each boot's
+#      "[x86_64 MACHINE] boot_KEY".
+# A guest that does not boot, hangs or loses its output is a FAIL with the
+# reason, and so is every program it did not run (test_arm64.sh); a
+# missing tool is a SKIP with the reason.  Results stay in
+# $top_builddir/guest/x86_64/results/.
+#
+# Environment:
+#   LOPE_GUEST=0            skip it all (one SKIP line saying so)
+#   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
+#                           x86,ctests1,ctests2,ctests3,gen,rdpmc2)
+#   LOPE_GUEST_JOBS         boots at a time (default 2)
+#   GUEST_STALL, GUEST_WALL_FACTOR  the watchdog's limits (guest-lib.sh's
+#                           cpu_limited)
+#   LOPE_GUEST_INJECT       as test_arm64.sh's
+#   LOPE_X86_64_DIR         build and results directory
+#                           (default $top_builddir/guest/x86_64)
+#   LOPE_GUEST_RESULTS      the results directory (default DIR/results)
+#   LOPE_QEMU_CACHE         where the patched QEMU is built and kept
+#                           (default /var/cache/lope)
+#   LOPE_X86_QEMU           a patched qemu-system-x86_64 to use instead
+#   LOPE_GUEST_REFETCH=1    download Debian's packages again
+#   top_srcdir, top_builddir, PAPI_SRC (default: the one the top build
+#   was configured with)
+set -euo pipefail
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+O=${LOPE_X86_64_DIR:-$top_builddir/guest/x86_64}
+R=${LOPE_GUEST_RESULTS:-$O/results}
+JOBS=${LOPE_GUEST_JOBS:-2}
+GUEST=x86_64
+CROSS_CC=x86_64-linux-gnu-gcc
+CONSOLE=ttyS0
+OVERHEAD_BOOT=x86
+
+# The boots, as test_arm64.sh's table: key, machine, -cpu, -smp, seconds,
+# limit of QEMU's CPU time, per-program limit in guest seconds, -M, device
+# tree.  Two CPU models on the same emulated PMU:
+#   skylake  model 94: the kernel's Skylake driver (it finds none of the
+#            model-specific MSRs it probes for, PEBS, LBR and the offcore
+#            ones, and goes on without them) and libpfm4's skl table, so
+#            ours and stock both count, as on most Intel nodes;
+#   arch-v2  model 32, which neither lists: the kernel's "generic
+#            architected perfmon" driver, and libpfm4's ix86arch alone,
+#            which PAPI never takes as the default PMU: stock's component
+#            is disabled, ours runs on the kernel's generic events (as
+#            arm64's -cpu max).
+SKL=Skylake-Client,pmu=on,model=94
+ARCH=Skylake-Client,pmu=on,model=32
+BOOTS="
+x86      skylake  $SKL   1 300 900 300 q35 -
+ctests1  skylake  $SKL   1 200 900 60  q35 -
+ctests2  skylake  $SKL   1 200 900 60  q35 -
+ctests3  skylake  $SKL   1 200 900 60  q35 -
+gen      arch-v2  $ARCH  1 60  400 300 q35 -
+rdpmc2   skylake  $SKL   1 30  200 60  q35 -
+"
+
+# shellcheck source=guest-lib.sh
+. "$top_srcdir/ctests/guest/guest-lib.sh"
+
+# ---------------------------------------------------------------------------
+# What each machine runs (the plan lines: ctests/guest/guest-lib.sh).
+
+# Every test the list gives the guest, the guard first, then the PMU's
+# own check, the cost tables and the accuracy tables.
+plan_x86() {
+	plan_guest_tests x86 "$1"
+	emit x86pmu_check tap 120 -- /bin/x86pmu-check skylake
+	emit papi_accuracy check:accuracy 300 "$OURS_ENV" -- /bin/papi_accuracy -n 50
+	emit papi_overhead check:overhead 300 "$OURS_ENV" \
+		-- /bin/papi_overhead -k 2 -n 300 -r 1
+	emit papi_overhead_counter check:overhead_counter 300 "$OURS_ENV" \
+		-- /bin/papi_overhead -m counter -k 3
+}
+
+# PAPI's long tests are left out (guest-lib.sh's CTESTS_LONG), and here
+# also those that took 30 s or more of the host's time per tree on a
+# loaded 2-cpu machine (floating point is emulated in software; the cache
+# and branch events count nothing on this PMU).
+CTESTS_NOT_RUN="$CTESTS_LONG
+ctests/multiplex1               140 s (kernel multiplexing: test_multiplex here, multiplex1 on arm64)
+validation_tests/papi_dp_ops    115 s (floating point)
+validation_tests/papi_l1_dcm    59 s (a cache event: counts nothing here)
+ctests/profile_pthreads         46 s
+validation_tests/papi_sp_ops    39 s (floating point)
+ctests/branches                 35 s (branch events: count nothing here)
+"
+
+# A CPU libpfm4 does not know as a default PMU: stock's component is
+# disabled; ours runs on the kernel's generic events (the tests with
+# guest-max).
+plan_gen() {
+	our_tests "$1" guest-max
+	avail_lines
+	emit papi_component_avail check:exit0 60 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_component_avail
+	emit x86pmu_check tap 120 -- /bin/x86pmu-check generic_arch_v2+
+}
+
+# The core PMU's rdpmc file at 2: every task may read the counters with
+# rdpmc (CR4.PCE always set); papi_avail still says yes, and the
+# exactness cases hold.
+plan_rdpmc2() {
+	emit papi_avail check:avail_yes 60 user_access=2 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_avail
+	emit test_hw tap "$1" user_access=2 "$OURS_ENV" -- /bin/test_hw
+	emit test_hw_read tap "$1" user_access=2 -- /bin/test_hw_read
+}
+
+# ---------------------------------------------------------------------------
+# Running the boots.
+
+# -accel tcg: there is no PMU under KVM here either; firmware from
+# Debian's packages (the patched QEMU is built without its own); -nic
+# none: no network ROM to look for.  nmi_watchdog=0 keeps the kernel's
+# watchdog off the counters.  The rest is test_arm64.sh's (guest-lib.sh's
+# qemu_machine).
+CPU_OPTIONS=
+QEMU_OPTIONS=(-accel tcg -L /usr/share/qemu -L /usr/share/seabios)
+KERNEL_ARGS=nmi_watchdog=0
+
+# The machine, for the ctests table: QEMU, the guest's kernel and CPU.
+machine_text() {
+	local d=$R/$1/progs
+	echo "QEMU 7.2 with ctests/guest/qemu-x86-pmu.patch," \
+		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-M " $8 " -cpu " $3 " -smp " $4 }')" \
+		"-icount shift=0,sleep=off (TCG on $(uname -m));" \
+		"kernel $(sed -n 's/^kernel //p' "$d/info" | cut -d' ' -f1);" \
+		"core PMU: cpu (Intel architectural PMU v2, emulated);" \
+		"perf_event_paranoid 2, rdpmc 1."
+}
+
+# The tools the host needs: QEMU is built here.
+HOST_TOOLS="
+$CROSS_CC	Debian: gcc
+"
+
+# qemu_build: the patched QEMU, built or taken from the cache; its build
+# is one case.
+qemu_build() {
+	local t0 out
+	t0=$(date +%s)
+	if [ -n "${LOPE_X86_QEMU:-}" ]; then
+		QEMU=$LOPE_X86_QEMU
+		pass "[$GUEST] qemu_build" "$QEMU (LOPE_X86_QEMU)"
+	elif out=$(bash "$top_srcdir/ctests/guest/build-qemu-x86.sh" \
+		"${LOPE_QEMU_CACHE:-/var/cache/lope}" 2>"$O/qemu-build.log"); then
+		QEMU=$out
+		pass "[$GUEST] qemu_build" "$QEMU in $(($(date +%s) - t0)) s"
+	else
+		tail -n 20 "$O/qemu-build.log" | sed 's/^/# /'
+		fail "[$GUEST] qemu_build" "ctests/guest/build-qemu-x86.sh failed (log: $O/qemu-build.log)"
+		exit 1
+	fi
+}
+
+if [ "${LOPE_GUEST:-1}" != 0 ]; then
+	mkdir -p "$O"
+	qemu_build
+fi
+guest_run "$@"
