@@ -483,6 +483,18 @@ static void case_perf_page(void)
 	}
 }
 
+/* Run @run of case @name counted @d over @n iterations: exactly n * K
+ * + @c, or the case's FAIL. */
+static bool exact(const char *name, uint64_t n, unsigned run, int64_t d,
+		  int64_t c)
+{
+	if (d == (int64_t)(n * K) + c)
+		return true;
+	fail(name, "N=%llu run %u: %lld, want %lld", (unsigned long long)n, run,
+	     (long long)d, (long long)((int64_t)(n * K) + c));
+	return false;
+}
+
 static void case_exact_read(void)
 {
 	static const uint64_t ns[] = { 1, 1000, 1000000 };
@@ -502,15 +514,7 @@ static void case_exact_read(void)
 				       (unsigned long long)ns[i], (long long)d,
 				       K, (long long)(d - (int64_t)ns[i] * K));
 			}
-			if (d != (int64_t)(ns[i] * K + CONST_READ)) {
-				fail("exact_user_read",
-				     "N=%llu run %u: %lld, "
-				     "want %llu",
-				     (unsigned long long)ns[i], r, (long long)d,
-				     (unsigned long long)(ns[i] * K +
-							  CONST_READ));
-				ok = false;
-			}
+			ok &= exact("exact_user_read", ns[i], r, d, CONST_READ);
 		}
 	}
 	if (ok) {
@@ -549,15 +553,8 @@ static void case_exact_rdpmc(void)
 				fail("exact_user_rdpmc", "bits above 48 set");
 				ok = false;
 			}
-			if (d != (int64_t)(ns[i] * K + CONST_RDPMC)) {
-				fail("exact_user_rdpmc",
-				     "N=%llu run %u: %lld, "
-				     "want %llu",
-				     (unsigned long long)ns[i], r, (long long)d,
-				     (unsigned long long)(ns[i] * K +
-							  CONST_RDPMC));
-				ok = false;
-			}
+			ok &= exact("exact_user_rdpmc", ns[i], r, d,
+				    CONST_RDPMC);
 		}
 	}
 	if (ok) {
