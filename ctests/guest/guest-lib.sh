@@ -439,8 +439,9 @@ boot() { # boot KEY LIMIT: QEMU, output into $R/KEY
 
 # cpu_limited LIMIT WHY CMD...: CMD (QEMU) limited by the CPU time it
 # uses, never by the time on the wall, which a loaded host stretches:
-# under -icount a guest does the same work in the same CPU time however
-# busy the host is.  RLIMIT_CPU stops it (SIGXCPU, status 152) at LIMIT
+# under -icount a guest does the same work in about the same CPU time
+# however busy the host is (in a KVM guest, CPU time also holds some of
+# what the host takes: the limits leave room for it).  RLIMIT_CPU stops it (SIGXCPU, status 152) at LIMIT
 # seconds of CPU; a CMD whose CPU time stands still for GUEST_STALL
 # seconds (default 300: it waits on something, and will not end) is
 # killed, and so is one past GUEST_WALL_FACTOR (default 4) times LIMIT on
@@ -564,7 +565,7 @@ announce_plans() {
 	while read -r key _; do
 		label=$(label_of "$key")
 		echo "PLAN: $label boot_$key"
-		awk -F'\t' -v l="$label" -v c1="$c1" -v all3="$all3" '
+		awk -F'\t' -v l="$label" -v all3="$all3" '
 			$2 !~ /^papi:/ { print "PLAN: " l " " $1 }
 			$2 ~ /^papi:/ && all3 == 3 { print "papi " $1 }' "$R/$key/kinds.tsv"
 		[ ! -f "$R/$key/plan_errors" ] ||
