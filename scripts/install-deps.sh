@@ -50,7 +50,8 @@ case $(dpkg --print-architecture) in
 amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 	device-tree-compiler gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 	ninja-build meson python3 patch xz-utils libglib2.0-dev libpixman-1-dev
-	libfdt-dev zlib1g-dev qemu-system-data seabios ipxe-qemu) ;;
+	libfdt-dev zlib1g-dev qemu-system-data seabios ipxe-qemu
+	debian-archive-keyring) ;;
 *) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated machines' tests need an x86-64 host; not installing their tools" ;;
 esac
 
