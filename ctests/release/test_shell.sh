@@ -14,6 +14,10 @@
 # here-string (grep -q X <<<"$LIST"), a file by name, or take the first
 # line with sed -n 1p, which reads to the end.
 #
+# Each script is checked with the top directory's .shellcheckrc (sourced
+# files followed, named relative to each script), as a plain `shellcheck
+# FILE` there checks it.
+#
 # Cases: pipe_check_flags_known_bad (the check itself can fail), and per
 # script shellcheck_PATH and pipes_PATH.  Exclusions are made in the
 # scripts, each with its reason beside it.
@@ -110,7 +114,7 @@ for f in "${scripts[@]}"; do
 	c=$(case_name "$f")
 	if [ "$have_shellcheck" = 0 ]; then
 		skip "shellcheck_$c" "$why"
-	elif out=$(shellcheck -x -P SCRIPTDIR -f gcc "$f" 2>&1); then
+	elif out=$(shellcheck -f gcc "$f" 2>&1); then
 		pass "shellcheck_$c"
 	else
 		fail "shellcheck_$c" "$(echo "$out" | sed -n 1,3p | tr '\n' ' ')"
