@@ -33,7 +33,7 @@
 # Environment:
 #   LOPE_GUEST=0            skip it all (one SKIP line saying so)
 #   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
-#                           x86,ctests1,ctests2,ctests3,gen,rdpmc2)
+#                           x86,ctests1,ctests2,ctests3,gen,rdpmc2,amd)
 #   LOPE_GUEST_JOBS         boots at a time (default 2)
 #   GUEST_STALL, GUEST_WALL_FACTOR  the watchdog's limits (guest-lib.sh's
 #                           cpu_limited)
@@ -71,8 +71,13 @@ OVERHEAD_BOOT=x86
 #            which PAPI never takes as the default PMU: stock's component
 #            is disabled, ours runs on the kernel's generic events (as
 #            arm64's -cpu max).
+# And AMD's core PMU, which the patch gives an AMD CPU model:
+#   epyc     QEMU's EPYC, family 17h model 1 (Zen): the kernel's AMD
+#            driver (six core counters, rdpmc 0 to 5) and libpfm4's
+#            amd64_fam17h_zen1, ours and stock.
 SKL=Skylake-Client,pmu=on,model=94
 ARCH=Skylake-Client,pmu=on,model=32
+EPYC=EPYC,pmu=on
 BOOTS="
 x86      skylake  $SKL   1 300 900 300 q35 -
 ctests1  skylake  $SKL   1 200 900 60  q35 -
@@ -80,6 +85,7 @@ ctests2  skylake  $SKL   1 200 900 60  q35 -
 ctests3  skylake  $SKL   1 200 900 60  q35 -
 gen      arch-v2  $ARCH  1 60  400 300 q35 -
 rdpmc2   skylake  $SKL   1 30  200 60  q35 -
+amd      epyc     $EPYC  1 60  400 300 q35 -
 "
 
 # shellcheck source=guest-lib.sh
@@ -124,6 +130,20 @@ plan_gen() {
 	emit x86pmu_check tap 120 -- /bin/x86pmu-check generic_arch_v2+
 }
 
+# AMD's core PMU: its own check, papi_avail (ours, without user access,
+# stock) and the tests of the user-space read, ours against the kernel's
+# read(2) and PAPI's own: the exact counts, the reads between two read(2),
+# the lazy stop, overflow and sampling.
+plan_amd() {
+	emit x86pmu_check tap 120 -- /bin/x86pmu-check amd
+	avail_lines
+	emit test_hw tap "$1" "$OURS_ENV" -- /bin/test_hw
+	emit test_hw_read tap "$1" -- /bin/test_hw_read
+	emit test_lazy_stop tap "$1" -- /bin/test_lazy_stop
+	emit test_start_stop tap "$1" "$OURS_ENV" -- /bin/test_start_stop
+	emit test_overflow tap "$1" "$OURS_ENV" -- /bin/test_overflow
+}
+
 # The core PMU's rdpmc file at 2: every task may read the counters with
 # rdpmc (CR4.PCE always set); papi_avail still says yes, and the
 # exactness cases hold.
@@ -153,7 +173,7 @@ machine_text() {
 		"$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print "-M " $8 " -cpu " $3 " -smp " $4 }')" \
 		"-icount shift=0,sleep=off (TCG on $(uname -m));" \
 		"kernel $(sed -n 's/^kernel //p' "$d/info" | cut -d' ' -f1);" \
-		"core PMU: cpu (Intel architectural PMU v2, emulated);" \
+		"core PMU: cpu ($(case $1 in amd) echo "AMD core counters, family 17h" ;; *) echo "Intel architectural PMU v2" ;; esac), emulated);" \
 		"perf_event_paranoid 2, rdpmc 1."
 }
 

@@ -2,7 +2,8 @@
 /*
  * x86pmu-check: checks, from inside the x86-64 guest, the architectural
  * PMU that ctests/guest/qemu-x86-pmu.patch adds to QEMU's TCG, through
- * CPUID, rdpmc and Linux perf_event.  Static, run as root by the guest's
+ * CPUID, rdpmc and Linux perf_event: Intel's architectural PMU, or on an
+ * AMD CPU model AMD's core counters (x86pmu-check amd).  Static, run as root by the guest's
  * /init, in a machine started with -icount shift=0,sleep=off and
  * -cpu ...,pmu=on.
  *
@@ -75,6 +76,13 @@ static void skip(const char *name, const char *why)
 	printf("SKIP: %s: %s\n", name, why);
 	fflush(stdout);
 }
+
+/* An AMD CPU model: six core counters, rdpmc 0 to 5, no fixed counters */
+static bool amd;
+/* rdpmc's number for the counter instructions go to: Intel's fixed
+ * counter 0, AMD's first core counter */
+static uint32_t first_counter = 0x40000000;
+static uint32_t n_gp = 4;
 
 static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c,
 		  uint32_t *d)
@@ -361,6 +369,44 @@ static void case_kernel_driver(const char *want)
 	}
 }
 
+/* AMD: CPUID 8000_0001H:ECX.PerfCtrExtCore, and leaf 0AH (Intel's) zero */
+static void case_cpuid_amd(void)
+{
+	uint32_t a, b, c, d;
+
+	cpuid(0x80000001, &a, &b, &c, &d);
+	printf("# cpuid 0x80000001: ecx=%#x, family %u\n", c,
+	       ((a >> 8) & 0xf) + ((a >> 20) & 0xff));
+	if (!(c & (1U << 23))) {
+		fail("cpuid_amd", "ecx %#x: no PerfCtrExtCore (bit 23)", c);
+		return;
+	}
+	cpuid(0xa, &a, &b, &c, &d);
+	if (a || b || d) {
+		fail("cpuid_amd", "leaf 0xa %#x %#x %#x: want zeros", a, b, d);
+	} else {
+		pass("cpuid_amd");
+	}
+}
+
+/* AMD: the kernel's AMD driver, whose event format has the event's bits
+ * 11:8 at config bits 35:32 (Intel's is config:0-7). */
+static void case_kernel_driver_amd(void)
+{
+	char buf[256];
+
+	if (read_file("/sys/bus/event_source/devices/cpu/format/event", buf,
+		      sizeof(buf)) != 0) {
+		fail("kernel_driver", "no cpu/format/event");
+	} else if (strcmp(buf, "config:0-7,32-35") != 0) {
+		fail("kernel_driver", "format/event %s: not the AMD driver's",
+		     buf);
+	} else {
+		printf("# format/event %s\n", buf);
+		pass("kernel_driver");
+	}
+}
+
 /* CPUID.0AH:EBX bit -> generic event the kernel maps it to */
 static const struct {
 	uint64_t config;
@@ -436,6 +482,61 @@ static void case_event_availability(void)
 	}
 }
 
+/* AMD: the kernel's generic events for family 17h.  Cycles and
+ * instructions count; ref-cycles has no AMD event (ENOENT); the cache and
+ * branch events open on their AMD codes and count nothing here. */
+static void case_event_availability_amd(void)
+{
+	const uint64_t n = 100000;
+	bool ok = true;
+	unsigned i;
+
+	for (i = 0; i < 7; i++) {
+		bool counts = i < 2, opens = i != 2;
+		struct counter c;
+		uint64_t v[2];
+		int64_t idx, d;
+
+		if (!counter_open(&c, PERF_TYPE_HARDWARE, arch_events[i].config,
+				  true, false, -1)) {
+			printf("# %s: open: %s\n", arch_events[i].name,
+			       strerror(errno));
+			if (opens) {
+				fail("event_availability", "%s does not open",
+				     arch_events[i].name);
+				ok = false;
+			}
+			continue;
+		}
+		idx = page_counter(&c);
+		if (!opens || idx < 0) {
+			fail("event_availability", "%s: %s",
+			     arch_events[i].name,
+			     opens ? "no rdpmc in the page" : "opens");
+			ok = false;
+			counter_close(&c);
+			continue;
+		}
+		loop_rdpmc((uint32_t)idx, n, v);
+		d = raw_delta(v, c.pg->pmc_width);
+		printf("# %s: rdpmc %#llx, %lld over the loop\n",
+		       arch_events[i].name, (unsigned long long)idx,
+		       (long long)d);
+		if (d != (counts ? (int64_t)(n * K + CONST_RDPMC) : 0)) {
+			fail("event_availability", "%s counts %lld, want %llu",
+			     arch_events[i].name, (long long)d,
+			     counts ?
+				     (unsigned long long)(n * K + CONST_RDPMC) :
+				     0ULL);
+			ok = false;
+		}
+		counter_close(&c);
+	}
+	if (ok) {
+		pass("event_availability");
+	}
+}
+
 static void case_raw_uncounted(void)
 {
 	/* 0xc4: branch instructions retired, not counted: reads 0 */
@@ -474,10 +575,13 @@ static void case_perf_page(void)
 		fail("perf_page", "cap_user_rdpmc is 0");
 	} else if (ins.pg->pmc_width != 48) {
 		fail("perf_page", "pmc_width %u", (unsigned)ins.pg->pmc_width);
-	} else if (ins.pg->index != 0x40000001) {
+	} else if (!amd && ins.pg->index != 0x40000001) {
 		fail("perf_page",
 		     "index %#x, want 0x40000001 (fixed counter 0)",
 		     ins.pg->index);
+	} else if (amd && (ins.pg->index < 1 || ins.pg->index > n_gp)) {
+		fail("perf_page", "index %#x, want a core counter, 1 to %u",
+		     ins.pg->index, n_gp);
 	} else {
 		pass("perf_page");
 	}
@@ -618,7 +722,7 @@ static void case_gp_counter(void)
 	idx = page_counter(&gp);
 	printf("# group: leader index %#x, raw 0xc0 index %#x\n",
 	       lead.pg->index, gp.pg->index);
-	if (idx < 0 || idx >= 4) {
+	if (idx < 0 || idx >= n_gp) {
 		fail("gp_counter",
 		     "raw 0xc0 not on a general counter "
 		     "(index %#x)",
@@ -693,8 +797,15 @@ out:
 
 static void case_rdpmc_invalid(void)
 {
-	static const uint32_t bad[] = { 4,          5,          0x40000003,
-					0x40000004, 0x80000000, 0x20000000 };
+	static const uint32_t bad_intel[] = { 4,          5,
+					      0x40000003, 0x40000004,
+					      0x80000000, 0x20000000 };
+	static const uint32_t bad_amd[] = {
+		6, 7, 0x40000000, 0x40000005, 0x80000000, 0x20000000
+	};
+	const uint32_t *bad = amd ? bad_amd : bad_intel;
+	const size_t nbad = amd ? sizeof(bad_amd) / sizeof(bad_amd[0]) :
+				  sizeof(bad_intel) / sizeof(bad_intel[0]);
 	uint64_t v;
 	unsigned i;
 	int s;
@@ -704,13 +815,16 @@ static void case_rdpmc_invalid(void)
 		return;
 	}
 	/* valid ones first: with the page mapped CR4.PCE is set */
-	s = rdpmc_faults(0x40000000, &v) | rdpmc_faults(0, &v) |
-	    rdpmc_faults(3, &v) | rdpmc_faults(0x40000002, &v);
+	if (amd)
+		s = rdpmc_faults(0, &v) | rdpmc_faults(5, &v);
+	else
+		s = rdpmc_faults(0x40000000, &v) | rdpmc_faults(0, &v) |
+		    rdpmc_faults(3, &v) | rdpmc_faults(0x40000002, &v);
 	if (s) {
 		fail("rdpmc_invalid", "a valid counter faults (signal %d)", s);
 		return;
 	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < nbad; i++) {
 		s = rdpmc_faults(bad[i], &v);
 		if (s != SIGSEGV) {
 			fail("rdpmc_invalid", "rdpmc(%#x): %s", bad[i],
@@ -742,7 +856,7 @@ static void case_rdpmc_sysfs0(void)
 			  true, false, -1)) {
 		fail("rdpmc_sysfs0", "open: %s", strerror(errno));
 	} else {
-		s = rdpmc_faults(0x40000000, &v);
+		s = rdpmc_faults(first_counter, &v);
 		printf("# rdpmc=0: cap_user_rdpmc=%u index=%#x, rdpmc: %s\n",
 		       (unsigned)c.pg->cap_user_rdpmc, c.pg->index,
 		       s == SIGSEGV ? "SIGSEGV" : "no fault");
@@ -757,7 +871,7 @@ static void case_rdpmc_sysfs0(void)
 	}
 	/* 2: CR4.PCE set everywhere, even with no page mapped */
 	if (write_file(RDPMC_SYSFS, "2") == 0) {
-		s = rdpmc_faults(0x40000000, &v);
+		s = rdpmc_faults(first_counter, &v);
 		if (s) {
 			fail("rdpmc_sysfs2", "rdpmc faults with rdpmc=2");
 		} else {
@@ -852,8 +966,66 @@ static void case_sampling(void)
 	close(fd);
 }
 
+/* Full-width counter writes: CPUID.01H:ECX.PDCM, IA32_PERF_CAPABILITIES
+ * bit 13, so the kernel's maximum period is 2^47 - 1 and it starts a
+ * counting event at 2^47 + 1 (the two's complement of that period in 48
+ * bits), general and fixed counters alike.  Bits 47 to 31 then differ, so
+ * a reader that sign-extends at 32 bits, not at the page's pmc_width,
+ * reads a wrong count.  (Without full-width writes the kernel starts them
+ * at 2^48 - 2^31, where 32 and 48 bits agree.)  Checked on the raw value
+ * of a fixed and of a general counter read just after they start (on AMD
+ * two core counters: its driver always writes them in full). */
+static void case_full_width(void)
+{
+	const uint64_t lo = 1ULL << 47, hi = lo + 1000000;
+	struct counter lead, gp;
+	uint32_t a, b, c, d;
+	uint64_t raw[2];
+	int64_t idx[2];
+
+	cpuid(1, &a, &b, &c, &d);
+	if (!amd && !(c & (1U << 15))) {
+		fail("full_width", "CPUID.01H:ECX %#x: no PDCM (bit 15)", c);
+		return;
+	}
+	if (!counter_open(&lead, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+			  true, false, -1)) {
+		fail("full_width", "open: %s", strerror(errno));
+		return;
+	}
+	if (!counter_open(&gp, PERF_TYPE_RAW, 0x00c0, true, false, lead.fd)) {
+		fail("full_width", "open raw 0xc0: %s", strerror(errno));
+		counter_close(&lead);
+		return;
+	}
+	(void)loop_read(lead.fd, 1);
+	idx[0] = page_counter(&lead);
+	idx[1] = page_counter(&gp);
+	if (idx[0] < 0 || idx[1] < 0) {
+		fail("full_width", "no rdpmc index (%#x, %#x)", lead.pg->index,
+		     gp.pg->index);
+	} else {
+		raw[0] = rdpmc((uint32_t)idx[0]);
+		raw[1] = rdpmc((uint32_t)idx[1]);
+		printf("# raw just after the start: fixed %#llx, general %#llx\n",
+		       (unsigned long long)raw[0], (unsigned long long)raw[1]);
+		if (raw[0] < lo || raw[0] > hi || raw[1] < lo || raw[1] > hi) {
+			fail("full_width",
+			     "raw %#llx and %#llx, want both in [2^47, 2^47 + "
+			     "1e6]: the kernel does not write full width",
+			     (unsigned long long)raw[0],
+			     (unsigned long long)raw[1]);
+		} else {
+			pass("full_width");
+		}
+	}
+	counter_close(&gp);
+	counter_close(&lead);
+}
+
 /* x86pmu-check PMU_NAME: the kernel's name of the driver it should have
- * taken for this CPU model (case_kernel_driver). */
+ * taken for this CPU model (case_kernel_driver), or "amd" for an AMD CPU
+ * model, whose driver the event format tells. */
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -862,15 +1034,25 @@ int main(int argc, char **argv)
 	}
 	ins.fd = -1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	case_cpuid_0a();
-	case_kernel_driver(argv[1]);
-	case_event_availability();
+	amd = strcmp(argv[1], "amd") == 0;
+	if (amd) {
+		first_counter = 0;
+		n_gp = 6;
+		case_cpuid_amd();
+		case_kernel_driver_amd();
+		case_event_availability_amd();
+	} else {
+		case_cpuid_0a();
+		case_kernel_driver(argv[1]);
+		case_event_availability();
+	}
 	case_raw_uncounted();
 	case_perf_page();
 	case_exact_read();
 	case_exact_rdpmc();
 	case_page_vs_read();
 	case_gp_counter();
+	case_full_width();
 	case_kernel_only();
 	case_rdpmc_invalid();
 	case_rdpmc_sysfs0();
