@@ -7,7 +7,8 @@
 #
 # The result is cached in CACHE_DIR/qemu-x86-KEY/, KEY a sha256 of the
 # patch, this script and the QEMU source version: a rerun with the same
-# key prints the path at once.  A build takes 5.5 to 7 minutes on 2 cores.
+# key prints the path at once, and a run while another builds the same
+# key waits for it (flock on CACHE_DIR/qemu-x86-KEY.lock).  A build takes 5.5 to 7 minutes on 2 cores.
 #
 # The source is always Debian 12's (1:7.2+dfsg-7+deb12uN, the newest the
 # archive offers): from the host's deb-src entries when they list it (on
@@ -79,6 +80,11 @@ fi
 
 key=$( { cat "$patch" "$self"; echo "$version"; } | sha256sum | cut -c1-16)
 out="$cache/qemu-x86-$key"
+# One build of a key at a time: a second caller (scripts/test.sh starts
+# one in the background, test_x86_64.sh calls again) waits for the first
+# and takes its result.
+exec 4>"$out.lock"
+flock 4
 if [ -x "$out/qemu-system-x86_64" ]; then
 	echo "$out/qemu-system-x86_64" >&3
 	exit 0
