@@ -33,7 +33,8 @@
 # Environment:
 #   LOPE_GUEST=0            skip it all (one SKIP line saying so)
 #   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
-#                           x86,ctests1,ctests2,ctests3,gen,rdpmc2,amd)
+#                           x86,ctests1,ctests2,ctests3,gen,rdpmc2,amd,
+#                           x86x2)
 #   LOPE_GUEST_JOBS         boots at a time (default 2)
 #   GUEST_STALL, GUEST_WALL_FACTOR  the watchdog's limits (guest-lib.sh's
 #                           cpu_limited)
@@ -86,6 +87,7 @@ ctests3  skylake  $SKL   1 200 900 60  q35 -
 gen      arch-v2  $ARCH  1 60  400 300 q35 -
 rdpmc2   skylake  $SKL   1 30  200 60  q35 -
 amd      epyc     $EPYC  1 60  400 300 q35 -
+x86x2    skylake-x2 $SKL 2 40  400 300 q35 -
 "
 
 # shellcheck source=guest-lib.sh
@@ -133,7 +135,7 @@ plan_gen() {
 # AMD's core PMU: its own check, papi_avail (ours, without user access,
 # stock) and the tests of the user-space read, ours against the kernel's
 # read(2) and PAPI's own: the exact counts, the reads between two read(2),
-# the lazy stop, overflow and sampling.
+# the lazy stop, overflow and sampling, exact on instructions.
 plan_amd() {
 	emit x86pmu_check tap 120 -- /bin/x86pmu-check amd
 	avail_lines
@@ -142,6 +144,13 @@ plan_amd() {
 	emit test_lazy_stop tap "$1" -- /bin/test_lazy_stop
 	emit test_start_stop tap "$1" "$OURS_ENV" -- /bin/test_start_stop
 	emit test_overflow tap "$1" "$OURS_ENV" -- /bin/test_overflow
+	emit test_hw_overflow tap "$1" "$OURS_ENV" -- /bin/test_hw_overflow
+}
+
+# Two CPUs: the tests with guest-a57x2 (a reader moved between the CPUs,
+# threads on both, cpu-wide counting), as the arm64 machine's a57x2.
+plan_x86x2() {
+	our_tests "$1" guest-a57x2
 }
 
 # The core PMU's rdpmc file at 2: every task may read the counters with
