@@ -196,7 +196,7 @@ static int read_lines(struct reader *rd, struct merge *m, FILE *f)
 	while (ret == 0 && (len = getline(&line, &cap, f)) > 0) {
 		rd->line++;
 		if (line[len - 1] != '\n') {
-			ret = bad(rd, "cut off (no newline)");
+			ret = bad(rd, "incomplete: the last line is cut off");
 			break;
 		}
 		line[len - 1] = '\0';
