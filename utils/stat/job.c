@@ -30,8 +30,8 @@ static const struct launcher {
 	const char *rank, *size; /* size NULL: Slurm's, if its rank agrees */
 } launchers[] = {
 	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" }, /* Open MPI */
-	{ "PMI_RANK", "PMI_SIZE" },     /* MPICH's Hydra, srun --mpi=pmi2 */
-	{ "PMIX_RANK", NULL },          /* srun --mpi=pmix, PRRTE */
+	{ "PMI_RANK", "PMI_SIZE" }, /* MPICH's Hydra, srun --mpi=pmi2 */
+	{ "PMIX_RANK", NULL },      /* srun --mpi=pmix, PRRTE */
 	{ "SLURM_PROCID", "SLURM_STEP_NUM_TASKS" }, /* srun */
 };
 
@@ -120,10 +120,9 @@ static int size_of(const struct launcher *l, long long rank, long long *size,
 		*var = l->size;
 		return env_num(l->size, 1, MAX_RANKS, size);
 	}
-	if (!l->size &&
-	    (!slurm_step() ||
-	     env_num("SLURM_PROCID", 0, MAX_RANKS, &srank) != 1 ||
-	     srank != rank))
+	if (!l->size && (!slurm_step() ||
+			 env_num("SLURM_PROCID", 0, MAX_RANKS, &srank) != 1 ||
+			 srank != rank))
 		return 0;
 	*var = "SLURM_STEP_NUM_TASKS";
 	ret = env_num(*var, 1, MAX_RANKS, size);

@@ -53,10 +53,10 @@
 
 /* This process's place in a job. */
 struct job {
-	int rank;               /* -1: not in a job */
-	int size;               /* ranks in the job, 0: not known */
+	int rank;                /* -1: not in a job */
+	int size;                /* ranks in the job, 0: not known */
 	char from[JOB_FROM_LEN]; /* the variables read, "SLURM_PROCID ..." */
-	char id[JOB_ID_LEN];    /* the launcher's name of the job, or "" */
+	char id[JOB_ID_LEN];     /* the launcher's name of the job, or "" */
 	char host[JOB_HOST_LEN];
 	char cpus[JOB_CPUS_LEN]; /* the command's CPUs, "0-3,8" */
 };
@@ -75,6 +75,15 @@ void job_cpus(pid_t pid, char *buf, size_t len);
 void job_label(const struct job *j, char *buf, size_t len);
 /* Create the job directory @dir if needed; 0, or -1 (said why). */
 int job_dir_prepare(const char *dir);
+/*
+ * The rank files' names in @dir (JOB_FILE_PREFIX ...), sorted by the
+ * rank in their names, into *@names (the caller frees each and the
+ * array): their count, or -1 (said why).
+ */
+int job_dir_files(const char *dir, char ***names);
+/* The rank in a rank file's name, RANK of JOB_FILE_PREFIX RANK.HOST.PID,
+ * or -1. */
+long job_file_rank(const char *name);
 /*
  * Merge the rank files of @dir and print the report to @out, CSV when
  * @sep is not NULL.  The exit status: 0, 1 when ranks are missing (the

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -44,8 +45,7 @@ static void write_body(const struct stat_run *r, FILE *f)
 
 	fprintf(f, "%s\nrank\t%d\nsize\t%d\nfrom\t%s\nid\t%s\n", JOB_FILE_MAGIC,
 		j->rank, j->size, j->from, j->id);
-	fprintf(f, "host\t%s\ncpus\t%s\nruns\t%d\n", j->host, j->cpus,
-		r->runs);
+	fprintf(f, "host\t%s\ncpus\t%s\nruns\t%d\n", j->host, j->cpus, r->runs);
 	command_text(r, cmd, sizeof(cmd));
 	oneline(line, sizeof(line), cmd);
 	fprintf(f, "command\t%s\n", line);
@@ -124,21 +124,60 @@ static int write_file(const struct stat_run *r, const char *dir)
 	return 0;
 }
 
-/* The complete rank files in @dir, or -1 (said why). */
-static int count_files(const char *dir)
+long job_file_rank(const char *name)
 {
+	const char *s = name + strlen(JOB_FILE_PREFIX);
+	char *end;
+	long r;
+
+	errno = 0;
+	r = strtol(s, &end, 10);
+	return (errno || end == s || *end != '.' || r < 0) ? -1 : r;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	long rx = job_file_rank(x), ry = job_file_rank(y);
+
+	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+int job_dir_files(const char *dir, char ***names)
+{
+	size_t plen = strlen(JOB_FILE_PREFIX);
 	struct dirent *de;
 	DIR *d = opendir(dir);
 	int n = 0;
 
+	*names = NULL;
 	if (!d) {
 		msg("cannot read %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d)))
-		n += strncmp(de->d_name, JOB_FILE_PREFIX,
-			     strlen(JOB_FILE_PREFIX)) == 0;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, JOB_FILE_PREFIX, plen) != 0)
+			continue;
+		*names = xrealloc(*names, (size_t)n + 1, sizeof(**names));
+		(*names)[n] = strdup(de->d_name);
+		if (!(*names)[n])
+			die(EX_FAIL, "out of memory");
+		n++;
+	}
 	closedir(d);
+	qsort(*names, (size_t)n, sizeof(**names), by_rank);
+	return n;
+}
+
+/* The complete rank files in @dir, or -1 (said why). */
+static int count_files(const char *dir)
+{
+	char **names;
+	int n = job_dir_files(dir, &names), i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	return n;
 }
 

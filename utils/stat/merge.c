@@ -5,7 +5,6 @@
  * none, and print the merged report (merge_report.c).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,14 +29,27 @@ struct reader {
 };
 
 static const char *const keys[] = {
-	"rank", "size", "from", "id", "host", "cpus", "runs",
-	"command", "note", "event", "elapsed", "end",
+	"rank", "size",    "from", "id",    "host",    "cpus",
+	"runs", "command", "note", "event", "elapsed", "end",
 };
-enum { K_RANK, K_SIZE, K_FROM, K_ID, K_HOST, K_CPUS, K_RUNS, K_COMMAND,
-       K_NOTE, K_EVENT, K_ELAPSED, K_END, NR_KEYS };
+enum {
+	K_RANK,
+	K_SIZE,
+	K_FROM,
+	K_ID,
+	K_HOST,
+	K_CPUS,
+	K_RUNS,
+	K_COMMAND,
+	K_NOTE,
+	K_EVENT,
+	K_ELAPSED,
+	K_END,
+	NR_KEYS
+};
 /* Keys every file has. */
 #define REQUIRED                                                         \
-	((1 << K_RANK) | (1 << K_SIZE) | (1 << K_HOST) | (1 << K_CPUS) |  \
+	((1 << K_RANK) | (1 << K_SIZE) | (1 << K_HOST) | (1 << K_CPUS) | \
 	 (1 << K_RUNS) | (1 << K_EVENT) | (1 << K_ELAPSED) | (1 << K_END))
 
 static int bad(const struct reader *rd, const char *why)
@@ -152,13 +164,16 @@ static int read_line(struct reader *rd, struct merge *m, char *line)
 	switch (k) {
 	case K_RANK:
 		return integer(f[1], 0, 99999999, &rf->rank) ?
-			       bad(rd, "the rank is not a number") : 0;
+			       bad(rd, "the rank is not a number") :
+			       0;
 	case K_SIZE:
 		return integer(f[1], 0, 100000000, &rf->size) ?
-			       bad(rd, "the size is not a number") : 0;
+			       bad(rd, "the size is not a number") :
+			       0;
 	case K_RUNS:
 		return integer(f[1], 1, 100000, &rf->runs) ?
-			       bad(rd, "the runs are not a number") : 0;
+			       bad(rd, "the runs are not a number") :
+			       0;
 	case K_ELAPSED:
 		if (n != 3 || number(f[1], &rf->elapsed) ||
 		    spread(f[2], &rf->elapsed_spread))
@@ -227,7 +242,8 @@ static int read_file(struct merge *m, char *name)
 	}
 	if (!fgets(magic, sizeof(magic), f) ||
 	    strcmp(magic, JOB_FILE_MAGIC "\n") != 0)
-		ret = bad(&rd, "not a papi_stat rank file (" JOB_FILE_MAGIC ")");
+		ret = bad(&rd,
+			  "not a papi_stat rank file (" JOB_FILE_MAGIC ")");
 	else
 		ret = read_lines(&rd, m, f);
 	fclose(f);
@@ -247,54 +263,6 @@ static int read_file(struct merge *m, char *name)
 	return ret;
 }
 
-/* The rank in a file's name, JOB_FILE_PREFIX RANK.HOST.PID, or -1. */
-static long name_rank(const char *name)
-{
-	const char *s = name + strlen(JOB_FILE_PREFIX);
-	char *end;
-	long r;
-
-	errno = 0;
-	r = strtol(s, &end, 10);
-	return (errno || end == s || *end != '.' || r < 0) ? -1 : r;
-}
-
-static int by_rank(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	long rx = name_rank(x), ry = name_rank(y);
-
-	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
-}
-
-/* The rank files' names in @dir, sorted by rank, into *@names: their
- * count, or -1 (said why). */
-static int list_files(const char *dir, char ***names)
-{
-	size_t plen = strlen(JOB_FILE_PREFIX);
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	*names = NULL;
-	if (!d) {
-		msg("cannot read %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, JOB_FILE_PREFIX, plen) != 0)
-			continue;
-		*names = xrealloc(*names, (size_t)n + 1, sizeof(**names));
-		(*names)[n] = strdup(de->d_name);
-		if (!(*names)[n])
-			die(EX_FAIL, "out of memory");
-		n++;
-	}
-	closedir(d);
-	qsort(*names, (size_t)n, sizeof(**names), by_rank);
-	return n;
-}
-
 /* Do the files belong to one job?  0, or -1 (said why). */
 static int check_job(struct merge *m)
 {
@@ -303,7 +271,7 @@ static int check_job(struct merge *m)
 
 	for (i = 0; i < m->n; i++) {
 		b = &m->rk[i];
-		if (name_rank(b->file) != b->rank) {
+		if (job_file_rank(b->file) != b->rank) {
 			msg("%s/%s holds rank %d: not the rank in its name",
 			    m->dir, b->file, b->rank);
 			return -1;
@@ -375,7 +343,7 @@ int merge_dir(const char *dir, FILE *out, const char *sep)
 {
 	struct merge m = { .dir = dir };
 	char **names;
-	int n = list_files(dir, &names), i, ret = EX_OK;
+	int n = job_dir_files(dir, &names), i, ret = EX_OK;
 
 	if (n < 0)
 		return EX_USAGE;

@@ -274,16 +274,17 @@ static void csv_summary(const struct merge *m, FILE *out, const char *sep)
 	struct summary s;
 	int i;
 
-	fprintf(out, "event%sunit%ssum%smin%smin_rank%smax%smax_rank%smean%s"
-		     "imbalance%srank_spread\n",
+	fprintf(out,
+		"event%sunit%ssum%smin%smin_rank%smax%smax_rank%smean%s"
+		"imbalance%srank_spread\n",
 		sep, sep, sep, sep, sep, sep, sep, sep, sep);
 	for (i = 0; i <= m->nev; i++) {
 		summarize(m, i, &s);
 		field(out, row_name(m, i), sep, 1);
 		field(out, i == m->nev ? "s" : m->unit[i], sep, 0);
 		if (!s.n) {
-			fprintf(out, "%s<not counted>%s%s%s%s%s%s%s\n", sep, sep,
-				sep, sep, sep, sep, sep, sep);
+			fprintf(out, "%s<not counted>%s%s%s%s%s%s%s\n", sep,
+				sep, sep, sep, sep, sep, sep, sep);
 			continue;
 		}
 		fprintf(out, "%s%s", sep, num(m, i, s.sum, a, sizeof(a)));

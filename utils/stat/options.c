@@ -90,8 +90,8 @@ int parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->runs = 1;
 	o->inherit = 1;
-	while ((c = getopt_long(argc, argv, "+e:r:o:x:d:ih", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:r:o:x:d:ih", longopts, NULL)) !=
+	       -1) {
 		counting |= c > 0 && strchr("erdi", c) != NULL;
 		switch (c) {
 		case 'e':
