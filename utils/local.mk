@@ -81,3 +81,4 @@ utils_papi_which_SOURCES = utils/which/main.c utils/which/elf.c \
 	utils/which/cache.c utils/which/search.c utils/which/which.h
 utils_papi_which_CPPFLAGS = -DLOPE_LIBDIR='"$(libdir)"'
 dist_man1_MANS += doc/papi_which.1
+EXTRA_DIST += doc/cluster.md

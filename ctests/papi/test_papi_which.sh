@@ -129,7 +129,7 @@ build "$tmp/bin/missing" "$tmp/prog.c" -L"$tmp/fake" -l:libpapi.so.99
 # The program needs libpapi only through libmid2.so there: drop the
 # direct need the -lpapi of prog.c's own symbol gave it.
 for p in mid_runpath mid_inherit mid_noinherit; do
-	if readelf -d "$tmp/bin/$p" | grep -q "NEEDED.*libpapi"; then
+	if grep -q "NEEDED.*libpapi" <<<"$(readelf -d "$tmp/bin/$p")"; then
 		fail setup "$p needs libpapi directly"
 		exit 1
 	fi
