@@ -581,6 +581,14 @@ static int report(const struct opts *op, const char *path, struct wh_proc *p,
 	return o ? WH_FOUND : WH_NOT_FOUND;
 }
 
+/* The program's path, freed at any exit (die() included). */
+static char *prog_path;
+
+static void free_prog_path(void)
+{
+	free(prog_path);
+}
+
 int main(int argc, char **argv)
 {
 	struct wh_env env = { 0 };
@@ -592,7 +600,9 @@ int main(int argc, char **argv)
 	int idx, needer = -1, rc;
 
 	parse_opts(argc, argv, &op);
-	path = program_path(op.prog);
+	path = prog_path = program_path(op.prog);
+	if (atexit(free_prog_path))
+		die(WH_NOT_FOUND, "atexit failed");
 	prog = open_program(path);
 	env_setup(&env, prog, &preload_buf);
 	env.secure = secure_mode(path, why, sizeof(why));
@@ -612,6 +622,5 @@ int main(int argc, char **argv)
 	wh_proc__free(&proc);
 	wh_elf__delete(prog);
 	env_free(&env, preload_buf);
-	free(path);
 	return rc;
 }
