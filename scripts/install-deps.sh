@@ -43,7 +43,7 @@ fi
 # runtime of the release's default clang (14 in 12, 19 in 13).
 packages=(build-essential autoconf automake libtool pkg-config libpfm4-dev
 	papi-tools papi-examples dpkg-dev linux-perf gnuplot-nox clang-format
-	valgrind rsync clang libclang-rt-dev cpio debootstrap shellcheck)
+	valgrind rsync clang libclang-rt-dev cpio debootstrap shellcheck patchelf)
 # The emulated machines: on x86-64 their cross compilers and QEMU.  On
 # another host the guests' tests SKIP, saying so (ctests/guest).
 case $(dpkg --print-architecture) in

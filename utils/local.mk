@@ -75,3 +75,14 @@ $(utils_papi_stat_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_stat_DEPENDENCIES = papi-ours.stamp
 dist_man1_MANS += doc/papi_stat.1
 EXTRA_DIST += doc/papi_stat.md doc/cluster.md
+
+# utils/papi_which: which libpapi.so a program loads, why, and how to make
+# it load ours (see doc/papi_which.1).  It reads ELF files and the
+# ld.so.cache itself and links no PAPI: it must answer the same whichever
+# libpapi is installed.  Its default for our library is where `make
+# install` puts it.
+bin_PROGRAMS += utils/papi_which
+utils_papi_which_SOURCES = utils/which/main.c utils/which/elf.c \
+	utils/which/cache.c utils/which/search.c utils/which/which.h
+utils_papi_which_CPPFLAGS = -DLOPE_LIBDIR='"$(libdir)"'
+dist_man1_MANS += doc/papi_which.1
