@@ -34,6 +34,8 @@ set -u
 
 # shellcheck source=../report.sh
 . "$(dirname "$0")/../report.sh"
+# shellcheck source=job_report.sh
+. "$(dirname "$0")/job_report.sh"
 check() { # name condition-status reason
 	if [ "$2" -eq 0 ]; then pass "$1"; else fail "$1" "$3"; fi
 }
@@ -110,97 +112,7 @@ EOF
 
 cc=${CC:-cc}
 touch_prog=
-if command -v "$cc" >/dev/null 2>&1; then
-	cat >touch.c <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
-static long faults(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_minflt + ru.ru_majflt;
-}
-
-/* touch PAGES OUT: touch PAGES new pages; OUT gets "OWN TOTAL", its
- * faults over the touching and over its whole life. */
-int main(int argc, char **argv)
-{
-	long n, i, page = sysconf(_SC_PAGESIZE), f0, f1;
-	volatile char *p;
-	FILE *out;
-
-	if (argc != 3)
-		return 2;
-	n = atol(argv[1]);
-	f0 = faults();
-	p = malloc((size_t)(n * page));
-	if (!p)
-		return 1;
-	for (i = 0; i < n; i++)
-		p[i * page] = 1;
-	f1 = faults();
-	out = fopen(argv[2], "w");
-	if (!out)
-		return 1;
-	fprintf(out, "%ld %ld\n", f1 - f0, faults());
-	return fclose(out) != 0;
-}
-EOF
-	"$cc" -O2 -o touch touch.c 2>cc.err && touch_prog=$tmp/touch
-fi
-
-# The value of column $2 (by header name) for rank $3 in the per-rank
-# rows of the CSV report $1 (separator ';').
-rank_val() {
-	awk -F';' -v c="$2" -v r="$3" '
-		$1 == "rank" { for (i = 1; i <= NF; i++) col[$i] = i; rows = 1; next }
-		rows && $1 == r { print $(col[c]) }' "$1"
-}
-# Field $3 (by header name) of event $2's summary row in $1.
-sum_val() {
-	awk -F';' -v e="$2" -v c="$3" '
-		$1 == "event" { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$1 == "rank" { exit }
-		col["sum"] && $1 == e { print $(col[c]) }' "$1"
-}
-
-# check_merged NAME CSV N: the summary of every event is that of the N
-# per-rank rows: the sum exactly, min, max and their (lowest) ranks, the
-# mean and max/mean to 0.001.
-check_merged() {
-	local name=$1 csv=$2 n=$3 e bad=
-	for e in ${events//,/ } time-elapsed; do
-		bad+=$(awk -F';' -v e="$e" -v n="$n" '
-			$1 == "event" { for (i = 1; i <= NF; i++) sc[$i] = i; next }
-			$1 == "rank" { for (i = 1; i <= NF; i++) rc[$i] = i; rows = 1; next }
-			/^#/ { next }
-			!rows && $1 == e { for (k in sc) s[k] = $(sc[k]) }
-			rows { v = $(rc[e]); cnt++; sum += v
-				if (cnt == 1 || v < mn) { mn = v; mnr = $1 }
-				if (cnt == 1 || v > mx) { mx = v; mxr = $1 } }
-			END {
-				d = (e == "time-elapsed") ? 1e-8 : 0
-				mean = sum / cnt; imb = mean > 0 ? mx / mean : 1
-				if (cnt != n) print e ": " cnt " rows, not " n "; "
-				if (s["sum"] - sum > d || sum - s["sum"] > d)
-					print e ": sum " s["sum"] " but rows add to " sum "; "
-				if (s["min"] != mn || s["min_rank"] != mnr)
-					print e ": min " s["min"] " of rank " s["min_rank"] ", rows " mn " of " mnr "; "
-				if (s["max"] != mx || s["max_rank"] != mxr)
-					print e ": max " s["max"] " of rank " s["max_rank"] ", rows " mx " of " mxr "; "
-				if (s["mean"] - mean > 0.001 || mean - s["mean"] > 0.001)
-					print e ": mean " s["mean"] ", rows " mean "; "
-				if (s["imbalance"] - imb > 0.001 || imb - s["imbalance"] > 0.001)
-					print e ": imbalance " s["imbalance"] ", rows " imb "; "
-			}' "$csv")
-	done
-	[ -z "$bad" ]
-	check "${name}_summary_of_rows" $? "$bad"
-}
+build_touch_prog "$cc" "$tmp" && touch_prog=$tmp/touch
 
 # run_job NAME N VARS-STYLE: N ranks at once into job-NAME, rank r
 # touching (r+1)*1500 pages; rank 0 under taskset -c 0 where it works.
@@ -243,7 +155,7 @@ else
 		rc=$?
 		[ "$rc" = 0 ]
 		check "job${n}_merge_exit_0" $? "rc $rc: $(head -c 300 "merged-$n.err")"
-		check_merged "job$n" "merged-$n.csv" "$n"
+		check_merged "job$n" "merged-$n.csv" "$n" "$events"
 		bad=
 		for ((r = 0; r < n; r++)); do
 			read -r own total <"own-$n.$r"
