@@ -5,16 +5,24 @@
 # srun --mpi=pmix), after ctests/report.sh.
 
 # mpi_ranks_build TOP OUT: OUT built with mpicc from TOP's
-# ctests/mpi/test_mpi_ranks.c and the test library files it uses, against
-# our PAPI build ($PAPI_OURS_BUILDDIR: papi.h and libpapi.so), compiler
-# messages in OUT.err.  Status: mpicc's.
+# ctests/mpi/test_mpi_ranks.c and the test library (ctests/lib, archived
+# here as make archives it), against our PAPI build ($PAPI_OURS_BUILDDIR:
+# papi.h and libpapi.so); compiler messages in OUT.err.  Status: 0 when
+# it was built.
 mpi_ranks_build() {
-	local top=$1 out=$2 lib
+	local top=$1 out=$2 lib f objs=()
 	lib=$top/ctests/lib
-	mpicc -O2 -Wall -Wextra -I"$lib" -I"$PAPI_OURS_BUILDDIR" -o "$out" \
-		"$top/ctests/mpi/test_mpi_ranks.c" "$lib/report.c" \
-		"$lib/clock.c" "$lib/span.c" "$lib/sw_counter.c" \
-		"$PAPI_OURS_BUILDDIR/libpapi.so" -lpthread >"$out.err" 2>&1
+	mkdir -p "$out.lib" || return 1
+	for f in $(sh "$top/scripts/lists.sh" words "$lib/sources.mk" LOPE_TESTLIB_SRCS); do
+		mpicc -O2 -Wall -Wextra -I"$lib" -I"$PAPI_OURS_BUILDDIR" -c \
+			-o "$out.lib/${f%.c}.o" "$lib/$f" >>"$out.err" 2>&1 || return 1
+		objs+=("$out.lib/${f%.c}.o")
+	done
+	ar crs "$out.lib/liblopetest.a" "${objs[@]}" >>"$out.err" 2>&1 &&
+		mpicc -O2 -Wall -Wextra -I"$lib" -I"$PAPI_OURS_BUILDDIR" -o "$out" \
+			"$top/ctests/mpi/test_mpi_ranks.c" "$out.lib/liblopetest.a" \
+			"$PAPI_OURS_BUILDDIR/libpapi.so" -lpthread -lm -ldl \
+			>>"$out.err" 2>&1
 }
 
 # mpi_ranks_libpapi: the library the program must run, our build's file

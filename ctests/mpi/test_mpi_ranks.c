@@ -41,23 +41,11 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
-#include <errno.h>
-#include <limits.h>
 #include <linux/perf_event.h>
 #include <mpi.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <papi.h>
-
-#include "clock.h"
-#include "report.h"
-#include "span.h"
+#include "papi_util.h"
 #include "sw_counter.h"
 
 #define NTHREADS 2
@@ -85,17 +73,6 @@ struct bounded {
 static int rank, nranks;
 static struct bounded row[NV];
 
-static const char *perr(int rc)
-{
-	static char buf[4][96];
-	static int i;
-	const char *s = PAPI_strerror(rc);
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%d (%s)", rc, s ? s : "?");
-	return buf[i];
-}
-
 /* "rankR_WHAT", the name of this rank's case WHAT. */
 static const char *cn(const char *what)
 {
@@ -110,8 +87,8 @@ static void check_bounded(const char *what, int rc, const struct bounded *b,
 			  const char *lo_is, const char *hi_is)
 {
 	lope_check(rc == PAPI_OK && b->v >= b->lo && b->v <= b->hi, cn(what),
-		   "rc %s: %lld not within %lld (%s) .. %lld (%s)", perr(rc),
-		   b->v, b->lo, lo_is, b->hi, hi_is);
+		   "rc %s: %lld not within %lld (%s) .. %lld (%s)",
+		   papi_err(rc), b->v, b->lo, lo_is, b->hi, hi_is);
 }
 
 static long long switches(void)
@@ -123,34 +100,16 @@ static long long switches(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
-/*
- * A new set of the named events in the domain @domain (0: PAPI's default,
- * user mode only); PAPI_OK or the first error.
- */
-static int make_set(int *set, const char *const *names, int n, int domain)
+/* A new set of the named events counting in all domains. */
+static int make_set_all_domains(int *set, const char *const *names, int n)
 {
-	int rc = PAPI_create_eventset(set), i;
-	PAPI_option_t opt;
+	int rc = make_empty_set(set), i;
 
-	if (rc == PAPI_OK && domain) {
-		rc = PAPI_assign_eventset_component(*set, 0);
-		memset(&opt, 0, sizeof(opt));
-		opt.domain.eventset = *set;
-		opt.domain.domain = domain;
-		if (rc == PAPI_OK)
-			rc = PAPI_set_opt(PAPI_DOMAIN, &opt);
-	}
+	if (rc == PAPI_OK)
+		rc = set_domain(*set, PAPI_DOM_ALL);
 	for (i = 0; rc == PAPI_OK && i < n; i++)
 		rc = PAPI_add_named_event(*set, names[i]);
 	return rc;
-}
-
-static void drop_set(int *set)
-{
-	if (*set == PAPI_NULL)
-		return;
-	(void)PAPI_cleanup_eventset(*set);
-	(void)PAPI_destroy_eventset(set);
 }
 
 /* The library this process runs is LIBPAPI, and it is ours. */
@@ -192,14 +151,14 @@ static void count_own_loop(void)
 	/* A context switch happens in the kernel: PAPI's default domain,
 	 * user mode, counts none.  Where the kernel's part may be counted
 	 * (root, or perf_event_paranoid below 2), count all domains. */
-	rc = make_set(&set, names, 3, PAPI_DOM_ALL);
+	rc = make_set_all_domains(&set, names, 3);
 	least = sleeps;
 	if (rc != PAPI_OK) {
 		lope_info("rank %d: a set of all domains: %s; counting user "
 			  "mode only, where no context switch is seen",
-			  rank, perr(rc));
+			  rank, papi_err(rc));
 		drop_set(&set);
-		rc = make_set(&set, names, 3, 0);
+		rc = make_named_set(&set, names, 3);
 		least = 0;
 	}
 	pfd = sw_counter_open(PERF_COUNT_SW_PAGE_FAULTS, 0);
@@ -233,7 +192,7 @@ static void count_own_loop(void)
 	row[V_TASK_CLOCK] = (struct bounded){ v[0], span_lo(&s), span_hi(&s) };
 	row[V_PAGE_FAULTS] = (struct bounded){ v[1], pages, pf1 - pf0 };
 	row[V_SWITCHES] = (struct bounded){ v[2], least, sw1 - sw0 };
-	lope_check(rc == PAPI_OK, cn("count_own_loop"), "%s", perr(rc));
+	lope_check(rc == PAPI_OK, cn("count_own_loop"), "%s", papi_err(rc));
 	check_bounded("task_clock_within_own_span", rc, &row[V_TASK_CLOCK],
 		      "the thread's task-clock inside start..stop",
 		      "outside them");
@@ -262,7 +221,7 @@ static void count_instructions(void)
 		lope_skip(cn("tot_ins_own_loop"),
 			  "PAPI_TOT_INS is not available here: %s (no "
 			  "hardware PMU)",
-			  perr(rc));
+			  papi_err(rc));
 		return;
 	}
 	rc = PAPI_create_eventset(&set);
@@ -286,7 +245,7 @@ static void count_instructions(void)
 		   cn("tot_ins_own_loop"),
 		   "rc %s: %lld instructions for %ld iterations, %lld for "
 		   "%ld",
-		   perr(rc), c1, n, c2, 2 * n);
+		   papi_err(rc), c1, n, c2, 2 * n);
 	drop_set(&set);
 }
 
@@ -325,7 +284,7 @@ static void *thread_main(void *arg)
 	}
 	if (r->rc == PAPI_OK) {
 		r->call = "PAPI_create_eventset/PAPI_add_named_event";
-		r->rc = make_set(&set, names, 2, 0);
+		r->rc = make_named_set(&set, names, 2);
 	}
 	warm_stack();
 	pf0 = sw_counter_read(pfd);
@@ -363,7 +322,7 @@ static void count_threads(void)
 	char what[64];
 	int i, rc = PAPI_thread_init(self_id), made = 0;
 
-	if (!lope_check(rc == PAPI_OK, cn("thread_init"), "%s", perr(rc)))
+	if (!lope_check(rc == PAPI_OK, cn("thread_init"), "%s", papi_err(rc)))
 		return;
 	memset(res, 0, sizeof(res));
 	for (i = 0; i < NTHREADS; i++) {
@@ -382,7 +341,7 @@ static void count_threads(void)
 
 		snprintf(what, sizeof(what), "thread%d_papi_calls", i);
 		lope_check(r->rc == PAPI_OK, cn(what), "%s: %s", r->call,
-			   perr(r->rc));
+			   papi_err(r->rc));
 		snprintf(what, sizeof(what),
 			 "thread%d_task_clock_within_own_span", i);
 		check_bounded(what, r->rc, &r->tc,
@@ -487,7 +446,7 @@ int main(int argc, char **argv)
 
 	rc = PAPI_library_init(PAPI_VER_CURRENT);
 	if (lope_check(rc == PAPI_VER_CURRENT, cn("library_init"), "%s",
-		       perr(rc)) &&
+		       papi_err(rc)) &&
 	    check_ours(argv[2])) {
 		count_own_loop();
 		count_instructions();
