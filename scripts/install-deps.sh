@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian 12 or 13 machine: build tools, libpfm4, the stock
-# PAPI tools for comparison, PAPI's source (which our build compiles), and
+# PAPI tools for comparison, Lmod (the environment module's test), PAPI's
+# source (which our build compiles), and
 # the emulated machines' tools: arm64's cross compiler, QEMU, cpio, dtc for
 # the two-PMU machine's device tree, riscv64's cross compiler, and what
 # builds x86-64's QEMU with an emulated PMU (ctests/guest/build-qemu-x86.sh)
@@ -45,11 +46,12 @@ fi
 packages=(build-essential autoconf automake libtool pkg-config libpfm4-dev
 	papi-tools papi-examples dpkg-dev linux-perf gnuplot-nox clang-format
 	valgrind rsync clang libclang-rt-dev cpio debootstrap shellcheck patchelf
-	slurm-wlm munge openmpi-bin libopenmpi-dev)
+	slurm-wlm munge openmpi-bin libopenmpi-dev lmod)
 # slurm-wlm, munge, openmpi-bin and libopenmpi-dev: the parallel jobs'
 # tests (ctests/mpi, ctests/cluster; doc/cluster.md).  slurmd's dependency
 # slurm-wlm-basic-plugins carries srun --mpi=pmix's plugin (mpi_pmix) in
-# Debian 12 and 13 alike.
+# Debian 12 and 13 alike.  lmod: the modulefile's test
+# (ctests/release/test_module.sh).
 # The emulated machines: on x86-64 their cross compilers and QEMU.  On
 # another host the guests' tests SKIP, saying so (ctests/guest).
 case $(dpkg --print-architecture) in
