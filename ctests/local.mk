@@ -95,6 +95,8 @@ EXTRA_DIST += ctests/tests.list ctests/run-tests.sh ctests/core_pmu.sh ctests/re
 		$(LOPE_TESTLIB_INTERPOSE) $(LOPE_TESTLIB_HDRS)) \
 	$(addsuffix .c,$(LOPE_C_TESTS)) $(filter %.sh,$(LOPE_TESTS)) \
 	.clang-format \
+	ctests/mpi/test_mpi_ranks.c ctests/mpi/mpi_ranks.sh \
+	ctests/papi/job_report.sh \
 	ctests/sanitize/asan.supp ctests/sanitize/lsan.supp \
 	ctests/sanitize/valgrind.supp \
 	ctests/fuzz/fuzz_mmap_read.c ctests/fuzz/fuzz_sysfs_pmu.c \

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian 12 or 13 machine: build tools, libpfm4, the stock
-# PAPI tools for comparison, PAPI's source (which our build compiles), and
+# PAPI tools for comparison, Lmod (the environment module's test), PAPI's
+# source (which our build compiles), and
 # the emulated machines' tools: arm64's cross compiler, QEMU, cpio, dtc for
 # the two-PMU machine's device tree, riscv64's cross compiler, and what
 # builds x86-64's QEMU with an emulated PMU (ctests/guest/build-qemu-x86.sh)
-# and the firmware it boots.  Their kernels, arm64's and x86-64's
+# and the firmware it boots; Slurm, MUNGE and Open MPI for the parallel
+# jobs' tests, with no daemon started.  Their kernels, arm64's and x86-64's
 # libpfm4, and riscv64's QEMU 10 and OpenSBI, which QEMU 7.2's libraries
 # run, are fetched by ctests/guest/fetch.sh.
 # Run as root, or as a user who may sudo.
@@ -43,7 +45,13 @@ fi
 # runtime of the release's default clang (14 in 12, 19 in 13).
 packages=(build-essential autoconf automake libtool pkg-config libpfm4-dev
 	papi-tools papi-examples dpkg-dev linux-perf gnuplot-nox clang-format
-	valgrind rsync clang libclang-rt-dev cpio debootstrap shellcheck)
+	valgrind rsync clang libclang-rt-dev cpio debootstrap shellcheck patchelf
+	slurm-wlm munge openmpi-bin libopenmpi-dev lmod)
+# slurm-wlm, munge, openmpi-bin and libopenmpi-dev: the parallel jobs'
+# tests (ctests/mpi, ctests/cluster; doc/cluster.md).  slurmd's dependency
+# slurm-wlm-basic-plugins carries srun --mpi=pmix's plugin (mpi_pmix) in
+# Debian 12 and 13 alike.  lmod: the modulefile's test
+# (ctests/release/test_module.sh).
 # The emulated machines: on x86-64 their cross compilers and QEMU.  On
 # another host the guests' tests SKIP, saying so (ctests/guest).
 case $(dpkg --print-architecture) in
@@ -55,7 +63,27 @@ amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 *) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated machines' tests need an x86-64 host; not installing their tools" ;;
 esac
 
+# munge, slurmctld and slurmd come with init scripts and systemd units that
+# their postinst starts.  The tests start their own daemons, on their own
+# socket and ports, and need none of the system's; a system slurmd or
+# slurmctld without a slurm.conf only fails.  So nothing is started while
+# installing: a policy-rc.d that denies every start (invoke-rc.d and
+# deb-systemd-invoke ask it), put in place only where the system has none,
+# and removed afterwards.  The units stay enabled for the next boot, as
+# the packages leave them.
+policy=/usr/sbin/policy-rc.d
+remove_policy() { "${SUDO[@]}" rm -f "$policy"; }
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\n# install-deps.sh: no daemon starts while it installs\nexit 101\n' |
+		"${SUDO[@]}" tee "$policy" >/dev/null
+	"${SUDO[@]}" chmod 755 "$policy"
+	trap remove_policy EXIT
+fi
 "${SUDO[@]}" apt-get update
 "${SUDO[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
+if [ -n "$(trap -p EXIT)" ]; then
+	remove_policy
+	trap - EXIT
+fi
 
 "$top/scripts/get-papi-src.sh" ${papi_src:+"$papi_src"}

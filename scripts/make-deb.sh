@@ -13,6 +13,7 @@
 #     stripped (DEB_BUILD_OPTIONS=nostrip keeps the symbols), at the path of
 #     Debian's, whose file its preinst diverts (scripts/deb/);
 #   - our utilities (bin_PROGRAMS: papi_stat ...) and their man pages;
+#   - the environment module, /usr/share/modulefiles/lope/VERSION.lua;
 #   - copyright, changelog, README.md and doc/package.md.
 # Version: PAPI's (configure's PAPI_SRC_VERSION, its fourth number left off
 # when 0) + "+lope" + ours (AC_INIT): 7.0.0+lope0.1.
@@ -137,6 +138,14 @@ make -C "$build" --no-print-directory -s install-binPROGRAMS install-man \
 		die "make install-binPROGRAMS install-man failed"
 	}
 gzip -9n "$root"/usr/share/man/man*/*
+# The environment module, where `make install prefix=/usr` puts it; at
+# the library's directory, which it leaves off the search paths.
+make -C "$build" --no-print-directory -s install-modulefile \
+	DESTDIR="$root" prefix=/usr libdir="$libdir" >"$work/install.log" 2>&1 ||
+	{
+		cat "$work/install.log" >&2
+		die "make install-modulefile failed"
+	}
 
 case " ${DEB_BUILD_OPTIONS:-} " in
 *" nostrip "*) ;;

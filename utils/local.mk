@@ -61,12 +61,28 @@ dist_man1_MANS += doc/papi_accuracy.1
 # relies on our perf_event component (LOPE_ENABLE_ON_EXEC), so the tool
 # carries it rather than taking whichever libpapi.so the loader finds.
 bin_PROGRAMS += utils/papi_stat
+# In a parallel job (utils/stat/job.h, doc/cluster.md) each rank writes
+# its file into a directory and the last one, or papi_stat --merge,
+# prints the merged report: no MPI library.
 utils_papi_stat_SOURCES = utils/stat/main.c utils/stat/command.c \
 	utils/stat/options.c utils/stat/sets.c utils/stat/report.c \
-	utils/stat/command.h utils/stat/stat.h utils/tool.c utils/tool.h
+	utils/stat/job.c utils/stat/jobdir.c utils/stat/merge.c \
+	utils/stat/merge_report.c utils/stat/command.h utils/stat/stat.h \
+	utils/stat/job.h utils/stat/merge.h utils/tool.c utils/tool.h
 utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)
 utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm
 $(utils_papi_stat_OBJECTS): papi-ours.stamp
 EXTRA_utils_papi_stat_DEPENDENCIES = papi-ours.stamp
 dist_man1_MANS += doc/papi_stat.1
-EXTRA_DIST += doc/papi_stat.md
+EXTRA_DIST += doc/papi_stat.md doc/cluster.md
+
+# utils/papi_which: which libpapi.so a program loads, why, and how to make
+# it load ours (see doc/papi_which.1).  It reads ELF files and the
+# ld.so.cache itself and links no PAPI: it must answer the same whichever
+# libpapi is installed.  Its default for our library is where `make
+# install` puts it.
+bin_PROGRAMS += utils/papi_which
+utils_papi_which_SOURCES = utils/which/main.c utils/which/elf.c \
+	utils/which/cache.c utils/which/search.c utils/which/which.h
+utils_papi_which_CPPFLAGS = -DLOPE_LIBDIR='"$(libdir)"'
+dist_man1_MANS += doc/papi_which.1

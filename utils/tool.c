@@ -81,6 +81,19 @@ void scopy(char *dst, size_t len, const char *src)
 	dst[l] = 0;
 }
 
+void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	*n = k < 0 ? len : *n + (size_t)k;
+}
+
 /* @s without the blanks around it, in place. */
 static char *trim(char *s)
 {

@@ -35,6 +35,12 @@ void oneline(char *dst, size_t len, const char *src);
 /* Copy @src into @dst of size @len, cut if needed. */
 void scopy(char *dst, size_t len, const char *src);
 /*
+ * printf @fmt at @buf + *@n (of @len), cut if it does not fit; *@n grows
+ * by what was written (to @len once full).
+ */
+void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
  * Split the comma-separated @list in place into @names[0..max), each
  * without the blanks around it: the count, or -1 if a name is empty or
  * there are more than @max.

@@ -17,12 +17,14 @@
 #   - dpkg -i installs it; Debian's papi_component_avail then describes the
 #     perf_event component as lope's ("lope; ..."); ldd resolves its
 #     libpapi to a file with the sha256 of DEB's library; Debian's library
-#     is kept, byte-identical, where the package diverted it;
+#     is kept, byte-identical, where the package diverted it; the
+#     package's environment module is in ROOT's /usr/share/modulefiles;
 #   - Debian's libpapi package installed again over it (from ROOT's apt
 #     cache; SKIP if not there) goes to the diverted place, ours stays;
 #   - dpkg -r, then dpkg -i and dpkg -P: papi_component_avail's
 #     description is the one before, Debian's library is back byte-identical
-#     at its path, no diversion and no directory of the package are left.
+#     at its path, no diversion, no directory of the package and no
+#     modulefile are left.
 # When ROOT's libpapi is another PAPI (another major.minor, or another
 # file name): dpkg -i refuses, naming ROOT's package, and changes nothing.
 #
@@ -66,6 +68,9 @@ lib=$(dpkg-deb -c "$deb" | awk '{ print $6 }' |
 	grep -E '^\./usr/lib/[^/]+/libpapi\.so\.[0-9]+\.[0-9]+\.' | sed -n 1p)
 lib=${lib#.}
 libdir=${lib%/*}
+modulefile=$(dpkg-deb -c "$deb" | awk '{ print $6 }' |
+	grep -E '^\./usr/share/modulefiles/lope/[^/]+\.lua$' | sed -n 1p)
+modulefile=${modulefile#.}
 stock=$libdir/$pkg/debian/${lib##*/}
 info "$pkg $version, $lib, in $root ($(cat "$root/etc/debian_version" 2>/dev/null))"
 if [ -z "$lib" ]; then
@@ -144,10 +149,11 @@ check_gone() {
 		fail "deb_${step}_debian_lib_back" "$debian_lib: sha256 $(sha "$root$debian_lib"), before $before_sha"
 	fi
 	d=$(in_root dpkg-divert --list | grep " by $pkg\$")
-	if [ -z "$d" ] && [ ! -e "$root$libdir/$pkg" ]; then
+	if [ -z "$d" ] && [ ! -e "$root$libdir/$pkg" ] &&
+		[ ! -e "$root/usr/share/modulefiles/lope" ]; then
 		pass "deb_${step}_nothing_left"
 	else
-		fail "deb_${step}_nothing_left" "${d:-$libdir/$pkg is there}"
+		fail "deb_${step}_nothing_left" "${d:-$libdir/$pkg or /usr/share/modulefiles/lope is there}"
 	fi
 }
 
@@ -193,6 +199,14 @@ check_loader() {
 	fi
 }
 check_loader deb_installed_loads_package_lib
+# The module names the system's prefix: the library is in place already.
+if [ -z "$modulefile" ]; then
+	fail deb_installed_modulefile "$deb holds no /usr/share/modulefiles/lope/VERSION.lua"
+elif grep -F 'setenv("LOPE_ROOT", "/usr")' "$root$modulefile" >/dev/null; then
+	pass deb_installed_modulefile "$modulefile"
+else
+	fail deb_installed_modulefile "$modulefile: not there, or LOPE_ROOT is not /usr"
+fi
 if [ "$(sha "$root$stock")" = "$before_sha" ]; then
 	pass deb_installed_debian_lib_kept "$stock"
 else

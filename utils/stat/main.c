@@ -3,7 +3,8 @@
  * papi_stat: count a whole command with PAPI, as perf stat does.
  *
  *   papi_stat [-e EVENT[,EVENT...]] [-r N] [-o FILE] [-x SEP] [-d DOMAIN]
- *             [-i] -- COMMAND [ARGS...]
+ *             [-i] [--job-dir DIR] -- COMMAND [ARGS...]
+ *   papi_stat --merge DIR [-o FILE] [-x SEP]
  *
  * Counting starts at the exec of COMMAND and ends at its exit, and nothing
  * of the launcher is counted (the perf stat patch of Paul Mackerras, 2009):
@@ -27,9 +28,13 @@
  * are counted too, as with the 2009 patch.  Components that cannot attach
  * to a process count over the command's wall time, and say so.
  *
+ * In a parallel job each rank labels its report with its rank, host and
+ * CPUs, or with --job-dir writes it into a directory for a merged report
+ * (job.h).
+ *
  * Exit status: the command's (128 + signal if a signal killed it), 127 if
  * it could not be executed, 2 for bad input (nothing was run), 1 when
- * counting failed.
+ * counting failed.  --merge: 0, 1 when ranks are missing, 2 bad input.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -80,13 +85,16 @@ static int arm(struct stat_run *r, pid_t pid)
 static int run_once(struct stat_run *r, int *status)
 {
 	struct command c;
-	int err, wst = 0;
+	int err, ret, wst = 0;
 	double t0;
 
 	*status = EX_FAIL;
 	if (command_start(&c, r->o.argv))
 		return -1;
-	if (command_ready(&c) || arm(r, c.pid)) {
+	ret = command_ready(&c);
+	if (ret == 0 && !r->job.cpus[0]) /* what the command starts with */
+		job_cpus(c.pid, r->job.cpus, sizeof(r->job.cpus));
+	if (ret || arm(r, c.pid)) {
 		command_abandon(&c);
 		if (command_interrupted)
 			*status = 128 + command_interrupted;
@@ -148,6 +156,53 @@ static int open_output(struct stat_run *r)
 	return 0;
 }
 
+/* papi_stat --merge DIR: the report to stdout or -o FILE. */
+static int merge_main(const struct opts *o)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (o->out) {
+		out = fopen(o->out, "we");
+		if (!out) {
+			msg("cannot open %s: %s", o->out, strerror(errno));
+			return EX_USAGE;
+		}
+	}
+	ret = merge_dir(o->merge, out, o->sep);
+	if (out != stdout ? fclose(out) : fflush(out)) {
+		msg("writing %s: %s", o->out ? o->out : "the report",
+		    strerror(errno));
+		return EX_FAIL;
+	}
+	return ret;
+}
+
+/* The rank, and with --job-dir its directory: 0, or -1 (said why). */
+static int job_setup(struct stat_run *r)
+{
+	if (job_detect(&r->job))
+		return -1;
+	if (!r->o.job_dir)
+		return 0;
+	if (r->job.rank < 0)
+		job_single(&r->job);
+	return job_dir_prepare(r->o.job_dir);
+}
+
+/* The report, or with --job-dir the rank's file: 0, or an exit status. */
+static int finish(struct stat_run *r)
+{
+	if (r->o.job_dir)
+		return job_finish(r);
+	report(r);
+	if (r->out != stderr && fclose(r->out)) {
+		msg("writing %s: %s", r->o.out, strerror(errno));
+		return EX_FAIL;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct stat_run r;
@@ -155,10 +210,15 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &r.o))
 		return EX_USAGE;
+	if (r.o.merge)
+		return merge_main(&r.o);
 	ret = setup(&r);
 	if (ret)
 		return ret;
-	if (open_output(&r))
+	if (job_setup(&r))
+		return EX_USAGE;
+	/* with --job-dir, only the rank that prints the merge opens -o */
+	if (!r.o.job_dir && open_output(&r))
 		return EX_USAGE;
 	command_signals();
 	for (i = 0; i < r.o.runs && !command_interrupted; i++) {
@@ -168,11 +228,9 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	report(&r);
-	if (r.out != stderr && fclose(r.out)) {
-		msg("writing %s: %s", r.o.out, strerror(errno));
-		return EX_FAIL;
-	}
+	ret = finish(&r);
+	if (ret && (ret == EX_FAIL || status == 0))
+		status = ret;
 	PAPI_shutdown();
 	return status;
 }

@@ -17,8 +17,7 @@ void stats_add(struct stats *s, double x)
 	s->m2 += d * (x - s->mean);
 }
 
-/* perf stat's spread: the standard error of the mean, in % of the mean. */
-static double stats_spread(const struct stats *s)
+double stats_spread(const struct stats *s)
 {
 	double sd;
 
@@ -39,14 +38,14 @@ static int is_clock(const char *name)
 	       (n == 9 && strncasecmp(p, "CPU-CLOCK", n) == 0);
 }
 
-static const char *units_of(const struct event *e)
+const char *event_units(const struct event *e)
 {
 	if (e->units[0])
 		return e->units;
 	return is_clock(e->name) ? "ns" : "";
 }
 
-static void command_line(const struct stat_run *r, char *buf, size_t len)
+void command_text(const struct stat_run *r, char *buf, size_t len)
 {
 	size_t n = 0;
 	int i;
@@ -91,14 +90,18 @@ static void report_event_human(const struct stat_run *r, const struct event *e)
 
 static void report_human(const struct stat_run *r)
 {
-	char cmd[512], spread[32];
+	char cmd[512], spread[32], label[JOB_LABEL_LEN];
 	int i;
 
-	command_line(r, cmd, sizeof(cmd));
+	command_text(r, cmd, sizeof(cmd));
 	fprintf(r->out, "\n Performance counter stats for '%s'", cmd);
 	if (r->runs > 1)
 		fprintf(r->out, " (%d runs)", r->runs);
 	fprintf(r->out, ":\n");
+	if (r->job.rank >= 0) {
+		job_label(&r->job, label, sizeof(label));
+		fprintf(r->out, " # %s\n", label);
+	}
 	if (r->note[0])
 		fprintf(r->out, " # %s\n", r->note);
 	fprintf(r->out, "\n");
@@ -115,9 +118,13 @@ static void report_human(const struct stat_run *r)
 static void report_csv(const struct stat_run *r)
 {
 	const char *sep = r->o.sep;
-	char spread[32];
+	char spread[32], label[JOB_LABEL_LEN];
 	int i;
 
+	if (r->job.rank >= 0) {
+		job_label(&r->job, label, sizeof(label));
+		fprintf(r->out, "# %s\n", label);
+	}
 	if (r->note[0])
 		fprintf(r->out, "# %s\n", r->note);
 	for (i = 0; i < r->nev; i++) {
@@ -129,10 +136,10 @@ static void report_csv(const struct stat_run *r)
 				 stats_spread(&e->st));
 		if (e->st.n == 0)
 			fprintf(r->out, "<not counted>%s%s%s%s%s\n", sep,
-				units_of(e), sep, e->name, sep);
+				event_units(e), sep, e->name, sep);
 		else
 			fprintf(r->out, "%.0f%s%s%s%s%s%s\n", e->st.mean, sep,
-				units_of(e), sep, e->name, sep, spread);
+				event_units(e), sep, e->name, sep, spread);
 	}
 	spread[0] = '\0';
 	if (r->runs > 1)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* papi_stat's events and their PAPI event sets, one set per component. */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,20 +285,6 @@ struct missing {
 	int ret[NR_DEFAULT];
 	int n;
 };
-
-static void __attribute__((format(printf, 4, 5)))
-append(char *buf, size_t len, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (*n >= len)
-		return;
-	va_start(ap, fmt);
-	k = vsnprintf(buf + *n, len - *n, fmt, ap);
-	va_end(ap);
-	*n = k < 0 ? len : *n + (size_t)k;
-}
 
 /* "A, B: error; C: other error", events with the same error together. */
 static void missing_text(const struct missing *m, char *buf, size_t len)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * papi_stat's parts: the options (options.c), the events and their PAPI
- * event sets (sets.c), the report (report.c), the runs (main.c).
+ * event sets (sets.c), the report (report.c), the runs (main.c), a rank
+ * of a parallel job (job.h).
  */
 #ifndef LOPE_STAT_STAT_H
 #define LOPE_STAT_STAT_H
@@ -10,6 +11,8 @@
 #include <sys/types.h>
 
 #include "papi.h"
+
+#include "job.h"
 
 #define PROG "papi_stat"
 #define MAX_EVENTS 64
@@ -46,6 +49,8 @@ struct opts {
 	const char *sep; /* -x, NULL: human-readable */
 	int domain;      /* -d, 0: user and kernel where allowed */
 	int inherit;
+	const char *job_dir; /* --job-dir: each rank's file goes there */
+	const char *merge;   /* --merge: the job directory to merge */
 	char **argv;
 };
 
@@ -59,12 +64,19 @@ struct stat_run {
 	struct stats elapsed;
 	int runs;
 	FILE *out;
+	struct job job; /* rank -1: not in a job */
 };
 
 /* Options into *@o: 0, or -1 (said why). */
 int parse_opts(int argc, char **argv, struct opts *o);
 
 void stats_add(struct stats *s, double x);
+/* perf stat's spread: the standard error of the mean, in % of the mean. */
+double stats_spread(const struct stats *s);
+/* The unit of @e: PAPI's, "ns" for the clock events, or "". */
+const char *event_units(const struct event *e);
+/* The command line, its words separated by blanks, into @buf. */
+void command_text(const struct stat_run *r, char *buf, size_t len);
 /* Print the counts of r->runs runs, as perf stat does, to r->out. */
 void report(const struct stat_run *r);
 
@@ -86,5 +98,12 @@ int sets_start(struct stat_run *r);
 void sets_stop(struct stat_run *r);
 /* Delete every set built so far (the others are PAPI_NULL). */
 void sets_delete(struct stat_run *r);
+
+/*
+ * After the runs of a rank with --job-dir: write its file there, and
+ * print the merged report if it is the last rank to finish.  0, or
+ * papi_stat's exit status for what failed (said why).
+ */
+int job_finish(struct stat_run *r);
 
 #endif /* LOPE_STAT_STAT_H */

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * papi_stat as one rank of a parallel job: the rank and size from the
+ * launcher's environment, the host and CPUs, and the rank's result file
+ * in the job directory (the format: job.h).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../tool.h"
+#include "job.h"
+#include "stat.h"
+
+/*
+ * The launchers, the first whose rank variable is set wins: an MPI
+ * launcher's variables before Slurm's, since mpirun or mpiexec inside a
+ * Slurm allocation starts its ranks through one srun task per node, whose
+ * SLURM_PROCID is the node's and not the rank's.  PMIx gives no size in
+ * the environment: srun's when it runs the same task.
+ */
+static const struct launcher {
+	const char *rank, *size; /* size NULL: Slurm's, if its rank agrees */
+} launchers[] = {
+	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" }, /* Open MPI */
+	{ "PMI_RANK", "PMI_SIZE" }, /* MPICH's Hydra, srun --mpi=pmi2 */
+	{ "PMIX_RANK", NULL },      /* srun --mpi=pmix, PRRTE */
+	{ "SLURM_PROCID", "SLURM_STEP_NUM_TASKS" }, /* srun */
+};
+
+/* Where the job's name comes from, the first one set. */
+static const char *const job_ids[] = {
+	"PMIX_NAMESPACE",
+	"OMPI_MCA_ess_base_jobid",
+	"PMI_JOBID",
+	"SLURM_JOB_ID",
+};
+
+#define MAX_RANKS 100000000LL
+
+/*
+ * Variable @name as a number from @min to @max into *@out: 1, 0 when it
+ * is not set (or empty), -1 when it holds something else (said why).
+ */
+static int env_num(const char *name, long long min, long long max,
+		   long long *out)
+{
+	const char *s = getenv(name);
+	char *end;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || *end || *out < min || *out > max) {
+		msg("%s=%s is not a number from %lld to %lld", name, s, min,
+		    max);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * Are we a task of an srun job step?  Only srun sets SLURM_STEP_ID to a
+ * step's number: a batch script sees none, or the batch step's
+ * (0xfffffffb, SLURM_BATCH_SCRIPT; the extern and interactive steps are
+ * near it), and its SLURM_PROCID 0 and SLURM_NTASKS are the job's, not a
+ * count of papi_stat processes.
+ */
+static int slurm_step(void)
+{
+	const char *s = getenv("SLURM_STEP_ID");
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	return !errno && !*end && v < 0xfffffff0ULL;
+}
+
+static void job_id(struct job *j)
+{
+	const char *s, *step;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(job_ids); i++) {
+		s = getenv(job_ids[i]);
+		if (s && *s)
+			break;
+	}
+	if (i == ARRAY_SIZE(job_ids))
+		return;
+	step = getenv("SLURM_STEP_ID");
+	if (strcmp(job_ids[i], "SLURM_JOB_ID") == 0 && step && *step)
+		snprintf(j->id, sizeof(j->id), "%s.%s", s, step);
+	else
+		oneline(j->id, sizeof(j->id), s);
+}
+
+/*
+ * The size for launcher @l whose rank is @rank into *@size, and the
+ * variable it came from into *@var: 1, 0 unknown, -1 bad.
+ */
+static int size_of(const struct launcher *l, long long rank, long long *size,
+		   const char **var)
+{
+	long long srank;
+	int ret;
+
+	if (l->size && strcmp(l->rank, "SLURM_PROCID") != 0) {
+		*var = l->size;
+		return env_num(l->size, 1, MAX_RANKS, size);
+	}
+	if (!l->size && (!slurm_step() ||
+			 env_num("SLURM_PROCID", 0, MAX_RANKS, &srank) != 1 ||
+			 srank != rank))
+		return 0;
+	*var = "SLURM_STEP_NUM_TASKS";
+	ret = env_num(*var, 1, MAX_RANKS, size);
+	if (ret)
+		return ret;
+	*var = "SLURM_NTASKS";
+	return env_num(*var, 1, MAX_RANKS, size);
+}
+
+static void host_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len) != 0)
+		scopy(buf, len, "unknown");
+	buf[len - 1] = '\0';
+}
+
+/* The rank and size of launcher @l into *@j: 1, 0 not this one, -1. */
+static int detect_one(const struct launcher *l, struct job *j)
+{
+	const char *var = NULL;
+	long long rank, size = 0;
+	int ret;
+
+	if (strcmp(l->rank, "SLURM_PROCID") == 0 && !slurm_step())
+		return 0;
+	ret = env_num(l->rank, 0, MAX_RANKS - 1, &rank);
+	if (ret <= 0)
+		return ret;
+	ret = size_of(l, rank, &size, &var);
+	if (ret < 0)
+		return -1;
+	if (size && rank >= size) {
+		msg("%s=%lld is not a rank of a job of %lld", l->rank, rank,
+		    size);
+		return -1;
+	}
+	j->rank = (int)rank;
+	j->size = (int)size;
+	snprintf(j->from, sizeof(j->from), "%s%s%s", l->rank, size ? ", " : "",
+		 size ? var : "");
+	return 1;
+}
+
+int job_detect(struct job *j)
+{
+	size_t i;
+	int ret = 0;
+
+	memset(j, 0, sizeof(*j));
+	j->rank = -1;
+	host_name(j->host, sizeof(j->host));
+	for (i = 0; i < ARRAY_SIZE(launchers) && ret == 0; i++)
+		ret = detect_one(&launchers[i], j);
+	if (ret < 0)
+		return -1;
+	if (ret > 0)
+		job_id(j);
+	return 0;
+}
+
+void job_single(struct job *j)
+{
+	j->rank = 0;
+	j->size = 1;
+	scopy(j->from, sizeof(j->from), "no launcher");
+}
+
+/* @set of @n CPUs as ranges, "0-3,8", into @buf. */
+static void cpu_ranges(const cpu_set_t *set, int n, char *buf, size_t len)
+{
+	size_t sz = CPU_ALLOC_SIZE(n), used = 0;
+	int c, first;
+
+	buf[0] = '\0';
+	for (c = 0; c < n; c++) {
+		if (!CPU_ISSET_S(c, sz, set))
+			continue;
+		for (first = c; c + 1 < n && CPU_ISSET_S(c + 1, sz, set); c++)
+			;
+		if (first == c)
+			append(buf, len, &used, "%s%d", used ? "," : "", c);
+		else
+			append(buf, len, &used, "%s%d-%d", used ? "," : "",
+			       first, c);
+	}
+}
+
+void job_cpus(pid_t pid, char *buf, size_t len)
+{
+	cpu_set_t *set;
+	int n;
+
+	/* the kernel refuses a mask smaller than its own: try larger ones */
+	for (n = CPU_SETSIZE; n <= (1 << 20); n *= 2) {
+		set = CPU_ALLOC(n);
+		if (!set)
+			break;
+		if (sched_getaffinity(pid, CPU_ALLOC_SIZE(n), set) == 0) {
+			cpu_ranges(set, n, buf, len);
+			CPU_FREE(set);
+			return;
+		}
+		CPU_FREE(set);
+		if (errno != EINVAL)
+			break;
+	}
+	scopy(buf, len, "unknown");
+}
+
+void job_label(const struct job *j, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	append(buf, len, &n, "rank %d", j->rank);
+	if (j->size)
+		append(buf, len, &n, " of %d", j->size);
+	else
+		append(buf, len, &n, " (job size unknown)");
+	append(buf, len, &n, ", host %s, CPUs %s (%s)", j->host,
+	       j->cpus[0] ? j->cpus : "unknown", j->from);
+}
+
+int job_dir_prepare(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		msg("--job-dir: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		msg("--job-dir: %s is not a directory", dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		msg("--job-dir: cannot write in %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

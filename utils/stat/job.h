@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * papi_stat in a parallel job (doc/cluster.md):
+ *
+ *   job.c           which rank this is, from the launcher's environment;
+ *                   the host and the command's CPUs;
+ *   jobdir.c        the rank's result file in the job directory, and
+ *                   whether this rank is the one that prints the merged
+ *                   report;
+ *   merge.c         reading and checking every rank's file;
+ *   merge_report.c  the merged report (human or CSV).
+ *
+ * No MPI library: the ranks meet only in the directory the user names.
+ */
+#ifndef LOPE_STAT_JOB_H
+#define LOPE_STAT_JOB_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+/*
+ * A rank's file in the job directory, JOB_FILE_PREFIX RANK.HOST.PID,
+ * written under a name starting with '.' and renamed when complete:
+ *
+ *   papi_stat rank file 1
+ *   rank	1
+ *   size	4                    0: not known
+ *   from	SLURM_PROCID, SLURM_STEP_NUM_TASKS
+ *   id	1234.0               the job's name, may be empty
+ *   host	node01
+ *   cpus	0-3,8
+ *   runs	3
+ *   command	./prog arg
+ *   note	default events: ...  optional
+ *   event	VALUE	SPREAD	UNIT	NAME   one per event, in -e's order
+ *   elapsed	SECONDS	SPREAD
+ *   end
+ *
+ * Fields are separated by one tab; VALUE is the mean over the runs as the
+ * report prints it (an integer), "-" when not counted; SPREAD is the
+ * relative spread in % ("1.23"), empty for one run.
+ */
+#define JOB_FILE_MAGIC "papi_stat rank file 1"
+#define JOB_FILE_PREFIX "rank-"
+/* Created (O_EXCL) by the one rank that prints the merged report. */
+#define JOB_PRINTED ".printed"
+
+#define JOB_HOST_LEN 256
+#define JOB_CPUS_LEN 1024
+#define JOB_ID_LEN 256
+#define JOB_FROM_LEN 64
+#define JOB_LABEL_LEN (JOB_HOST_LEN + JOB_CPUS_LEN + JOB_FROM_LEN + 64)
+
+/* This process's place in a job. */
+struct job {
+	int rank;                /* -1: not in a job */
+	int size;                /* ranks in the job, 0: not known */
+	char from[JOB_FROM_LEN]; /* the variables read, "SLURM_PROCID ..." */
+	char id[JOB_ID_LEN];     /* the launcher's name of the job, or "" */
+	char host[JOB_HOST_LEN];
+	char cpus[JOB_CPUS_LEN]; /* the command's CPUs, "0-3,8" */
+};
+
+/*
+ * The rank and size from the launcher's environment into *@j (rank -1
+ * outside a job), and the host name.  0, or -1 when a variable holds no
+ * valid rank or size (said why).
+ */
+int job_detect(struct job *j);
+/* A job directory outside a launcher: rank 0 of 1. */
+void job_single(struct job *j);
+/* The CPUs process @pid may run on, as "0-3,8", into @buf. */
+void job_cpus(pid_t pid, char *buf, size_t len);
+/* "rank 1 of 4, host h, CPUs 0-3 (SLURM_PROCID, SLURM_NTASKS)" */
+void job_label(const struct job *j, char *buf, size_t len);
+/* Create the job directory @dir if needed; 0, or -1 (said why). */
+int job_dir_prepare(const char *dir);
+/*
+ * The rank files' names in @dir (JOB_FILE_PREFIX ...), sorted by the
+ * rank in their names, into *@names (the caller frees each and the
+ * array): their count, or -1 (said why).
+ */
+int job_dir_files(const char *dir, char ***names);
+/* The rank in a rank file's name, RANK of JOB_FILE_PREFIX RANK.HOST.PID,
+ * or -1. */
+long job_file_rank(const char *name);
+/*
+ * Merge the rank files of @dir and print the report to @out, CSV when
+ * @sep is not NULL.  The exit status: 0, 1 when ranks are missing (the
+ * report names them), 2 for bad input (said why, no report).
+ */
+int merge_dir(const char *dir, FILE *out, const char *sep);
+
+#endif /* LOPE_STAT_JOB_H */

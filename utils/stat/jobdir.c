@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A rank's result file in the job directory (its format: job.h), and the
+ * choice of the one rank that prints the merged report: every rank
+ * counts the complete files after its own rename, and a rank that sees
+ * them all creates JOB_PRINTED with O_EXCL.  The last rename is seen by
+ * the rank that made it, so some rank sees all the files, and O_EXCL lets
+ * one of those that do print.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../tool.h"
+#include "job.h"
+#include "stat.h"
+
+static void write_event(const struct stat_run *r, const struct event *e,
+			FILE *f)
+{
+	char unit[PAPI_MIN_STR_LEN], name[PAPI_HUGE_STR_LEN];
+
+	oneline(unit, sizeof(unit), event_units(e));
+	oneline(name, sizeof(name), e->name);
+	if (e->st.n == 0)
+		fprintf(f, "event\t-\t\t%s\t%s\n", unit, name);
+	else if (r->runs > 1)
+		fprintf(f, "event\t%.0f\t%.2f\t%s\t%s\n", e->st.mean,
+			stats_spread(&e->st), unit, name);
+	else
+		fprintf(f, "event\t%.0f\t\t%s\t%s\n", e->st.mean, unit, name);
+}
+
+static void write_body(const struct stat_run *r, FILE *f)
+{
+	const struct job *j = &r->job;
+	char cmd[512], line[1024];
+	int i;
+
+	fprintf(f, "%s\nrank\t%d\nsize\t%d\nfrom\t%s\nid\t%s\n", JOB_FILE_MAGIC,
+		j->rank, j->size, j->from, j->id);
+	fprintf(f, "host\t%s\ncpus\t%s\nruns\t%d\n", j->host, j->cpus, r->runs);
+	command_text(r, cmd, sizeof(cmd));
+	oneline(line, sizeof(line), cmd);
+	fprintf(f, "command\t%s\n", line);
+	if (r->note[0]) {
+		oneline(line, sizeof(line), r->note);
+		fprintf(f, "note\t%s\n", line);
+	}
+	for (i = 0; i < r->nev; i++)
+		write_event(r, &r->ev[i], f);
+	if (r->runs > 1)
+		fprintf(f, "elapsed\t%.9f\t%.2f\n", r->elapsed.mean,
+			stats_spread(&r->elapsed));
+	else
+		fprintf(f, "elapsed\t%.9f\t\n", r->elapsed.mean);
+	fprintf(f, "end\n");
+}
+
+/* The host name as part of a file name: no '/'. */
+static void file_host(const struct job *j, char *buf, size_t len)
+{
+	size_t i;
+
+	oneline(buf, len, j->host);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '/' || buf[i] == ' ')
+			buf[i] = '_';
+}
+
+/* Write @f's buffer to the disk and close it: 0, or an errno. */
+static int file_close(FILE *f)
+{
+	int err = 0;
+
+	if (fflush(f) || ferror(f) || fsync(fileno(f)))
+		err = errno ? errno : EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	return err;
+}
+
+/* This rank's file, complete, into @dir; 0, or -1 (said why). */
+static int write_file(const struct stat_run *r, const char *dir)
+{
+	char host[JOB_HOST_LEN], tmp[PATH_MAX], path[PATH_MAX];
+	int fd, n, err;
+	FILE *f;
+
+	file_host(&r->job, host, sizeof(host));
+	n = snprintf(path, sizeof(path), "%s/" JOB_FILE_PREFIX "%d.%s.%d", dir,
+		     r->job.rank, host, (int)getpid());
+	if (n < 0 || (size_t)n + 6 >= sizeof(path)) {
+		msg("--job-dir: %s: name too long", dir);
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, path + strlen(dir) + 1);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		msg("cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+	} else {
+		write_body(r, f);
+		err = file_close(f);
+	}
+	if (!err && rename(tmp, path) != 0)
+		err = errno;
+	if (err) {
+		msg("writing %s: %s", tmp, strerror(err));
+		(void)unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+long job_file_rank(const char *name)
+{
+	const char *s = name + strlen(JOB_FILE_PREFIX);
+	char *end;
+	long r;
+
+	errno = 0;
+	r = strtol(s, &end, 10);
+	return (errno || end == s || *end != '.' || r < 0) ? -1 : r;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	long rx = job_file_rank(x), ry = job_file_rank(y);
+
+	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+int job_dir_files(const char *dir, char ***names)
+{
+	size_t plen = strlen(JOB_FILE_PREFIX);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	*names = NULL;
+	if (!d) {
+		msg("cannot read %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, JOB_FILE_PREFIX, plen) != 0)
+			continue;
+		*names = xrealloc(*names, (size_t)n + 1, sizeof(**names));
+		(*names)[n] = strdup(de->d_name);
+		if (!(*names)[n])
+			die(EX_FAIL, "out of memory");
+		n++;
+	}
+	closedir(d);
+	qsort(*names, (size_t)n, sizeof(**names), by_rank);
+	return n;
+}
+
+/* The complete rank files in @dir, or -1 (said why). */
+static int count_files(const char *dir)
+{
+	char **names;
+	int n = job_dir_files(dir, &names), i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return n;
+}
+
+/* Is this rank the one that prints the merged report? */
+static int prints_merged(const struct stat_run *r, const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (r->job.size <= 0 || count_files(dir) < r->job.size)
+		return 0;
+	snprintf(path, sizeof(path), "%s/" JOB_PRINTED, dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		if (errno != EEXIST)
+			msg("cannot create %s: %s", path, strerror(errno));
+		return 0;
+	}
+	close(fd);
+	return 1;
+}
+
+int job_finish(struct stat_run *r)
+{
+	const char *dir = r->o.job_dir;
+	FILE *out = stderr;
+	int ret;
+
+	/* nothing counted: no file, and the merge names the rank missing */
+	if (r->runs == 0)
+		return 0;
+	if (write_file(r, dir))
+		return EX_FAIL;
+	if (!prints_merged(r, dir))
+		return 0;
+	if (r->o.out) {
+		out = fopen(r->o.out, "we");
+		if (!out) {
+			msg("cannot open %s: %s", r->o.out, strerror(errno));
+			return EX_FAIL;
+		}
+	}
+	ret = merge_dir(dir, out, r->o.sep);
+	if (out != stderr && fclose(out)) {
+		msg("writing %s: %s", r->o.out, strerror(errno));
+		return EX_FAIL;
+	}
+	return ret;
+}
