@@ -250,8 +250,7 @@ $(addprefix $(BIN)/,$(PAPI_TESTS)): $(BIN)/%: $(srcdir)/ctests/papi/%.c \
 OVERHEAD_SRCS := $(wildcard $(srcdir)/utils/overhead/*.c) $(srcdir)/src/guard.c
 ACCURACY_SRCS := $(addprefix $(srcdir)/utils/accuracy/,main.c patterns.c \
 	check_loop.c)
-STAT_SRCS := $(addprefix $(srcdir)/utils/stat/,main.c command.c options.c \
-	sets.c report.c)
+STAT_SRCS := $(wildcard $(srcdir)/utils/stat/*.c)
 # papi_overhead reads PAPI's vector and the engine's arch header.
 OVERHEAD_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/$(LOPE_ARCH) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
