@@ -15,10 +15,10 @@
  * PAPI): the event then stops at every overflow and misses what happens
  * until the handler's refresh, and a group member refreshed from its
  * handler is enabled but not scheduled back in until the next context
- * switch when its PMU differs from the leader's (Linux 6.18, software
- * events: perf::TASK-CLOCK under perf::PAGE-FAULTS overflowed 3 times in
- * 400 ms instead of 400).  With a budget the event never stops while the
- * handler keeps up, and the refresh is one ioctl per half budget.
+ * switch when its PMU differs from the leader's (doc/design.md, "Counting
+ * on, with a budget", has the measurement).  With a budget the event
+ * never stops while the handler keeps up, and the refresh is one ioctl
+ * per half budget.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -163,9 +163,9 @@ int pe_group_reset(hwd_context_t *ctx, hwd_control_state_t *ctl);
 /*
  * The vector entries both components fill alike: the sizes (@ctl_t, the
  * control state), the thread calls, stop and reset, and the calls
- * @prefix_start, @prefix_read ... @prefix_ntv_code_to_info.  Versions 14 and 19 of
- * clang-format lay out a braced macro differently (test_format.sh checks
- * with both).
+ * @prefix_start, @prefix_read ... @prefix_ntv_code_to_info.  Kept out of
+ * clang-format, whose releases disagree on a braced macro's layout
+ * (ctests/engine/test_format.sh checks with each the project supports).
  */
 /* clang-format off */
 #define PE_VECTOR_CALLS(prefix, ctl_t)                                      \

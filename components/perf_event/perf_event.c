@@ -105,8 +105,8 @@ static int pe_write(hwd_context_t *ctx, hwd_control_state_t *ctl,
 /*
  * While PAPI loads presets (its own table's section for the CPU, or our
  * generic one), an event the kernel refuses here does not exist: the
- * preset is left out instead of listed and unusable (stock PAPI lists
- * such presets: upstream issue #336).  Whether PAPI asked for any event
+ * preset is left out instead of listed and unusable, as stock PAPI lists
+ * such presets (doc/every-cpu.md).  Whether PAPI asked for any event
  * tells whether its table had a section for the CPU at all.
  */
 static struct {
