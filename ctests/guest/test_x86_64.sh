@@ -6,10 +6,12 @@
 # (doc/x86-guest.md), as test_arm64.sh runs them on arm64.  No machine
 # here has an x86 PMU and QEMU emulates none, so this project's
 # ctests/guest/qemu-x86-pmu.patch gives QEMU's TCG an Intel architectural
-# PMU (version 2: 4 general and 3 fixed counters of 48 bits, counting
-# from icount, filtered by privilege level, overflow through the local
-# APIC); Debian's amd64 kernel drives it with its own perf driver
-# ("generic architected perfmon") and lets user space read it with rdpmc.
+# PMU (version 2: 4 general and 3 fixed counters of 48 bits, written full
+# width, counting from icount, filtered by privilege level, overflow
+# through the local APIC), AMD's core PMU on an AMD CPU model, and
+# icount's fairness between two vCPUs; Debian's amd64 kernel drives it
+# with its own perf drivers (Skylake, "generic architected perfmon",
+# AMD) and lets user space read it with rdpmc.
 # This script
 #   1. builds that QEMU (ctests/guest/build-qemu-x86.sh: Debian 12's QEMU
 #      7.2 source and the patch, cached in LOPE_QEMU_CACHE under a key of
