@@ -3,7 +3,8 @@
 #
 # build-qemu-x86.sh CACHE_DIR: builds Debian 12's QEMU 7.2 qemu-system-x86_64
 # with qemu-x86-pmu.patch (an emulated Intel architectural PMU, version 2,
-# and AMD's core PMU, under TCG; icount's fairness between vCPUs) and
+# and AMD's core PMU, under TCG; icount's fairness between vCPUs; the
+# flags cmpxchg8b/16b leave) and
 # prints the binary's path, the only line on stdout.
 #
 # The result is cached in CACHE_DIR/qemu-x86-KEY/, KEY a sha256 of the

@@ -8,8 +8,9 @@
 # ctests/guest/qemu-x86-pmu.patch gives QEMU's TCG an Intel architectural
 # PMU (version 2: 4 general and 3 fixed counters of 48 bits, written full
 # width, counting from icount, filtered by privilege level, overflow
-# through the local APIC), AMD's core PMU on an AMD CPU model, and
-# icount's fairness between two vCPUs; Debian's amd64 kernel drives it
+# through the local APIC), AMD's core PMU on an AMD CPU model,
+# icount's fairness between two vCPUs, and cmpxchg8b/16b's flags
+# (doc/x86-guest.md); Debian's amd64 kernel drives it
 # with its own perf drivers (Skylake, "generic architected perfmon",
 # AMD) and lets user space read it with rdpmc.
 # This script

@@ -3,7 +3,8 @@
  * x86pmu-check: checks, from inside the x86-64 guest, the architectural
  * PMU that ctests/guest/qemu-x86-pmu.patch adds to QEMU's TCG, through
  * CPUID, rdpmc and Linux perf_event: Intel's architectural PMU, or on an
- * AMD CPU model AMD's core counters (x86pmu-check amd).  Static, run as root by the guest's
+ * AMD CPU model AMD's core counters (x86pmu-check amd); and the one TCG
+ * bug the patch fixes outside the PMU (case_cmpxchg_flags).  Static, run as root by the guest's
  * /init, in a machine started with -icount shift=0,sleep=off and
  * -cpu ...,pmu=on.
  *
@@ -969,6 +970,95 @@ static void case_full_width(void)
 	counter_close(&lead);
 }
 
+/*
+ * The flags after "add $1" to -1 (CF, PF, AF and ZF set), with a
+ * cmpxchg8b or cmpxchg16b between them and pushf if @which is 8 or 16.
+ * The jmp ends the translation block after a logic op, so QEMU's stored
+ * cc_op is a logic op's, while the add's is the translator's alone: a
+ * helper that reads the stored one (QEMU 7.2's cmpxchg8b/16b, which the
+ * patch fixes) loses CF and AF.
+ */
+static uint64_t flags_after_add(int which)
+{
+	static unsigned __int128 m __attribute__((aligned(16)));
+	uint64_t f;
+
+	m = 0;
+	if (which == 16)
+		__asm__ volatile("xor %%eax, %%eax\n\t"
+				 "xor %%edx, %%edx\n\t"
+				 "xor %%ebx, %%ebx\n\t"
+				 "jmp 1f\n"
+				 "1:\tmov $-1, %%rcx\n\t"
+				 "add $1, %%rcx\n\t"
+				 "cmpxchg16b %[m]\n\t"
+				 "pushfq\n\t"
+				 "pop %[f]"
+				 : [f] "=r"(f), [m] "+m"(m)
+				 :
+				 : "rax", "rbx", "rcx", "rdx", "cc", "memory");
+	else if (which == 8)
+		__asm__ volatile("xor %%eax, %%eax\n\t"
+				 "xor %%edx, %%edx\n\t"
+				 "xor %%ebx, %%ebx\n\t"
+				 "jmp 1f\n"
+				 "1:\tmov $-1, %%rcx\n\t"
+				 "add $1, %%rcx\n\t"
+				 "cmpxchg8b %[m]\n\t"
+				 "pushfq\n\t"
+				 "pop %[f]"
+				 : [f] "=r"(f), [m] "+m"(m)
+				 :
+				 : "rax", "rbx", "rcx", "rdx", "cc", "memory");
+	else
+		__asm__ volatile("xor %%eax, %%eax\n\t"
+				 "jmp 1f\n"
+				 "1:\tmov $-1, %%rcx\n\t"
+				 "add $1, %%rcx\n\t"
+				 "pushfq\n\t"
+				 "pop %[f]"
+				 : [f] "=r"(f)
+				 :
+				 : "rax", "rcx", "cc", "memory");
+	return f;
+}
+
+/*
+ * The machine under the PMU: cmpxchg8b and cmpxchg16b that succeed set ZF
+ * and leave CF, PF, AF, SF and OF as they were (SDM vol. 2A).  QEMU 7.2
+ * computed those from a stale cc_op; the garbage reached EFLAGS where the
+ * vCPU stopped right after one, which two vCPUs make frequent: Linux's
+ * slab allocator (this_cpu_cmpxchg_double) then crashed now and then.
+ */
+static void case_cmpxchg_flags(void)
+{
+	const uint64_t arith = 0x8d5; /* CF PF AF ZF SF OF */
+	uint64_t want = flags_after_add(0) & arith, got8 = 0, got16 = 0;
+	uint32_t a, b, c, d;
+	int i;
+
+	cpuid(1, &a, &b, &c, &d);
+	if (!(c & (1U << 13))) {
+		skip("cmpxchg_flags", "no cmpxchg16b (CPUID.01H:ECX bit 13)");
+		return;
+	}
+	for (i = 0; i < 1000; i++) {
+		got8 |= (flags_after_add(8) & arith) ^ want;
+		got16 |= (flags_after_add(16) & arith) ^ want;
+	}
+	if (want != 0x55)
+		fail("cmpxchg_flags", "add gives flags %#llx, want 0x55",
+		     (unsigned long long)want);
+	else if (got8 || got16)
+		fail("cmpxchg_flags",
+		     "flags that differ from the add's (%#llx) after cmpxchg8b "
+		     "%#llx, after cmpxchg16b %#llx",
+		     (unsigned long long)want, (unsigned long long)got8,
+		     (unsigned long long)got16);
+	else
+		pass("cmpxchg_flags");
+}
+
 /* x86pmu-check PMU_NAME: the kernel's name of the driver it should have
  * taken for this CPU model (case_kernel_driver), or "amd" for an AMD CPU
  * model, whose driver the event format tells. */
@@ -1003,6 +1093,7 @@ int main(int argc, char **argv)
 	case_rdpmc_invalid();
 	case_rdpmc_sysfs0();
 	case_sampling();
+	case_cmpxchg_flags();
 	counter_close(&ins);
 	return failures ? 1 : 0;
 }
