@@ -128,7 +128,7 @@ static int read_user(struct lope_group *g)
 	}
 	/* A core type's part while the thread is on another: the kernel
 	 * took them all off their counters as it left. */
-	if (!on && !lope_parts__off(g))
+	if (!on && !(g->split && g->split->off(g)))
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -223,7 +223,7 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 	if (!err && !c)
 		err = -EINVAL;
 	if (err == LOPE_SPLIT)
-		return c ? lope_parts__counts(g, c, false) : -EINVAL;
+		return c ? g->split->counts(g, c, false) : -EINVAL;
 	if (err == LOPE_PARKED) /* the stop's counts stand */
 		err = 0;
 	else if (!err)
@@ -240,7 +240,7 @@ int lope_group__last_counts(const struct lope_group *g, struct lope_counts *c)
 	if (!err && !c)
 		err = -EINVAL;
 	if (!err && g->parts)
-		return lope_parts__counts((struct lope_group *)g, c, true);
+		return g->split->counts((struct lope_group *)g, c, true);
 	if (!err && g->last == LOPE_PATH_NONE)
 		err = -ENODATA;
 	if (!err)
@@ -307,7 +307,7 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
 		return 0;
 	}
 	if (err)
-		return err == LOPE_SPLIT ? lope_parts__read(g, values) : err;
+		return err == LOPE_SPLIT ? g->split->read(g, values) : err;
 	return g->read(g, values); /* settle() chose anew */
 }
 
@@ -582,7 +582,7 @@ int lope_group__reset(struct lope_group *g)
 		return 0;
 	}
 	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ? lope_parts__reset(g) : err;
+		return err == LOPE_SPLIT ? g->split->reset(g) : err;
 	if (g->how == LOPE_HOW_USER) {
 		if (reusable_user(g))
 			goto bases; /* each event's cur is the read's */
@@ -612,46 +612,11 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 		return 0;
 	}
 	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ? lope_parts__write(g, values) : err;
+		return err == LOPE_SPLIT ? g->split->write(g, values) : err;
 	err = sample(g, false);
 	if (!err)
 		set_bases(g, values);
 	return err;
-}
-
-/* An ioctl failed: its error. */
-static __attribute__((noinline)) int ioctl_error(void)
-{
-	return errno ? -errno : -EIO;
-}
-
-/* ioctl_leaders() of a set of several kernel groups, out of its way. */
-static __attribute__((noinline)) int ioctl_each_leader(struct lope_group *g,
-						       unsigned long request)
-{
-	int i;
-
-	for (i = 0; i < g->nr_leaders; i++)
-		if (lope_sys->ioctl(g->ev[i].fd, request, 0) < 0)
-			return ioctl_error();
-	return 0;
-}
-
-/*
- * Members are opened enabled and count whenever their leader is scheduled,
- * so enabling or disabling the leader alone switches the whole group: no
- * PERF_IOC_FLAG_GROUP, which would make the kernel visit every member
- * (doc/design.md).  The caller checked @g.
- */
-static inline __attribute__((always_inline)) int
-ioctl_leaders(struct lope_group *g, unsigned long request)
-{
-	if (lope_group__forked(g))
-		return 0; /* the parent's counters are not the child's to switch */
-	if (__builtin_expect(g->nr_leaders == 1, 1))
-		return lope_sys->ioctl(g->kfd, request, 0) < 0 ? ioctl_error() :
-								 0;
-	return ioctl_each_leader(g, request);
 }
 
 /*
@@ -691,15 +656,6 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 	return 0;
 }
 
-int lope_group__demote(struct lope_group *g)
-{
-	int err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
-
-	if (!err)
-		g->stop = LOPE_STOP_DEMOTED; /* settle() samples it again */
-	return err;
-}
-
 int lope_group__enable(struct lope_group *g)
 {
 	int err = check_ready(g);
@@ -707,7 +663,7 @@ int lope_group__enable(struct lope_group *g)
 	if (err == LOPE_PARKED)
 		return unpark(g);
 	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ? lope_parts__enable(g) : err;
+		return err == LOPE_SPLIT ? g->split->enable(g) : err;
 	set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
 	err = g->nr_overflow && !lope_group__forked(g) ? lope_overflow__arm(g) :
@@ -719,7 +675,7 @@ int lope_group__enable(struct lope_group *g)
 	/* The enable's duration: a user-space read's window (reset rule). */
 	lope_arch_cycles_to(&g->call_start);
 	if (!err)
-		err = ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
+		err = lope_ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
 	lope_arch_cycles_to(&g->call_end);
 	if (__builtin_expect(err, 0)) {
 		set_running(g, false);
@@ -739,7 +695,7 @@ stop_leaders(struct lope_group *g)
 	int err;
 
 	set_running(g, false);
-	err = ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+	err = lope_ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
 	/* Still counting: overflow must keep renewing its budget. */
 	if (__builtin_expect(err, 0))
 		set_running(g, true);
@@ -775,9 +731,8 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 		return 0;
 	}
 	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ?
-			       lope_parts__disable(g, values, false) :
-			       err;
+		return err == LOPE_SPLIT ? g->split->disable(g, values, false) :
+					   err;
 	/* Listed: lazy, and enabled in the kernel; sampled as it runs. */
 	err = g->listed ? 0 : stop_leaders(g);
 	if (!err)
@@ -799,7 +754,7 @@ int lope_group__disable_after_read(struct lope_group *g)
 
 	/* No sample since the enable (always so when closed or split). */
 	if (__builtin_expect(!g || g->last == LOPE_PATH_NONE, 0))
-		return g && g->parts ? lope_parts__disable(g, NULL, true) :
+		return g && g->parts ? g->split->disable(g, NULL, true) :
 				       lope_group__disable(g, NULL);
 	if (g->listed) {
 		if (g->stop == LOPE_STOP_NONE)
@@ -817,7 +772,7 @@ enum lope_path lope_group__last_path(const struct lope_group *g)
 {
 	if (!g)
 		return LOPE_PATH_NONE;
-	return g->parts ? g->parts->last : g->last;
+	return g->parts ? g->split->last_path(g) : g->last;
 }
 
 int lope_group__nr_mapped(const struct lope_group *g)

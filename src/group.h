@@ -3,6 +3,7 @@
 #ifndef LOPE_GROUP_H
 #define LOPE_GROUP_H
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -129,6 +130,7 @@ struct lope_group {
 	struct lope_parts *parts;
 	const struct lope_cores *core_of;
 	int core;
+	const struct lope_split_ops *split; /* parts.c's, where cores are set */
 	/* Lazy stop (park.c): may park at a stop; how it stopped; on the
 	 * registry of lazy groups enabled in the kernel, and its links. */
 	bool lazy;
@@ -183,34 +185,33 @@ static inline bool lope_group__forked(const struct lope_group *g)
  */
 void lope_group__choose(struct lope_group *g, bool ready);
 
-/* A split group's parts: group k of core PMU k, the last one of none. */
-struct lope_parts {
-	struct lope_group *g[LOPE_CORES_MAX + 1];
-	int *value[LOPE_CORES_MAX + 1]; /* event j of g[k] adds to value[k][j] */
-	int64_t *tmp;                   /* one part's values */
-	struct lope_counts *ctmp;       /* one part's raw counts */
-	int hit_g, hit_j;               /* the last lope_parts__find_fd() */
-	enum lope_path last;            /* the latest lope_parts__read() */
-};
-
-/* A split group's calls (parts.c): open, close, and the verbs. */
-int lope_parts__open(struct lope_group *g);
-void lope_parts__close(struct lope_group *g);
-bool lope_parts__needed(const struct lope_group *g);
-int lope_parts__read(struct lope_group *g, int64_t *values);
-int lope_parts__reset(struct lope_group *g);
-int lope_parts__write(struct lope_group *g, const int64_t *values);
-int lope_parts__enable(struct lope_group *g);
-int lope_parts__disable(struct lope_group *g, int64_t *values, bool after_read);
-int lope_parts__counts(struct lope_group *g, struct lope_counts *c, bool last);
-int lope_parts__find_fd(const struct lope_group *g, int fd);
-int lope_parts__samples(struct lope_group *g, int idx, uint64_t *ips, int max);
-int lope_parts__rearm(struct lope_group *g, int idx, int code);
 /*
- * Is @g a core type's part read while the thread is on a cpu of another
- * core type?  Its pages are then final (group.c's user-space read).
+ * A split group's verbs (parts.c), installed on the group by
+ * lope_group__set_cores() and on each of its parts: the group's own
+ * verbs hand a split group on through them, so that no call goes from
+ * the group up to the split module (the layers: src/sources.mk).
  */
-bool lope_parts__off(const struct lope_group *g);
+struct lope_split_ops {
+	/* Does @g need splitting (open then takes the parts)? */
+	bool (*needed)(const struct lope_group *g);
+	int (*open)(struct lope_group *g);
+	void (*close)(struct lope_group *g);
+	int (*read)(struct lope_group *g, int64_t *values);
+	int (*reset)(struct lope_group *g);
+	int (*write)(struct lope_group *g, const int64_t *values);
+	int (*enable)(struct lope_group *g);
+	int (*disable)(struct lope_group *g, int64_t *values, bool after_read);
+	int (*counts)(struct lope_group *g, struct lope_counts *c, bool last);
+	enum lope_path (*last_path)(const struct lope_group *g);
+	int (*find_fd)(const struct lope_group *g, int fd);
+	int (*samples)(struct lope_group *g, int idx, uint64_t *ips, int max);
+	int (*rearm)(struct lope_group *g, int idx, int code);
+	/*
+	 * Is part @g read while the thread is on a cpu of another core
+	 * type?  Its pages are then final (group.c's user-space read).
+	 */
+	bool (*off)(const struct lope_group *g);
+};
 
 /* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
 void lope_overflow__prepare_attr(const struct lope_event *e,
@@ -220,18 +221,56 @@ void lope_overflow__close(struct lope_group *g, struct lope_event *e);
 int lope_overflow__arm(struct lope_group *g);
 
 /*
- * Lazy stop (park.c).  lope_park_nr: how many groups are listed, read
- * without the lock by every kernel enable (0: nothing to look for).
+ * Members are opened enabled and count whenever their leader is scheduled,
+ * so enabling or disabling the leader alone switches the whole group: no
+ * PERF_IOC_FLAG_GROUP, which would make the kernel visit every member
+ * (doc/design.md).  0 or -errno.  Here for group.c's verbs and park.c's
+ * demotion alike; each file has its own copy of the two out-of-line
+ * helpers (unused where a file does not call them).
+ */
+static __attribute__((noinline, unused)) int lope_ioctl_error(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+/* lope_ioctl_leaders() of a set of several kernel groups, out of its way. */
+static __attribute__((noinline, unused)) int
+lope_ioctl_each_leader(struct lope_group *g, unsigned long request)
+{
+	int i;
+
+	for (i = 0; i < g->nr_leaders; i++)
+		if (lope_sys->ioctl(g->ev[i].fd, request, 0) < 0)
+			return lope_ioctl_error();
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+lope_ioctl_leaders(struct lope_group *g, unsigned long request)
+{
+	if (lope_group__forked(g))
+		return 0; /* the parent's counters are not the child's to switch */
+	if (__builtin_expect(g->nr_leaders == 1, 1))
+		return lope_sys->ioctl(g->kfd, request, 0) < 0 ?
+			       lope_ioctl_error() :
+			       0;
+	return lope_ioctl_each_leader(g, request);
+}
+
+/*
+ * Lazy stop (park.c), the layer under the group's verbs.  lope_park_nr:
+ * how many groups are listed, read without the lock by every kernel
+ * enable (0: nothing to look for).
  */
 extern LOPE_PRIVATE unsigned int lope_park_nr;
+/* Register park.c's own fork handler, before a group may be listed: 0,
+ * or -ENOMEM (then no group may be lazy). */
+int lope_park__watch_fork(void);
 void lope_park__list(struct lope_group *g);
 void lope_park__unlist(struct lope_group *g);
-/* Before @g is enabled in the kernel: disable the calling thread's parked
- * groups that would share a PMU with it.  0, or the first ioctl's error. */
+/* Before @g is enabled in the kernel: disable (demote) the calling
+ * thread's parked groups that would share a PMU with it.  0, or the first
+ * ioctl's error. */
 int lope_park__make_room(const struct lope_group *g);
-/* In a forked child (sys.c's handler): no group of the parent is listed. */
-void lope_park__after_fork(void);
-/* Disable parked @g in the kernel (group.c), for make_room(). */
-int lope_group__demote(struct lope_group *g);
 
 #endif /* LOPE_GROUP_H */

@@ -273,7 +273,8 @@ static void opened(struct lope_group *g, bool user)
 	/* A lazy stop needs user-space samples; overflow must stop in the
 	 * kernel, and an exec enables in the kernel by itself. */
 	g->lazy = user && !g->nr_overflow &&
-		  !(g->flags & (LOPE_KERNEL_STOP | LOPE_ENABLE_ON_EXEC));
+		  !(g->flags & (LOPE_KERNEL_STOP | LOPE_ENABLE_ON_EXEC)) &&
+		  lope_park__watch_fork() == 0;
 	g->stop = LOPE_STOP_NONE;
 	g->opened = true;
 	lope_group__choose(g, true);
@@ -290,8 +291,8 @@ int lope_group__open(struct lope_group *g)
 		return -EBUSY;
 	if (g->nr == 0)
 		return -ENOENT;
-	if (lope_parts__needed(g))
-		return lope_parts__open(g);
+	if (g->split && g->split->needed(g))
+		return g->split->open(g);
 	self = self_monitoring(g);
 	/* Before anything is mapped: a failed open unmaps what it mapped. */
 	g->fork_gen = lope_fork_gen;
@@ -325,7 +326,7 @@ void lope_group__close(struct lope_group *g)
 	int i;
 
 	if (g && g->parts)
-		lope_parts__close(g);
+		g->split->close(g);
 	if (!g || !g->opened)
 		return;
 	lope_park__unlist(g); /* its counters go with the descriptors */

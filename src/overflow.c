@@ -169,7 +169,7 @@ int lope_group__rearm(struct lope_group *g, int idx, int code)
 	if (!e || !lope_group__is_open(g) || !e->period)
 		return -EINVAL;
 	if (g->parts)
-		return lope_parts__rearm(g, idx, code);
+		return g->split->rearm(g, idx, code);
 	if (code == POLL_HUP)
 		e->budget = 0;
 	else if (e->budget > 0)
@@ -186,7 +186,7 @@ int lope_group__find_fd(const struct lope_group *g, int fd)
 	if (!g || !lope_group__is_open(g) || fd < 0)
 		return -EINVAL;
 	if (g->parts)
-		return lope_parts__find_fd(g, fd);
+		return g->split->find_fd(g, fd);
 	for (i = 0; i < g->nr; i++)
 		if (g->ev[i].fd == fd)
 			return i;
@@ -223,7 +223,7 @@ int lope_group__samples(struct lope_group *g, int idx, uint64_t *ips, int max)
 	if (!e || !ips || max < 0)
 		return -EINVAL;
 	if (g->parts)
-		return lope_parts__samples(g, idx, ips, max);
+		return g->split->samples(g, idx, ips, max);
 	if (!e->ring)
 		return -ENOBUFS;
 	pc = e->ring;

@@ -16,6 +16,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 
@@ -25,6 +26,34 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lope_group *head;
 unsigned int lope_park_nr;
+
+/*
+ * A forked child has no listed group of its own (its copies of the
+ * parent's are forked, never listed there), and another thread of the
+ * parent may have held the lock: both start afresh.
+ */
+static void after_fork(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	head = NULL;
+	lope_park_nr = 0;
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static int atfork_registered;
+
+static void register_atfork(void)
+{
+	atfork_registered = pthread_atfork(NULL, NULL, after_fork) == 0;
+}
+
+int lope_park__watch_fork(void)
+{
+	if (pthread_once(&atfork_once, register_atfork) != 0 ||
+	    !atfork_registered)
+		return -ENOMEM;
+	return 0;
+}
 
 void lope_park__list(struct lope_group *g)
 {
@@ -109,6 +138,16 @@ static bool competes(const struct lope_group *p, const struct lope_group *g)
 	return false;
 }
 
+/* Disable parked @p in the kernel: its next start samples it again. */
+static int demote(struct lope_group *p)
+{
+	int err = lope_ioctl_leaders(p, PERF_EVENT_IOC_DISABLE);
+
+	if (!err)
+		p->stop = LOPE_STOP_DEMOTED; /* settle() samples it again */
+	return err;
+}
+
 int lope_park__make_room(const struct lope_group *g)
 {
 	pid_t tid = lope_gettid();
@@ -121,17 +160,10 @@ int lope_park__make_room(const struct lope_group *g)
 		if (p == g || p->owner != tid || p->stop != LOPE_STOP_PARKED ||
 		    !competes(p, g))
 			continue;
-		err = lope_group__demote(p);
+		err = demote(p);
 		if (!err)
 			unlink_locked(p);
 	}
 	pthread_mutex_unlock(&lock);
 	return err;
-}
-
-void lope_park__after_fork(void)
-{
-	pthread_mutex_init(&lock, NULL);
-	head = NULL;
-	lope_park_nr = 0;
 }

@@ -5,7 +5,8 @@
  * count everywhere, each an ordinary group with its own read path (a core
  * PMU's group reads its pages in user space on any cpu), and every verb
  * the sum of its parts.  The verbs reach here from group.c's slow paths
- * (settle() says LOPE_SPLIT), so a group that is not split pays nothing.
+ * (settle() says LOPE_SPLIT) through the operations lope_group__set_cores()
+ * installs (split_ops), so a group that is not split pays nothing.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,7 +17,13 @@
 
 #include "cores.h"
 #include "group.h"
+#include "parts.h"
 
+static const struct lope_split_ops split_ops;
+static void split_close(struct lope_group *g);
+
+/* Installs the split module's operations on @g (group.h): the only way
+ * a group reaches this file. */
 int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
 {
 	if (!g)
@@ -24,16 +31,17 @@ int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
 	if (lope_group__is_open(g))
 		return -EBUSY;
 	g->cores = lope_cores__nr(c) > 1 ? c : NULL;
+	g->split = g->cores ? &split_ops : NULL;
 	return 0;
 }
 
-__attribute__((noinline)) bool lope_parts__off(const struct lope_group *g)
+static bool split_off(const struct lope_group *g)
 {
 	return lope_group__is_part(g) && lope_cores__off(g->core_of, g->core);
 }
 
 /* Does @g count on a core PMU's cpus only, or split over several? */
-bool lope_parts__needed(const struct lope_group *g)
+static bool split_needed(const struct lope_group *g)
 {
 	struct perf_event_attr parts[LOPE_CORES_MAX];
 	int pmu[LOPE_CORES_MAX], i;
@@ -79,6 +87,7 @@ static struct lope_group *part(struct lope_group *g, int k)
 	if (k < LOPE_CORES_MAX) {
 		q->core_of = g->cores;
 		q->core = k;
+		q->split = &split_ops; /* for off() */
 	}
 	p->g[k] = q;
 	return q;
@@ -158,7 +167,7 @@ static int open_parts(struct lope_group *g)
 	return p->tmp && p->ctmp ? 0 : -ENOMEM;
 }
 
-int lope_parts__open(struct lope_group *g)
+static int split_open(struct lope_group *g)
 {
 	int i, err = 0;
 
@@ -170,7 +179,7 @@ int lope_parts__open(struct lope_group *g)
 	if (!err)
 		err = open_parts(g);
 	if (err) {
-		lope_parts__close(g);
+		split_close(g);
 		return err;
 	}
 	/* g->opened stays false: settle() says LOPE_SPLIT. */
@@ -178,7 +187,7 @@ int lope_parts__open(struct lope_group *g)
 	return 0;
 }
 
-void lope_parts__close(struct lope_group *g)
+static void split_close(struct lope_group *g)
 {
 	int i;
 
@@ -223,7 +232,7 @@ static void add_values(const struct lope_parts *p, int k, const int64_t *v,
 		values[p->value[k][j]] += v[j];
 }
 
-int lope_parts__read(struct lope_group *g, int64_t *values)
+static int split_read(struct lope_group *g, int64_t *values)
 {
 	struct lope_parts *p = g->parts;
 	enum lope_path last = LOPE_PATH_RDPMC;
@@ -245,7 +254,7 @@ int lope_parts__read(struct lope_group *g, int64_t *values)
 	return 0;
 }
 
-int lope_parts__reset(struct lope_group *g)
+static int split_reset(struct lope_group *g)
 {
 	int k, err;
 
@@ -260,7 +269,7 @@ int lope_parts__reset(struct lope_group *g)
 }
 
 /* A value written goes to the first part of its event, 0 to the others. */
-int lope_parts__write(struct lope_group *g, const int64_t *values)
+static int split_write(struct lope_group *g, const int64_t *values)
 {
 	struct lope_parts *p = g->parts;
 	bool *done = calloc((size_t)g->nr, sizeof(*done));
@@ -281,7 +290,7 @@ int lope_parts__write(struct lope_group *g, const int64_t *values)
 	return err;
 }
 
-int lope_parts__enable(struct lope_group *g)
+static int split_enable(struct lope_group *g)
 {
 	struct lope_parts *p = g->parts;
 	int k, err;
@@ -302,7 +311,7 @@ int lope_parts__enable(struct lope_group *g)
 	return 0;
 }
 
-int lope_parts__disable(struct lope_group *g, int64_t *values, bool after_read)
+static int split_disable(struct lope_group *g, int64_t *values, bool after_read)
 {
 	struct lope_parts *p = g->parts;
 	int k, err = 0, e;
@@ -333,7 +342,7 @@ int lope_parts__disable(struct lope_group *g, int64_t *values, bool after_read)
  * enabled time, and the running times summed (at most that): the time
  * some part counted.  @last: the latest sample's, else a new one.
  */
-int lope_parts__counts(struct lope_group *g, struct lope_counts *c, bool last)
+static int split_counts(struct lope_group *g, struct lope_counts *c, bool last)
 {
 	struct lope_parts *p = g->parts;
 	int k, j, err;
@@ -362,7 +371,7 @@ int lope_parts__counts(struct lope_group *g, struct lope_counts *c, bool last)
 }
 
 /* Async-signal-safe: remembers which part's event it was, for rearm. */
-int lope_parts__find_fd(const struct lope_group *g, int fd)
+static int split_find_fd(const struct lope_group *g, int fd)
 {
 	struct lope_parts *p = g->parts;
 	int k, j;
@@ -381,7 +390,7 @@ int lope_parts__find_fd(const struct lope_group *g, int fd)
 }
 
 /* Every part's samples of event @idx, part after part. */
-int lope_parts__samples(struct lope_group *g, int idx, uint64_t *ips, int max)
+static int split_samples(struct lope_group *g, int idx, uint64_t *ips, int max)
 {
 	struct lope_parts *p = g->parts;
 	int k, j, n = 0, r, rings = 0;
@@ -404,8 +413,8 @@ int lope_parts__samples(struct lope_group *g, int idx, uint64_t *ips, int max)
 	return rings ? n : -ENOBUFS;
 }
 
-/* The part whose signal lope_parts__find_fd() last found. */
-int lope_parts__rearm(struct lope_group *g, int idx, int code)
+/* The part whose signal split_find_fd() last found. */
+static int split_rearm(struct lope_group *g, int idx, int code)
 {
 	struct lope_parts *p = g->parts;
 
@@ -413,3 +422,25 @@ int lope_parts__rearm(struct lope_group *g, int idx, int code)
 		return -EINVAL;
 	return lope_group__rearm(p->g[p->hit_g], p->hit_j, code);
 }
+
+static enum lope_path split_last_path(const struct lope_group *g)
+{
+	return g->parts->last;
+}
+
+static const struct lope_split_ops split_ops = {
+	.needed = split_needed,
+	.open = split_open,
+	.close = split_close,
+	.read = split_read,
+	.reset = split_reset,
+	.write = split_write,
+	.enable = split_enable,
+	.disable = split_disable,
+	.counts = split_counts,
+	.last_path = split_last_path,
+	.find_fd = split_find_fd,
+	.samples = split_samples,
+	.rearm = split_rearm,
+	.off = split_off,
+};

@@ -226,23 +226,6 @@ int lope_rdpmc_usable(char *why, size_t len)
 	return err;
 }
 
-int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	struct perf_event_attr a;
-	int fd;
-
-	if (!attr)
-		return -EINVAL;
-	a = *attr;
-	a.size = sizeof(a);
-	a.disabled = 1;
-	fd = lope_sys__open(&a, pid, cpu, -1);
-	if (fd < 0)
-		return fd;
-	(void)lope_sys->close(fd); /* never used: nothing to lose */
-	return 0;
-}
-
 /*
  * Does the group of leader @fd run once enabled?  Its running time after
  * the enable, read with the group: a group that does not fit the PMU is

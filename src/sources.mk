@@ -24,4 +24,19 @@ LOPE_ENGINE_HDRS = \
 	group.h \
 	lope.h \
 	mmap_read.h \
+	parts.h \
 	sys.h
+
+# The engine's layers, lowest first, "/" between two (doc/design.md): a
+# file calls only files of lower layers, never one of its own layer or a
+# higher one.  A lower layer reaches up only through what a higher one
+# installs: the split module's operations on a group (struct
+# lope_split_ops, group.h).  ctests/engine/test_layers.sh checks it on the
+# symbols of liblope.a's objects.
+LOPE_ENGINE_LAYERS = \
+	sys.c guard.c sysfs_pmu.c / \
+	cores.c overflow.c park.c / \
+	group.c / \
+	open.c / \
+	parts.c / \
+	change.c probe.c

@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "group.h"
+#include "lope.h"
 #include "lope_arch.h"
 #include "sys.h"
 
@@ -71,12 +71,28 @@ int lope_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return errno ? -errno : -EINVAL;
 }
 
+int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	if (!attr)
+		return -EINVAL;
+	a = *attr;
+	a.size = sizeof(a);
+	a.disabled = 1;
+	fd = lope_sys__open(&a, pid, cpu, -1);
+	if (fd < 0)
+		return fd;
+	(void)lope_sys->close(fd); /* never used: nothing to lose */
+	return 0;
+}
+
 /*
  * A forked child inherits the parent's thread-local cache but not its
  * perf mappings (the kernel maps them VM_DONTCOPY), so the cache must be
- * forgotten in the child or it would take the parent's events for its own;
- * so must the registry of lazy stops (park.c), whose lock another thread
- * of the parent may have held.
+ * forgotten in the child or it would take the parent's events for its own
+ * (park.c keeps its own handler for its registry).
  */
 __thread pid_t lope_cached_tid __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -88,7 +104,6 @@ static void forget_tid(void)
 {
 	lope_cached_tid = 0;
 	lope_fork_gen++;
-	lope_park__after_fork();
 }
 
 static void register_atfork(void)

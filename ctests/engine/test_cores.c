@@ -40,6 +40,7 @@
 
 #include "cores.h"
 #include "group.h"
+#include "parts.h"
 #include "report.h"
 #include "span.h"
 #include "tree.h"
