@@ -97,7 +97,7 @@ static int read_events(const struct lope_pmus *p, struct lope_core *u)
 {
 	struct perf_event_attr a;
 	const char *pmu, *name;
-	int i, n = lope_pmus__nr(p);
+	int i, n = lope_pmus__nr_events(p);
 
 	for (i = 0; i < n; i++) {
 		struct lope_core_event *e;

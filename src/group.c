@@ -258,16 +258,6 @@ uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run)
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
-/* Scaling, and the guards that keep a value from going negative. */
-static uint64_t scaled(uint64_t d, uint64_t ena, uint64_t run)
-{
-	if ((int64_t)d < 0) /* never report a negative count */
-		d = 0;
-	if (ena != run)
-		d = lope_scale(d, ena, run);
-	return d > INT64_MAX ? INT64_MAX : d; /* nor wrap a wild ratio */
-}
-
 /* Any value: each event's own interval, scaled where the kernel multiplexed. */
 static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 						  int64_t *values)
@@ -278,9 +268,9 @@ static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 		const struct lope_event *e = &g->ev[i];
 		struct lope_counts c = sample_of(g, i);
 
-		values[i] = (int64_t)scaled(c.val - e->base.val,
-					    c.ena - e->base.ena,
-					    c.run - e->base.run) +
+		values[i] = (int64_t)lope_scaled(c.val - e->base.val,
+						 c.ena - e->base.ena,
+						 c.run - e->base.run) +
 			    e->wr;
 	}
 }
@@ -620,18 +610,6 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 }
 
 /*
- * Running is set before the ioctls and cleared before the stop: an
- * overflow signal handled in between may renew its event's budget (an
- * ioctl that enables the event), one handled after the stop must leave
- * that to the next enable.
- */
-static void set_running(struct lope_group *g, bool running)
-{
-	g->running = running;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-/*
  * The start of a parked group: its counters never stopped, so its bases
  * come from the pages now (read(2) where they refuse), and what was
  * written while it was stopped stays.  A failed sample leaves it parked as
@@ -641,10 +619,11 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 {
 	int i, err;
 
-	set_running(g, true); /* an event off its counter reads as enabled */
+	lope_set_running(g,
+			 true); /* an event off its counter reads as enabled */
 	err = sample(g, false);
 	if (__builtin_expect(err, 0)) {
-		set_running(g, false);
+		lope_set_running(g, false);
 		for (i = 0; i < g->nr; i++)
 			g->ev[i].cur = g->ev[i].base;
 		return err;
@@ -664,7 +643,7 @@ int lope_group__enable(struct lope_group *g)
 		return unpark(g);
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ? g->split->enable(g) : err;
-	set_running(g, true);
+	lope_set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
 	err = g->nr_overflow && !lope_group__forked(g) ? lope_overflow__arm(g) :
 							 0;
@@ -678,7 +657,7 @@ int lope_group__enable(struct lope_group *g)
 		err = lope_ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
 	lope_arch_cycles_to(&g->call_end);
 	if (__builtin_expect(err, 0)) {
-		set_running(g, false);
+		lope_set_running(g, false);
 		return err;
 	}
 	if (g->lazy && !g->listed && !lope_group__forked(g))
@@ -694,11 +673,11 @@ stop_leaders(struct lope_group *g)
 {
 	int err;
 
-	set_running(g, false);
+	lope_set_running(g, false);
 	err = lope_ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
 	/* Still counting: overflow must keep renewing its budget. */
 	if (__builtin_expect(err, 0))
-		set_running(g, true);
+		lope_set_running(g, true);
 	return err;
 }
 
@@ -714,7 +693,7 @@ static inline void stopped(struct lope_group *g)
  */
 static void park(struct lope_group *g)
 {
-	set_running(g, false);
+	lope_set_running(g, false);
 	g->stop = LOPE_STOP_PARKED;
 	forget_read(g);
 	set_bases(g, NULL); /* as settle() after a stop in the kernel */

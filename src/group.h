@@ -111,7 +111,8 @@ struct lope_group {
 	bool grouped;        /* read(2) is one PERF_FORMAT_GROUP read */
 	int nr_leaders;      /* events 0 .. nr_leaders - 1 lead kernel groups */
 	pid_t owner;         /* the only thread that may read in user space */
-	/* Between enable and disable; read by the overflow signal handler. */
+	/* Between enable and disable; read by the overflow signal handler,
+	 * written by lope_set_running() alone. */
 	volatile sig_atomic_t running;
 	/* The rest. */
 	pid_t pid;
@@ -175,6 +176,33 @@ static inline bool lope_group__is_part(const struct lope_group *g)
 static inline bool lope_group__forked(const struct lope_group *g)
 {
 	return g->fork_gen != lope_fork_gen;
+}
+
+/*
+ * The only writer of g->running.  Running is set before the ioctls and
+ * cleared before the stop: an overflow signal handled in between may
+ * renew its event's budget (an ioctl that enables the event), one handled
+ * after the stop must leave that to the next enable.
+ */
+static inline void lope_set_running(struct lope_group *g, bool running)
+{
+	g->running = running;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * The one home of a value's arithmetic (group.c's values, parts.c's): the
+ * count @d since the base, scaled where the kernel multiplexed (@ena, @run
+ * since the base), never negative and never past INT64_MAX (a wild
+ * ratio).  The caller adds what was written.
+ */
+static inline uint64_t lope_scaled(uint64_t d, uint64_t ena, uint64_t run)
+{
+	if ((int64_t)d < 0) /* never report a negative count */
+		d = 0;
+	if (ena != run)
+		d = lope_scale(d, ena, run);
+	return d > INT64_MAX ? INT64_MAX : d; /* nor wrap a wild ratio */
 }
 
 /*

@@ -301,7 +301,7 @@ LOPE_API uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run);
  * breakpoint, kprobe and uprobe PMUs are never listed: the generic events
  * name them.
  *
- * Events are numbered 0 .. lope_pmus__nr() - 1, sorted by PMU then event
+ * Events are numbered 0 .. lope_pmus__nr_events() - 1, sorted by PMU then event
  * name; lope_pmus__hide_type() renumbers them, so hide before numbering.
  * A set is not changed by any other call, so threads may share it.
  *
@@ -340,7 +340,7 @@ LOPE_API void lope_pmus__delete(struct lope_pmus *p);
  */
 LOPE_API int lope_pmus__hide_type(struct lope_pmus *p, uint32_t type);
 /* How many events are listed. */
-LOPE_API int lope_pmus__nr(const struct lope_pmus *p);
+LOPE_API int lope_pmus__nr_events(const struct lope_pmus *p);
 /* The index of @pmu's event @event, or -ENOENT. */
 LOPE_API int lope_pmus__find(const struct lope_pmus *p, const char *pmu,
 			     const char *event);

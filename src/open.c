@@ -350,7 +350,7 @@ void lope_group__close(struct lope_group *g)
 		e->fd = -1;
 	}
 	g->nr_mapped = 0;
-	g->running = false;
+	lope_set_running(g, false);
 	g->opened = false;
 	g->last = LOPE_PATH_NONE;
 	lope_group__choose(g, false);

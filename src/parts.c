@@ -195,7 +195,7 @@ static void split_close(struct lope_group *g)
 		g->ev[i].fd = -1; /* the parts' own, closed with them */
 	free_parts(g);
 	g->nr_mapped = 0;
-	g->running = false;
+	lope_set_running(g, false);
 }
 
 /*
@@ -216,9 +216,8 @@ static void part_values(const struct lope_group *q, const struct lope_counts *c,
 
 		d = c[j].val - e->base.val;
 		ena = lope_group__is_part(q) ? ref : c[j].ena - e->base.ena;
-		d = (int64_t)d < 0 ? 0 :
-				     lope_scale(d, ena, c[j].run - e->base.run);
-		v[j] = (int64_t)(d > INT64_MAX ? INT64_MAX : d) + e->wr;
+		v[j] = (int64_t)lope_scaled(d, ena, c[j].run - e->base.run) +
+		       e->wr;
 	}
 }
 
@@ -307,7 +306,7 @@ static int split_enable(struct lope_group *g)
 			return err;
 		}
 	}
-	g->running = true;
+	lope_set_running(g, true);
 	return 0;
 }
 
@@ -333,7 +332,7 @@ static int split_disable(struct lope_group *g, int64_t *values, bool after_read)
 			err = e;
 	}
 	if (!err)
-		g->running = false;
+		lope_set_running(g, false);
 	return err;
 }
 

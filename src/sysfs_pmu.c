@@ -473,7 +473,7 @@ int lope_pmus__cpu(const struct lope_pmus *p, uint32_t type, int *cpu)
 	return -ENOENT;
 }
 
-int lope_pmus__nr(const struct lope_pmus *p)
+int lope_pmus__nr_events(const struct lope_pmus *p)
 {
 	int i, nr = 0;
 

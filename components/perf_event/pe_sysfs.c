@@ -44,7 +44,7 @@ void pe_sysfs__close(struct pe_sysfs *s)
 
 int pe_sysfs__nr(const struct pe_sysfs *s)
 {
-	return s->pmus ? lope_pmus__nr(s->pmus) : 0;
+	return s->pmus ? lope_pmus__nr_events(s->pmus) : 0;
 }
 
 void pe_sysfs__list_pmus(const struct pe_sysfs *s, papi_vector_t *v)

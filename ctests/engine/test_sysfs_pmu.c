@@ -219,7 +219,7 @@ static void test_listing(struct lope_pmus *p)
 {
 	char got[128] = "", want[128] = "";
 	const char *pmu, *ev;
-	int nr = lope_pmus__nr(p), i;
+	int nr = lope_pmus__nr_events(p), i;
 
 	if (!lope_check(nr == (int)ARRAY_SIZE(listed), "list_count",
 			"%d events listed, want %zu", nr, ARRAY_SIZE(listed)))
@@ -346,14 +346,14 @@ static void test_split(void)
 
 static void test_hide_and_cpu(struct lope_pmus *p)
 {
-	int before = lope_pmus__nr(p), cpu = 99, err;
+	int before = lope_pmus__nr_events(p), cpu = 99, err;
 
 	err = lope_pmus__hide_type(p, 30);
-	lope_check(err == 0 && lope_pmus__nr(p) == before - 25 &&
+	lope_check(err == 0 && lope_pmus__nr_events(p) == before - 25 &&
 			   lope_pmus__find(p, "unc", "two") == -ENOENT &&
 			   lope_pmus__find(p, "split", "hi") == 4,
 		   "hide_type_drops_its_events", "err %d, %d events left", err,
-		   lope_pmus__nr(p));
+		   lope_pmus__nr_events(p));
 	lope_check(lope_pmus__hide_type(p, 12345) == -ENOENT,
 		   "hide_unknown_type_enoent", "no error");
 	err = lope_pmus__cpu(p, 30, &cpu);
@@ -453,7 +453,7 @@ static void test_real_sysfs(void)
 			  strerror(-err));
 		return;
 	}
-	lope_info("%s: %d events listed", devices, lope_pmus__nr(p));
+	lope_info("%s: %d events listed", devices, lope_pmus__nr_events(p));
 	idx = lope_pmus__find(p, "msr", "tsc");
 	if (idx < 0) {
 		lope_skip("real_sysfs_msr_tsc", "no msr/tsc event here");
@@ -491,9 +491,9 @@ static void test_core_kind(void)
 			 ok ? ev : "");
 		ok &= !strcmp(got, core[i]);
 	}
-	lope_check(ok && lope_pmus__nr(p) == (int)ARRAY_SIZE(core),
+	lope_check(ok && lope_pmus__nr_events(p) == (int)ARRAY_SIZE(core),
 		   "core_kind_lists_core_pmus_only", "%d events",
-		   lope_pmus__nr(p));
+		   lope_pmus__nr_events(p));
 	lope_check(lope_pmus__nr_pmus(p) == 3 &&
 			   !strcmp(lope_pmus__pmu_name(p, 0),
 				   "armv8_pmuv3_0") &&

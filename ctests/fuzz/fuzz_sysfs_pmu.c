@@ -521,8 +521,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("event listed", want, idx);
 		goto out;
 	}
-	if (lope_pmus__nr(p) != 1)
-		fail("one event listed", 1, lope_pmus__nr(p));
+	if (lope_pmus__nr_events(p) != 1)
+		fail("one event listed", 1, lope_pmus__nr_events(p));
 	memset(&ev, 0x5a, sizeof(ev));
 	rc = lope_pmus__event(p, idx, &attr, &ev);
 	if (rc != want)
