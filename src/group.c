@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <linux/perf_event.h>
 
 #include "group.h"
@@ -478,6 +480,7 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
 		set_bases(g, NULL);
 	}
 	choose(g, true);
+	LOPE_CHECK(g);
 	return 0;
 }
 
@@ -632,6 +635,7 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 	g->stop = LOPE_STOP_NONE;
 	g->last = LOPE_PATH_NONE;
 	choose(g, true);
+	LOPE_CHECK(g);
 	return 0;
 }
 
@@ -664,6 +668,7 @@ int lope_group__enable(struct lope_group *g)
 		lope_park__list(g);
 	forget_read(g);
 	g->last = LOPE_PATH_NONE;
+	LOPE_CHECK(g);
 	return 0;
 }
 
@@ -698,6 +703,7 @@ static void park(struct lope_group *g)
 	forget_read(g);
 	set_bases(g, NULL); /* as settle() after a stop in the kernel */
 	choose(g, false);
+	LOPE_CHECK(g);
 }
 
 int lope_group__disable(struct lope_group *g, int64_t *values)
@@ -724,6 +730,7 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 		park(g);
 	else
 		stopped(g);
+	LOPE_CHECK(g);
 	return 0;
 }
 
@@ -744,6 +751,7 @@ int lope_group__disable_after_read(struct lope_group *g)
 	if (__builtin_expect(err, 0))
 		return err;
 	stopped(g);
+	LOPE_CHECK(g);
 	return 0;
 }
 
@@ -757,4 +765,35 @@ enum lope_path lope_group__last_path(const struct lope_group *g)
 int lope_group__nr_mapped(const struct lope_group *g)
 {
 	return g ? g->nr_mapped : -EINVAL;
+}
+
+/* A broken invariant: which, on stderr, and abort (debug builds only). */
+static void broken(const struct lope_group *g, const char *what)
+{
+	fprintf(stderr,
+		"lope: group %p: %s (opened %d, split %d, ready %d, lazy %d, "
+		"stop %d, listed %d, running %d)\n",
+		(const void *)g, what, g->opened, g->parts != NULL,
+		g->read != read_cold, g->lazy, (int)g->stop, g->listed,
+		(int)g->running);
+	abort();
+}
+
+void lope_group__check(const struct lope_group *g)
+{
+	bool ready = g->read != read_cold;
+
+	if (ready && (!g->opened || g->parts || g->stop != LOPE_STOP_NONE))
+		broken(g, "ready, but closed, split or stopped lazily");
+	if (g->listed && (!g->lazy || !g->opened))
+		broken(g, "listed, but not lazy and open");
+	if (g->stop == LOPE_STOP_PARKED && (!g->listed || g->running))
+		broken(g, "parked, but not listed or running");
+	if (g->stop == LOPE_STOP_DEMOTED && (g->listed || g->running))
+		broken(g, "demoted, but listed or running");
+	if (g->running && g->stop != LOPE_STOP_NONE)
+		broken(g, "running, but stopped");
+	if (!g->opened && !g->parts &&
+	    (g->listed || g->stop != LOPE_STOP_NONE || g->running))
+		broken(g, "closed, but listed, stopped or running");
 }

@@ -70,6 +70,8 @@ struct lope_group;
  * It is read_cold() (group.c) exactly when the group is not ready: closed,
  * split, or stopped with the latest sample as its bases, not yet copied
  * (settle()); the verbs test that, and nothing else, before using them.
+ * Invariants (LOPE_CHECK): a ready group is open, not split and not
+ * stopped lazily (stop is LOPE_STOP_NONE).
  */
 typedef int (*lope_read_fn)(struct lope_group *g, int64_t *values);
 
@@ -132,8 +134,16 @@ struct lope_group {
 	const struct lope_cores *core_of;
 	int core;
 	const struct lope_split_ops *split; /* parts.c's, where cores are set */
-	/* Lazy stop (park.c): may park at a stop; how it stopped; on the
-	 * registry of lazy groups enabled in the kernel, and its links. */
+	/*
+	 * Lazy stop (park.c): may park at a stop; how it stopped; on the
+	 * registry of lazy groups enabled in the kernel, and its links.
+	 * Invariants (LOPE_CHECK; lope_park_nr counts the listed groups):
+	 *   listed: lazy and open (a close unlists first);
+	 *   PARKED: listed, not running (its counters run in the kernel);
+	 *   DEMOTED: not listed, not running (disabled in the kernel);
+	 *   running: stop is LOPE_STOP_NONE;
+	 *   closed and not split: not listed, not stopped, not running.
+	 */
 	bool lazy;
 	enum lope_stop stop;
 	bool listed;
@@ -204,6 +214,19 @@ static inline uint64_t lope_scaled(uint64_t d, uint64_t ena, uint64_t run)
 		d = lope_scale(d, ena, run);
 	return d > INT64_MAX ? INT64_MAX : d; /* nor wrap a wild ratio */
 }
+
+/*
+ * The invariants of readiness and of the lazy stop (at their fields
+ * above): after each change of state, LOPE_CHECK(g) aborts with the one
+ * broken in a debug build (-DLOPE_DEBUG: the sanitizer builds,
+ * ctests/sanitize/test_asan.sh), and is nothing otherwise.
+ */
+void lope_group__check(const struct lope_group *g);
+#ifdef LOPE_DEBUG
+#define LOPE_CHECK(g) lope_group__check(g)
+#else
+#define LOPE_CHECK(g) ((void)0)
+#endif
 
 /*
  * Set g->read from the group's state: @ready (open, its bases in place),

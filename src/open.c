@@ -278,6 +278,7 @@ static void opened(struct lope_group *g, bool user)
 	g->stop = LOPE_STOP_NONE;
 	g->opened = true;
 	lope_group__choose(g, true);
+	LOPE_CHECK(g);
 }
 
 int lope_group__open(struct lope_group *g)
@@ -354,4 +355,5 @@ void lope_group__close(struct lope_group *g)
 	g->opened = false;
 	g->last = LOPE_PATH_NONE;
 	lope_group__choose(g, false);
+	LOPE_CHECK(g);
 }

@@ -12,6 +12,10 @@
  * with its old settings and its values, one whose reopen fails too
  * leaves it closed with its old settings; a running group, a bad change
  * and overflow with inherit are refused before anything is closed.
+ *
+ * The invariants of readiness and of the lazy stop (group.h,
+ * lope_group__check()): silent through a group's life, an abort for each
+ * one broken on purpose (in a child).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "attrs.h"
@@ -685,6 +690,98 @@ static void change_faults(void)
 	(void)sched_setaffinity(0, sizeof(old), &old); /* it was allowed */
 }
 
+/* Does lope_group__check(@g) abort, once @brk (if any) broke @g?  In a
+ * child, whose copy of @g alone is broken; its message goes nowhere. */
+static bool check_aborts(struct lope_group *g,
+			 void (*brk)(struct lope_group *g))
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(3);
+		if (brk)
+			brk(g);
+		lope_group__check(g);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return false;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+}
+
+static void parked_unlisted(struct lope_group *g)
+{
+	g->stop = LOPE_STOP_PARKED;
+}
+
+static void listed_not_lazy(struct lope_group *g)
+{
+	g->listed = true;
+	g->lazy = false;
+}
+
+static void demoted_running(struct lope_group *g)
+{
+	g->stop = LOPE_STOP_DEMOTED;
+	g->running = 1;
+}
+
+static void ready_closed(struct lope_group *g)
+{
+	g->opened = false;
+}
+
+static void invariants(void)
+{
+	static const struct {
+		const char *name;
+		void (*brk)(struct lope_group *g);
+	} rows[] = {
+		{ "invariant_parked_is_listed", parked_unlisted },
+		{ "invariant_listed_is_lazy", listed_not_lazy },
+		{ "invariant_demoted_is_not_running", demoted_running },
+		{ "invariant_ready_is_open", ready_closed },
+	};
+	struct lope_group *g = make(0);
+	const char *when = "new";
+	int64_t v[SW_ATTRS];
+	bool quiet = g && !check_aborts(g, NULL);
+	size_t i;
+
+	if (quiet) {
+		when = "open";
+		quiet = lope_group__open(g) == 0 && !check_aborts(g, NULL);
+	}
+	if (quiet) {
+		when = "enable";
+		quiet = lope_group__enable(g) == 0 && !check_aborts(g, NULL);
+	}
+	if (quiet) {
+		when = "read";
+		quiet = lope_group__read(g, v) == 0 && !check_aborts(g, NULL);
+	}
+	/* Ready and running: every row below breaks one rule. */
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		lope_check(quiet && check_aborts(g, rows[i].brk), rows[i].name,
+			   quiet ? "lope_group__check() did not abort" :
+				   "no ready group to break: see below");
+	if (quiet) {
+		when = "disable";
+		quiet = lope_group__disable(g, v) == 0 &&
+			!check_aborts(g, NULL);
+	}
+	if (quiet) {
+		when = "close";
+		lope_group__close(g);
+		quiet = !check_aborts(g, NULL);
+	}
+	lope_check(quiet, "invariants_hold_through_a_life",
+		   "broken (or a failed call) at %s", when);
+	lope_group__delete(g);
+}
+
 int main(void)
 {
 	faulty = lope_sys_kernel;
@@ -699,5 +796,6 @@ int main(void)
 	runtime_faults();
 	mmap_fallback();
 	lope_sys__set(NULL);
+	invariants();
 	return lope_done();
 }

@@ -89,14 +89,22 @@ static int read_stop(struct lope_group *g, int64_t *v)
 	return err ? err : lope_group__disable_after_read(g);
 }
 
-/* One interval of @n iterations: enable, loop, read and stop into @v. */
+/*
+ * One interval of @n iterations: enable, loop, read and stop into @v.
+ * The group's invariants (group.h) are checked on either side of it
+ * (lope_group__check() aborts on a broken one), never inside.
+ */
 static int interval(struct lope_group *g, unsigned long n, int64_t *v)
 {
-	int err = lope_group__enable(g);
+	int err;
 
+	lope_group__check(g);
+	err = lope_group__enable(g);
 	if (!err)
 		loop2(n);
-	return err ? err : read_stop(g, v);
+	err = err ? err : read_stop(g, v);
+	lope_group__check(g);
+	return err;
 }
 
 /*
@@ -229,6 +237,7 @@ static void test_alternate(const char *name)
 		err = least(a, N, va);
 		if (!err)
 			err = least(b, 2 * N, vb);
+		lope_group__check(a); /* demoted by b's enable, or parked */
 		if (!err && (!exact(va[0], N) || !exact(vb[0], 2 * N)) &&
 		    !bad++)
 			snprintf(first, sizeof(first),

@@ -23,7 +23,9 @@ top=${top_srcdir:-$(cd "$here/../.." && pwd)}
 ours=${PAPI_OURS_BUILDDIR:-${top_builddir:-$top}/papi/ours/src}
 cc=${LOPE_SAN_CC:-gcc}
 san=("-fsanitize=address,undefined" -fno-omit-frame-pointer -fno-sanitize-recover=all)
-cflags=(-g -O1 -Wall -Wextra)
+# LOPE_DEBUG: the engine checks its invariants after each change of
+# state (LOPE_CHECK, src/group.h), and aborts on a broken one.
+cflags=(-g -O1 -Wall -Wextra -DLOPE_DEBUG)
 arch=$(uname -m)
 
 # The tests that run under the sanitizers: those of ctests/tests.list
@@ -254,7 +256,7 @@ cp -a "$ours" "$sp"
 # library is rebuilt ("make shared" compiles all its sources in one call).
 rm -f "$sp"/libpapi.so*
 if ! (cd "$sp" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	make CC="$cc ${san[*]}" shared) >"$tmp/papi-build.log" 2>&1; then
+	make CC="$cc ${san[*]} -DLOPE_DEBUG" shared) >"$tmp/papi-build.log" 2>&1; then
 	show_tail "$tmp/papi-build.log"
 	fail asan_libpapi "make CC=\"$cc ${san[*]}\" shared failed"
 	exit 1
