@@ -45,14 +45,14 @@ static inline int read_exact(int fd, void *buf, size_t len)
 
 /*
  * The latest sample's raw counts of event @i, in the group's one layout:
- * the kernel's PERF_FORMAT_GROUP buffer, or each event's cur.
+ * the kernel's PERF_FORMAT_GROUP buffer, or each event's sample.
  */
 static inline struct lope_counts sample_of(const struct lope_group *g, int i)
 {
 	struct lope_counts c;
 
-	if (g->how != LOPE_HOW_GROUP)
-		return g->ev[i].cur;
+	if (g->sampler != LOPE_SAMPLE_GROUP)
+		return g->ev[i].sample;
 	c.val = g->buf[3 + i];
 	c.ena = g->buf[1];
 	c.run = g->buf[2];
@@ -61,31 +61,31 @@ static inline struct lope_counts sample_of(const struct lope_group *g, int i)
 
 /*
  * One read(2) of the leader with PERF_FORMAT_GROUP into g->buf; a
- * user-space group's sample is per event, so it goes on to each cur.
+ * user-space group's sample is per event, so it goes on to each sample.
  */
 static int read_grouped(struct lope_group *g)
 {
 	int i, err = read_exact(g->ev[0].fd, g->buf,
 				(size_t)(3 + g->nr) * sizeof(uint64_t));
 
-	if (err || g->how == LOPE_HOW_GROUP)
+	if (err || g->sampler == LOPE_SAMPLE_GROUP)
 		return err;
 	for (i = 0; i < g->nr; i++) {
-		g->ev[i].cur.val = g->buf[3 + i];
-		g->ev[i].cur.ena = g->buf[1];
-		g->ev[i].cur.run = g->buf[2];
+		g->ev[i].sample.val = g->buf[3 + i];
+		g->ev[i].sample.ena = g->buf[1];
+		g->ev[i].sample.run = g->buf[2];
 	}
 	return 0;
 }
 
-/* One read(2) per event into its cur: value, ena, run. */
+/* One read(2) per event into its sample: value, ena, run. */
 static int read_each(struct lope_group *g)
 {
 	int i, err;
 
 	for (i = 0; i < g->nr; i++) {
-		err = read_exact(g->ev[i].fd, &g->ev[i].cur,
-				 sizeof(g->ev[i].cur));
+		err = read_exact(g->ev[i].fd, &g->ev[i].sample,
+				 sizeof(g->ev[i].sample));
 		if (err)
 			return err;
 	}
@@ -121,9 +121,9 @@ static int read_user(struct lope_group *g)
 		struct lope_event *e = &g->ev[i];
 
 		r = running ? lope_mmap__read_enabled(e->page, &lope_hw_reader,
-						      &e->cur, NULL) :
-			      lope_mmap__read(e->page, &lope_hw_reader, &e->cur,
-					      NULL);
+						      &e->sample, NULL) :
+			      lope_mmap__read(e->page, &lope_hw_reader,
+					      &e->sample, NULL);
 		if (r < 0)
 			return -EOPNOTSUPP;
 		on += r == 0;
@@ -141,20 +141,21 @@ static int read_user(struct lope_group *g)
  * each event's value into @values too: an event's enabled time less its running time
  * never shrinks, so such an event had them equal at its base too, and its
  * value is its count less its base, unscaled.  false: anything else
- * (each cur may be half rewritten; the caller samples again).
+ * (each sample may be half rewritten; the caller samples again).
  */
 static inline __attribute__((always_inline)) bool
 read_user_plain(struct lope_group *g, int64_t *restrict values,
 		bool with_values)
 {
 	struct lope_event *e = g->ev;
-	const struct lope_event *last = g->klast_ev;
+	const struct lope_event *last = g->sysread_last_ev;
 
 	do { /* an open group has an event */
-		if (!lope_mmap__read_plain(e->page, &lope_hw_reader, &e->cur))
+		if (!lope_mmap__read_plain(e->page, &lope_hw_reader,
+					   &e->sample))
 			return false;
 		if (with_values)
-			*values++ = (int64_t)(e->cur.val - e->base.val);
+			*values++ = (int64_t)(e->sample.val - e->base.val);
 	} while (++e <= last);
 	return true;
 }
@@ -172,7 +173,7 @@ static int sample(struct lope_group *g, bool timed)
 	int err;
 
 	forget_read(g);
-	if (g->how == LOPE_HOW_USER) {
+	if (g->sampler == LOPE_SAMPLE_USER) {
 		if (read_user(g) == 0) {
 			g->last = LOPE_PATH_RDPMC;
 			return 0;
@@ -273,7 +274,7 @@ static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 		values[i] = (int64_t)lope_scaled(c.val - e->base.val,
 						 c.ena - e->base.ena,
 						 c.run - e->base.run) +
-			    e->wr;
+			    e->offset;
 	}
 }
 
@@ -317,11 +318,11 @@ static __attribute__((noinline)) int read_user_values(struct lope_group *g,
 	return read_slow(g, values);
 }
 
-/* read_kernel_values()'s read(2) returned @n, not klen: EINTR, or fail. */
+/* read_kernel_values()'s read(2) returned @n, not sysread_len: EINTR, or fail. */
 static __attribute__((noinline)) int
 read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 {
-	int err = read_again(g->kfd, g->kbuf, g->klen, n);
+	int err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len, n);
 
 	forget_read(g); /* retried: not timed */
 	if (err) {
@@ -348,23 +349,23 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 	long i;
 
 	lope_arch_cycles_to(&g->read_start);
-	n = lope_sys->read(g->kfd, g->kbuf, g->klen);
+	n = lope_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
 	/* Everything else is loaded after the call: kept in registers
 	 * across it, it would cost saving and restoring them. */
 	__asm__ __volatile__("" ::: "memory");
-	if (__builtin_expect((size_t)n != g->klen, 0))
+	if (__builtin_expect((size_t)n != g->sysread_len, 0))
 		return read_kernel_failed(g, values, n);
 	lope_arch_cycles_to(&g->read_end);
 	g->last = LOPE_PATH_READ;
-	b = g->kbuf;
-	if (__builtin_expect(b[1] - b[2] != g->bgap0, 0)) {
+	b = g->sysread_buf;
+	if (__builtin_expect(b[1] - b[2] != g->leader_base_gap, 0)) {
 		values_slow(g, values);
 		return 0;
 	}
 	/* Down from the last event: the loop's count is its index. */
-	v = g->kvals;
-	i = g->klast;
-	e = g->klast_ev;
+	v = g->sysread_vals;
+	i = g->sysread_last;
+	e = g->sysread_last_ev;
 	do /* an open group has an event */
 		values[i] = (int64_t)(v[i] - (e--)->base.val);
 	while (--i >= 0);
@@ -379,16 +380,16 @@ static inline __attribute__((always_inline)) void choose(struct lope_group *g,
 	else if (g->written)
 		g->read = read_slow;
 	else
-		g->read = g->common;
+		g->read = g->ready_read;
 }
 
-/* open.c's: g->common follows from how the group samples, then the choice. */
+/* open.c's: g->ready_read follows from how the group samples, then the choice. */
 void lope_group__choose(struct lope_group *g, bool ready)
 {
-	if (g->how == LOPE_HOW_USER)
-		g->common = read_user_values;
+	if (g->sampler == LOPE_SAMPLE_USER)
+		g->ready_read = read_user_values;
 	else
-		g->common = g->klen ? read_kernel_values : read_slow;
+		g->ready_read = g->sysread_len ? read_kernel_values : read_slow;
 	choose(g, ready);
 }
 
@@ -411,8 +412,8 @@ static __attribute__((noinline)) void write_offsets(struct lope_group *g,
 
 	g->written = false;
 	for (i = 0; i < g->nr; i++) {
-		g->ev[i].wr = wr ? wr[i] : 0;
-		g->written |= g->ev[i].wr != 0;
+		g->ev[i].offset = wr ? wr[i] : 0;
+		g->written |= g->ev[i].offset != 0;
 	}
 	choose(g, true);
 }
@@ -422,10 +423,10 @@ static inline __attribute__((always_inline)) void
 set_bases(struct lope_group *g, const int64_t *wr)
 {
 	struct lope_event *e = g->ev;
-	const struct lope_event *last = g->klast_ev;
+	const struct lope_event *last = g->sysread_last_ev;
 	const uint64_t *b = g->buf;
 
-	if (g->how == LOPE_HOW_GROUP) {
+	if (g->sampler == LOPE_SAMPLE_GROUP) {
 		uint64_t ena = b[1], run = b[2];
 
 		b += 3;
@@ -436,10 +437,10 @@ set_bases(struct lope_group *g, const int64_t *wr)
 		} while (++e <= last);
 	} else {
 		do
-			e->base = e->cur;
+			e->base = e->sample;
 		while (++e <= last);
 	}
-	g->bgap0 = g->ev[0].base.ena - g->ev[0].base.run;
+	g->leader_base_gap = g->ev[0].base.ena - g->ev[0].base.run;
 	if (__builtin_expect(wr || g->written, 0))
 		write_offsets(g, wr);
 }
@@ -451,7 +452,7 @@ static void rebase(struct lope_group *g)
 
 	for (i = 0; i < g->nr; i++)
 		g->ev[i].base = sample_of(g, i);
-	g->bgap0 = g->ev[0].base.ena - g->ev[0].base.run;
+	g->leader_base_gap = g->ev[0].base.ena - g->ev[0].base.run;
 }
 
 /*
@@ -487,14 +488,14 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
 /*
  * A user-space group's reset in its common case: each page's counts (the
  * plain read's, so enabled equals running time) straight into the event's
- * base, and its cur (the reset's sample).  false: anything else, for the
+ * base, and its sample (the reset's sample).  false: anything else, for the
  * general path (some bases may have been rewritten: it rewrites all).
  */
 static inline __attribute__((always_inline)) bool
 reset_user_plain(struct lope_group *g)
 {
 	struct lope_event *e = g->ev;
-	const struct lope_event *last = g->klast_ev;
+	const struct lope_event *last = g->sysread_last_ev;
 	struct lope_counts c;
 
 	if (__builtin_expect(lope_gettid() != g->owner || g->written, 0))
@@ -502,10 +503,10 @@ reset_user_plain(struct lope_group *g)
 	do { /* an open group has an event */
 		if (!lope_mmap__read_plain(e->page, &lope_hw_reader, &c))
 			return false;
-		e->cur = c;
+		e->sample = c;
 		e->base = c;
 	} while (++e <= last);
-	g->bgap0 = 0;
+	g->leader_base_gap = 0;
 	g->last = LOPE_PATH_RDPMC;
 	return true;
 }
@@ -516,11 +517,12 @@ static inline __attribute__((always_inline)) int resample(struct lope_group *g)
 	ssize_t n;
 	int err;
 
-	if (__builtin_expect(!g->klen, 0))
+	if (__builtin_expect(!g->sysread_len, 0))
 		return sample(g, false);
-	n = lope_sys->read(g->kfd, g->kbuf, g->klen);
-	if (__builtin_expect((size_t)n != g->klen, 0)) {
-		err = read_again(g->kfd, g->kbuf, g->klen, n);
+	n = lope_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
+	if (__builtin_expect((size_t)n != g->sysread_len, 0)) {
+		err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len,
+				 n);
 		if (err) {
 			g->last = LOPE_PATH_NONE;
 			return err;
@@ -576,9 +578,9 @@ int lope_group__reset(struct lope_group *g)
 	}
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ? g->split->reset(g) : err;
-	if (g->how == LOPE_HOW_USER) {
+	if (g->sampler == LOPE_SAMPLE_USER) {
 		if (reusable_user(g))
-			goto bases; /* each event's cur is the read's */
+			goto bases; /* each event's sample is the read's */
 		if (__builtin_expect(reset_user_plain(g), 1))
 			return 0;
 		err = sample(g, false);
@@ -616,7 +618,7 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
  * The start of a parked group: its counters never stopped, so its bases
  * come from the pages now (read(2) where they refuse), and what was
  * written while it was stopped stays.  A failed sample leaves it parked as
- * it was: every cur back to its base, which it equalled.
+ * it was: every sample back to its base, which it equalled.
  */
 static __attribute__((noinline)) int unpark(struct lope_group *g)
 {
@@ -628,7 +630,7 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 	if (__builtin_expect(err, 0)) {
 		lope_set_running(g, false);
 		for (i = 0; i < g->nr; i++)
-			g->ev[i].cur = g->ev[i].base;
+			g->ev[i].sample = g->ev[i].base;
 		return err;
 	}
 	rebase(g);

@@ -20,8 +20,8 @@
 struct lope_event {
 	struct lope_counts base;           /* raw counts at reset/start */
 	struct perf_event_mmap_page *page; /* NULL: read(2) only */
-	struct lope_counts cur; /* latest sample, unless g->buf holds it */
-	int64_t wr;             /* added after scaling (write) */
+	struct lope_counts sample; /* latest sample, unless g->buf holds it */
+	int64_t offset;            /* added after scaling (a write) */
 	int fd;
 	struct perf_event_attr attr;
 	uint64_t period; /* overflow every period; 0: none */
@@ -42,19 +42,19 @@ struct lope_event {
 /*
  * How an open group takes a sample, fixed when it opens: the layout of
  * the sample follows from it (the kernel's PERF_FORMAT_GROUP layout in
- * g->buf for LOPE_HOW_GROUP, else each event's cur).
+ * g->buf for LOPE_SAMPLE_GROUP, else each event's sample).
  */
-enum lope_how {
-	LOPE_HOW_USER,  /* each page in user space; read(2) when refused */
-	LOPE_HOW_GROUP, /* one PERF_FORMAT_GROUP read(2) of the leader */
-	LOPE_HOW_EACH,  /* one read(2) per event */
+enum lope_sampler {
+	LOPE_SAMPLE_USER,  /* each page in user space; read(2) when refused */
+	LOPE_SAMPLE_GROUP, /* one PERF_FORMAT_GROUP read(2) of the leader */
+	LOPE_SAMPLE_EACH,  /* one read(2) per event */
 };
 
 /*
  * How a stopped group stopped (doc/lazy-stop.md).  PARKED: in user space,
- * its counters still enabled in the kernel, every event's cur equal to its
+ * its counters still enabled in the kernel, every event's sample equal to its
  * base (the stop's sample).  DEMOTED: parked, then disabled in the kernel
- * by another group's start (park.c); its cur is older than the counts, so
+ * by another group's start (park.c); its sample is older than the counts, so
  * settle() samples again and keeps what was written.
  */
 enum lope_stop {
@@ -78,26 +78,29 @@ typedef int (*lope_read_fn)(struct lope_group *g, int64_t *values);
 struct lope_group {
 	/* The measured calls' data. */
 	lope_read_fn read;
-	lope_read_fn common; /* g->read when ready, nothing written */
+	lope_read_fn ready_read; /* g->read when ready, nothing written */
 	int nr;
-	enum lope_how how;
+	enum lope_sampler sampler;
 	struct lope_event *ev;
 	/*
-	 * The one read(2) of a LOPE_HOW_GROUP or one-event group: of kfd into kbuf
-	 * (g->buf, or event 0's cur), klen bytes (0: no such read), values
-	 * at kvals; the enabled time at kbuf[1], the running time at
-	 * kbuf[2] in both layouts.
+	 * The one read(2) of a LOPE_SAMPLE_GROUP or one-event group: of
+	 * leader_fd into sysread_buf (g->buf, or event 0's sample),
+	 * sysread_len bytes (0: no such read), values at sysread_vals; the
+	 * enabled time at sysread_buf[1], the running time at sysread_buf[2]
+	 * in both layouts.
 	 */
-	uint64_t *kbuf;
-	const uint64_t *kvals;
-	size_t klen;
-	/* The values loop runs down from the last event, klast (nr - 1). */
-	long klast;
-	const struct lope_event *klast_ev;
-	int kfd; /* event 0's: the leader's, whose ioctls switch the group */
-	/* base.ena - base.run of event 0: a group read(2) whose enabled
-	 * less running time still equals it was not multiplexed. */
-	uint64_t bgap0;
+	uint64_t *sysread_buf;
+	const uint64_t *sysread_vals;
+	size_t sysread_len;
+	/* The values loop runs down from the last event, sysread_last
+	 * (nr - 1). */
+	long sysread_last;
+	const struct lope_event *sysread_last_ev;
+	int leader_fd; /* event 0's: the leader's, whose ioctls switch it */
+	/* base.ena - base.run of the leader, event 0: a group read(2)
+	 * whose enabled less running time still equals it was not
+	 * multiplexed. */
+	uint64_t leader_base_gap;
 	/*
 	 * The reset rule: the latest read's read(2) began at read_start and
 	 * ended at read_end, by the clock; a reset less than read_end -
@@ -120,7 +123,7 @@ struct lope_group {
 	pid_t pid;
 	int cpu;
 	unsigned int flags;
-	int cap;
+	int ev_cap;            /* ev has room for ev_cap events */
 	unsigned int fork_gen; /* lope_fork_gen when opened */
 	int nr_mapped;
 	int nr_overflow; /* events with a period */
@@ -230,8 +233,8 @@ void lope_group__check(const struct lope_group *g);
 
 /*
  * Set g->read from the group's state: @ready (open, its bases in place),
- * whether a write left offsets, how it samples (g->common, worked out
- * here from g->how and g->klen).  group.c's verbs that change the state
+ * whether a write left offsets, how it samples (g->ready_read, worked out
+ * here from g->sampler and g->sysread_len).  group.c's verbs that change the state
  * choose again; never a measured read.
  */
 void lope_group__choose(struct lope_group *g, bool ready);
@@ -302,7 +305,7 @@ lope_ioctl_leaders(struct lope_group *g, unsigned long request)
 	if (lope_group__forked(g))
 		return 0; /* the parent's counters are not the child's to switch */
 	if (__builtin_expect(g->nr_leaders == 1, 1))
-		return lope_sys->ioctl(g->kfd, request, 0) < 0 ?
+		return lope_sys->ioctl(g->leader_fd, request, 0) < 0 ?
 			       lope_ioctl_error() :
 			       0;
 	return lope_ioctl_each_leader(g, request);

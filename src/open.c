@@ -65,16 +65,16 @@ static int grow(void *p, size_t n, size_t size)
 /* Grow the events and the group read(2) buffer to hold @nr events. */
 static int reserve(struct lope_group *g, int nr)
 {
-	size_t cap = g->cap ? (size_t)g->cap : 4;
+	size_t cap = g->ev_cap ? (size_t)g->ev_cap : 4;
 
-	if (nr <= g->cap)
+	if (nr <= g->ev_cap)
 		return 0;
 	while (cap < (size_t)nr)
 		cap *= 2;
 	if (grow(&g->ev, cap, sizeof(*g->ev)) ||
 	    grow(&g->buf, 3 + cap, sizeof(*g->buf)))
 		return -ENOMEM;
-	g->cap = (int)cap;
+	g->ev_cap = (int)cap;
 	return 0;
 }
 
@@ -227,7 +227,7 @@ static void map_page(struct lope_group *g, struct lope_event *e)
 
 /*
  * How the open group samples, and where its read(2) goes: the leader's
- * PERF_FORMAT_GROUP read into g->buf, or one event's into its cur (the
+ * PERF_FORMAT_GROUP read into g->buf, or one event's into its sample (the
  * kernel's two layouts; both have the enabled time at [1], the running
  * time at [2]).
  */
@@ -235,20 +235,20 @@ static void plan_reads(struct lope_group *g, bool user)
 {
 	g->grouped = group_read(g);
 	if (user)
-		g->how = LOPE_HOW_USER;
+		g->sampler = LOPE_SAMPLE_USER;
 	else
-		g->how = g->grouped ? LOPE_HOW_GROUP : LOPE_HOW_EACH;
-	g->kfd = g->ev[0].fd;
-	g->kbuf = g->grouped ? g->buf : (uint64_t *)&g->ev[0].cur;
-	g->kvals = g->kbuf + (g->grouped ? 3 : 0);
-	g->klast = g->nr - 1;
-	g->klast_ev = &g->ev[g->klast];
-	if (g->how == LOPE_HOW_USER || (!g->grouped && g->nr > 1))
-		g->klen = 0;
+		g->sampler = g->grouped ? LOPE_SAMPLE_GROUP : LOPE_SAMPLE_EACH;
+	g->leader_fd = g->ev[0].fd;
+	g->sysread_buf = g->grouped ? g->buf : (uint64_t *)&g->ev[0].sample;
+	g->sysread_vals = g->sysread_buf + (g->grouped ? 3 : 0);
+	g->sysread_last = g->nr - 1;
+	g->sysread_last_ev = &g->ev[g->sysread_last];
+	if (g->sampler == LOPE_SAMPLE_USER || (!g->grouped && g->nr > 1))
+		g->sysread_len = 0;
 	else if (g->grouped)
-		g->klen = (size_t)(3 + g->nr) * sizeof(uint64_t);
+		g->sysread_len = (size_t)(3 + g->nr) * sizeof(uint64_t);
 	else
-		g->klen = sizeof(g->ev[0].cur);
+		g->sysread_len = sizeof(g->ev[0].sample);
 }
 
 /* Open and ready: every base 0, nothing written, no sample yet. */
@@ -258,9 +258,9 @@ static void opened(struct lope_group *g, bool user)
 
 	for (i = 0; i < g->nr; i++) {
 		memset(&g->ev[i].base, 0, sizeof(g->ev[i].base));
-		g->ev[i].wr = 0;
+		g->ev[i].offset = 0;
 	}
-	g->bgap0 = 0;
+	g->leader_base_gap = 0;
 	g->written = false;
 	plan_reads(g, user);
 	/* One kernel group: its leader, event 0; else every event leads. */

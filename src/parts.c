@@ -217,7 +217,7 @@ static void part_values(const struct lope_group *q, const struct lope_counts *c,
 		d = c[j].val - e->base.val;
 		ena = lope_group__is_part(q) ? ref : c[j].ena - e->base.ena;
 		v[j] = (int64_t)lope_scaled(d, ena, c[j].run - e->base.run) +
-		       e->wr;
+		       e->offset;
 	}
 }
 

@@ -436,7 +436,7 @@ static void user_rows(void)
 	attr.exclude_hv = 1;
 	if (lope_group__new(&g, 0, -1, 0) || lope_group__add(g, &attr) < 0 ||
 	    lope_group__open(g) || lope_group__enable(g) ||
-	    g->how != LOPE_HOW_USER) {
+	    g->sampler != LOPE_SAMPLE_USER) {
 		lope_skip("user_reset_rows",
 			  "no user-space read of hardware instructions here");
 		lope_group__delete(g);
@@ -455,7 +455,7 @@ static void user_rows(void)
 			if (lope_group__reset(g) || lope_group__read(g, v))
 				break;
 			end = g->read_end;
-			at_read = g->ev[0].cur.val;
+			at_read = g->ev[0].sample.val;
 			if (urows[i].pause_ms)
 				sleep_ns(urows[i].pause_ms * MS);
 			if (verb_between(g, urows[i].between, v))
