@@ -129,14 +129,14 @@ struct lope_group {
 	int nr_overflow; /* events with a period */
 	size_t page_size;
 	uint64_t *buf; /* group read(2) buffer: nr, ena, run, cap values */
-	/* Hybrid CPUs (parts.c).  A group split over core PMUs (parts set,
+	/* Hybrid CPUs (split.c).  A group split over core PMUs (parts set,
 	 * from cores) is the sum of its parts: groups of their own, each
 	 * all of one core PMU (core, of core_of) or of none (core -1). */
 	const struct lope_cores *cores;
-	struct lope_parts *parts;
+	struct lope_split *parts;
 	const struct lope_cores *core_of;
 	int core;
-	const struct lope_split_ops *split; /* parts.c's, where cores are set */
+	const struct lope_split_ops *split; /* split.c's, where cores are set */
 	/*
 	 * Lazy stop (park.c): may park at a stop; how it stopped; on the
 	 * registry of lazy groups enabled in the kernel, and its links.
@@ -153,7 +153,7 @@ struct lope_group {
 	struct lope_group *park_prev, *park_next;
 };
 
-/* What settle() returns for a split group: the caller hands it to parts.c. */
+/* What settle() returns for a split group: the caller hands it to split.c. */
 #define LOPE_SPLIT 1
 /* And for a parked one (doc/lazy-stop.md): its values stand still. */
 #define LOPE_PARKED 2
@@ -161,7 +161,7 @@ struct lope_group {
 /*
  * Open, itself or as the sum of its parts.  A split group's own "opened"
  * stays false and it is never ready, so that the one test the verbs make
- * of an ordinary group sends a split one to settle(), and on to parts.c:
+ * of an ordinary group sends a split one to settle(), and on to split.c:
  * nothing is added to ordinary calls.
  */
 static inline bool lope_group__is_open(const struct lope_group *g)
@@ -204,7 +204,7 @@ static inline void lope_set_running(struct lope_group *g, bool running)
 }
 
 /*
- * The one home of a value's arithmetic (group.c's values, parts.c's): the
+ * The one home of a value's arithmetic (group.c's values, split.c's): the
  * count @d since the base, scaled where the kernel multiplexed (@ena, @run
  * since the base), never negative and never past INT64_MAX (a wild
  * ratio).  The caller adds what was written.
@@ -240,7 +240,7 @@ void lope_group__check(const struct lope_group *g);
 void lope_group__choose(struct lope_group *g, bool ready);
 
 /*
- * A split group's verbs (parts.c), installed on the group by
+ * A split group's verbs (split.c), installed on the group by
  * lope_group__set_cores() and on each of its parts: the group's own
  * verbs hand a split group on through them, so that no call goes from
  * the group up to the split module (the layers: src/sources.mk).

@@ -15,8 +15,8 @@ LOPE_ENGINE_SRCS = \
 	open.c \
 	overflow.c \
 	park.c \
-	parts.c \
 	probe.c \
+	split.c \
 	sys.c \
 	sysfs_pmu.c
 LOPE_ENGINE_HDRS = \
@@ -24,7 +24,7 @@ LOPE_ENGINE_HDRS = \
 	group.h \
 	lope.h \
 	mmap_read.h \
-	parts.h \
+	split.h \
 	sys.h
 
 # The engine's layers, lowest first, "/" between two (doc/design.md): a
@@ -38,5 +38,5 @@ LOPE_ENGINE_LAYERS = \
 	cores.c overflow.c park.c / \
 	group.c / \
 	open.c / \
-	parts.c / \
+	split.c / \
 	change.c probe.c

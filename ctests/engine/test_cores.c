@@ -40,7 +40,7 @@
 
 #include "cores.h"
 #include "group.h"
-#include "parts.h"
+#include "split.h"
 #include "report.h"
 #include "span.h"
 #include "tree.h"

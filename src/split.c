@@ -17,7 +17,7 @@
 
 #include "cores.h"
 #include "group.h"
-#include "parts.h"
+#include "split.h"
 
 static const struct lope_split_ops split_ops;
 static void split_close(struct lope_group *g);
@@ -59,14 +59,14 @@ static bool split_needed(const struct lope_group *g)
 /* Free the parts (closed or not). */
 static void free_parts(struct lope_group *g)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	int k;
 
 	if (!p)
 		return;
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
 		lope_group__delete(p->g[k]);
-		free(p->value[k]);
+		free(p->event_of[k]);
 	}
 	free(p->tmp);
 	free(p->ctmp);
@@ -77,7 +77,7 @@ static void free_parts(struct lope_group *g)
 /* Part @k (core PMU @k, or LOPE_CORES_MAX: none) of @g, made on first use. */
 static struct lope_group *part(struct lope_group *g, int k)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	struct lope_group *q;
 
 	if (p->g[k])
@@ -127,12 +127,12 @@ static int add_parts(struct lope_group *g, int i)
 		j = lope_group__add(q, &a[k]);
 		if (j < 0)
 			return j;
-		v = realloc(g->parts->value[slot],
+		v = realloc(g->parts->event_of[slot],
 			    (size_t)(j + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		v[j] = i;
-		g->parts->value[slot] = v;
+		g->parts->event_of[slot] = v;
 		if (e->period) {
 			j = lope_group__set_overflow(q, j, e->period, e->signo);
 			if (j < 0)
@@ -146,7 +146,7 @@ static int add_parts(struct lope_group *g, int i)
 /* Open every part; the first part of each event lends it its fd. */
 static int open_parts(struct lope_group *g)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	int k, j, err, most = 0;
 
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
@@ -159,8 +159,8 @@ static int open_parts(struct lope_group *g)
 		if (p->g[k]->nr > most)
 			most = p->g[k]->nr;
 		for (j = 0; j < p->g[k]->nr; j++)
-			if (g->ev[p->value[k][j]].fd < 0)
-				g->ev[p->value[k][j]].fd = p->g[k]->ev[j].fd;
+			if (g->ev[p->event_of[k][j]].fd < 0)
+				g->ev[p->event_of[k][j]].fd = p->g[k]->ev[j].fd;
 	}
 	p->tmp = malloc((size_t)most * sizeof(*p->tmp));
 	p->ctmp = malloc((size_t)most * sizeof(*p->ctmp));
@@ -222,18 +222,18 @@ static void part_values(const struct lope_group *q, const struct lope_counts *c,
 }
 
 /* Add part @k's @v into @values. */
-static void add_values(const struct lope_parts *p, int k, const int64_t *v,
+static void add_values(const struct lope_split *p, int k, const int64_t *v,
 		       int64_t *values)
 {
 	int j;
 
 	for (j = 0; j < p->g[k]->nr; j++)
-		values[p->value[k][j]] += v[j];
+		values[p->event_of[k][j]] += v[j];
 }
 
 static int split_read(struct lope_group *g, int64_t *values)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	enum lope_path last = LOPE_PATH_RDPMC;
 	int k, err;
 
@@ -270,7 +270,7 @@ static int split_reset(struct lope_group *g)
 /* A value written goes to the first part of its event, 0 to the others. */
 static int split_write(struct lope_group *g, const int64_t *values)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	bool *done = calloc((size_t)g->nr, sizeof(*done));
 	int k, j, err = done ? 0 : -ENOMEM;
 
@@ -278,7 +278,7 @@ static int split_write(struct lope_group *g, const int64_t *values)
 		if (!p->g[k])
 			continue;
 		for (j = 0; j < p->g[k]->nr; j++) {
-			int v = p->value[k][j];
+			int v = p->event_of[k][j];
 
 			p->tmp[j] = done[v] ? 0 : values[v];
 			done[v] = true;
@@ -291,7 +291,7 @@ static int split_write(struct lope_group *g, const int64_t *values)
 
 static int split_enable(struct lope_group *g)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	int k, err;
 
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
@@ -312,7 +312,7 @@ static int split_enable(struct lope_group *g)
 
 static int split_disable(struct lope_group *g, int64_t *values, bool after_read)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	int k, err = 0, e;
 
 	if (values)
@@ -343,7 +343,7 @@ static int split_disable(struct lope_group *g, int64_t *values, bool after_read)
  */
 static int split_counts(struct lope_group *g, struct lope_counts *c, bool last)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	int k, j, err;
 
 	memset(c, 0, (size_t)g->nr * sizeof(*c));
@@ -355,7 +355,7 @@ static int split_counts(struct lope_group *g, struct lope_counts *c, bool last)
 		if (err)
 			return err;
 		for (j = 0; j < p->g[k]->nr; j++) {
-			struct lope_counts *to = &c[p->value[k][j]];
+			struct lope_counts *to = &c[p->event_of[k][j]];
 
 			to->val += p->ctmp[j].val;
 			to->run += p->ctmp[j].run;
@@ -372,7 +372,7 @@ static int split_counts(struct lope_group *g, struct lope_counts *c, bool last)
 /* Async-signal-safe: remembers which part's event it was, for rearm. */
 static int split_find_fd(const struct lope_group *g, int fd)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	int k, j;
 
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
@@ -382,7 +382,7 @@ static int split_find_fd(const struct lope_group *g, int fd)
 		if (j >= 0) {
 			p->hit_g = k;
 			p->hit_j = j;
-			return p->value[k][j];
+			return p->event_of[k][j];
 		}
 	}
 	return -ENOENT;
@@ -391,14 +391,14 @@ static int split_find_fd(const struct lope_group *g, int fd)
 /* Every part's samples of event @idx, part after part. */
 static int split_samples(struct lope_group *g, int idx, uint64_t *ips, int max)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 	int k, j, n = 0, r, rings = 0;
 
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
 		if (!p->g[k])
 			continue;
 		for (j = 0; j < p->g[k]->nr; j++) {
-			if (p->value[k][j] != idx)
+			if (p->event_of[k][j] != idx)
 				continue;
 			r = lope_group__samples(p->g[k], j, ips + n, max - n);
 			if (r == -ENOBUFS)
@@ -415,9 +415,9 @@ static int split_samples(struct lope_group *g, int idx, uint64_t *ips, int max)
 /* The part whose signal split_find_fd() last found. */
 static int split_rearm(struct lope_group *g, int idx, int code)
 {
-	struct lope_parts *p = g->parts;
+	struct lope_split *p = g->parts;
 
-	if (!p->g[p->hit_g] || p->value[p->hit_g][p->hit_j] != idx)
+	if (!p->g[p->hit_g] || p->event_of[p->hit_g][p->hit_j] != idx)
 		return -EINVAL;
 	return lope_group__rearm(p->g[p->hit_g], p->hit_j, code);
 }
