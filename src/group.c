@@ -17,6 +17,8 @@
 
 #include "group.h"
 #include "mmap_read.h"
+#include "overflow.h"
+#include "park.h"
 #include "sys.h"
 
 static int settle(struct lope_group *g);

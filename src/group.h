@@ -267,13 +267,6 @@ struct lope_split_ops {
 	bool (*off)(const struct lope_group *g);
 };
 
-/* Overflow hooks of lope_group__open/close/enable/disable (overflow.c). */
-void lope_overflow__prepare_attr(const struct lope_event *e,
-				 struct perf_event_attr *a);
-int lope_overflow__open(struct lope_group *g, struct lope_event *e);
-void lope_overflow__close(struct lope_group *g, struct lope_event *e);
-int lope_overflow__arm(struct lope_group *g);
-
 /*
  * Members are opened enabled and count whenever their leader is scheduled,
  * so enabling or disabling the leader alone switches the whole group: no
@@ -310,21 +303,5 @@ lope_ioctl_leaders(struct lope_group *g, unsigned long request)
 			       0;
 	return lope_ioctl_each_leader(g, request);
 }
-
-/*
- * Lazy stop (park.c), the layer under the group's verbs.  lope_park_nr:
- * how many groups are listed, read without the lock by every kernel
- * enable (0: nothing to look for).
- */
-extern LOPE_PRIVATE unsigned int lope_park_nr;
-/* Register park.c's own fork handler, before a group may be listed: 0,
- * or -ENOMEM (then no group may be lazy). */
-int lope_park__watch_fork(void);
-void lope_park__list(struct lope_group *g);
-void lope_park__unlist(struct lope_group *g);
-/* Before @g is enabled in the kernel: disable (demote) the calling
- * thread's parked groups that would share a PMU with it.  0, or the first
- * ioctl's error. */
-int lope_park__make_room(const struct lope_group *g);
 
 #endif /* LOPE_GROUP_H */

@@ -17,6 +17,8 @@
 #include "group.h"
 #include "lope_arch.h"
 #include "mmap_read.h"
+#include "overflow.h"
+#include "park.h"
 #include "sys.h"
 
 int lope_group__new(struct lope_group **out, pid_t pid, int cpu,

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 
 #include "group.h"
+#include "overflow.h"
 #include "sys.h"
 
 static struct lope_event *event_of(struct lope_group *g, int idx)

@@ -21,6 +21,7 @@
 #include <pthread.h>
 
 #include "group.h"
+#include "park.h"
 #include "sys.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

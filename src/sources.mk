@@ -24,6 +24,8 @@ LOPE_ENGINE_HDRS = \
 	group.h \
 	lope.h \
 	mmap_read.h \
+	overflow.h \
+	park.h \
 	split.h \
 	sys.h
 

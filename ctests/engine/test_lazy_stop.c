@@ -46,6 +46,7 @@
 
 #include "group.h"
 #include "lope.h"
+#include "park.h"
 #include "report.h"
 #include "sys.h"
 #include "work.h"
