@@ -257,6 +257,8 @@ struct lope_split_ops {
 	int (*disable)(struct lope_group *g, int64_t *values, bool after_read);
 	int (*counts)(struct lope_group *g, struct lope_counts *c, bool last);
 	enum lope_path (*last_path)(const struct lope_group *g);
+	/* The descriptor of event @idx: its first part's, which owns it. */
+	int (*fd)(const struct lope_group *g, int idx);
 	int (*find_fd)(const struct lope_group *g, int fd);
 	int (*samples)(struct lope_group *g, int idx, uint64_t *ips, int max);
 	int (*rearm)(struct lope_group *g, int idx, int code);

@@ -116,6 +116,8 @@ int lope_group__fd(const struct lope_group *g, int idx)
 {
 	if (!g || idx < 0 || idx >= g->nr)
 		return -EINVAL;
+	if (g->parts) /* a split event's descriptors are its parts' */
+		return g->split->fd(g, idx);
 	return g->ev[idx].fd;
 }
 

@@ -143,11 +143,11 @@ static int add_parts(struct lope_group *g, int i)
 	return added ? 0 : -ENOENT;
 }
 
-/* Open every part; the first part of each event lends it its fd. */
+/* Open every part. */
 static int open_parts(struct lope_group *g)
 {
 	struct lope_split *p = g->parts;
-	int k, j, err, most = 0;
+	int k, err, most = 0;
 
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
 		if (!p->g[k])
@@ -158,9 +158,6 @@ static int open_parts(struct lope_group *g)
 		g->nr_mapped += p->g[k]->nr_mapped;
 		if (p->g[k]->nr > most)
 			most = p->g[k]->nr;
-		for (j = 0; j < p->g[k]->nr; j++)
-			if (g->ev[p->event_of[k][j]].fd < 0)
-				g->ev[p->event_of[k][j]].fd = p->g[k]->ev[j].fd;
 	}
 	p->tmp = malloc((size_t)most * sizeof(*p->tmp));
 	p->ctmp = malloc((size_t)most * sizeof(*p->ctmp));
@@ -189,10 +186,6 @@ static int split_open(struct lope_group *g)
 
 static void split_close(struct lope_group *g)
 {
-	int i;
-
-	for (i = 0; i < g->nr; i++)
-		g->ev[i].fd = -1; /* the parts' own, closed with them */
 	free_parts(g);
 	g->nr_mapped = 0;
 	lope_set_running(g, false);
@@ -422,6 +415,22 @@ static int split_rearm(struct lope_group *g, int idx, int code)
 	return lope_group__rearm(p->g[p->hit_g], p->hit_j, code);
 }
 
+/*
+ * The descriptor of split event @idx: its first part's, which owns it (a
+ * split group's own events have none).
+ */
+static int split_fd(const struct lope_group *g, int idx)
+{
+	const struct lope_split *p = g->parts;
+	int k, j;
+
+	for (k = 0; k <= LOPE_CORES_MAX; k++)
+		for (j = 0; p->g[k] && j < p->g[k]->nr; j++)
+			if (p->event_of[k][j] == idx)
+				return p->g[k]->ev[j].fd;
+	return -ENOENT;
+}
+
 static enum lope_path split_last_path(const struct lope_group *g)
 {
 	return g->parts->last;
@@ -438,6 +447,7 @@ static const struct lope_split_ops split_ops = {
 	.disable = split_disable,
 	.counts = split_counts,
 	.last_path = split_last_path,
+	.fd = split_fd,
 	.find_fd = split_find_fd,
 	.samples = split_samples,
 	.rearm = split_rearm,

@@ -456,6 +456,10 @@ static void split_group(void)
 		   (long long)v[1]);
 
 	fd0 = lope_group__fd(g, 0);
+	/* One owner per descriptor: the parts; the split group has none. */
+	lope_check(g->ev[0].fd == -1 && g->ev[1].fd == -1,
+		   "split_group_owns_no_descriptor", "its events' fds %d, %d",
+		   g->ev[0].fd, g->ev[1].fd);
 	lope_check(fd0 >= 0 && lope_group__find_fd(g, fd0) == 0 &&
 			   lope_group__find_fd(g, g->parts->g[1]->ev[0].fd) ==
 				   0 &&
