@@ -626,8 +626,8 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 {
 	int i, err;
 
-	lope_set_running(g,
-			 true); /* an event off its counter reads as enabled */
+	/* An event off its counter reads as enabled. */
+	lope_set_running(g, true);
 	err = sample(g, false);
 	if (__builtin_expect(err, 0)) {
 		lope_set_running(g, false);
@@ -759,45 +759,31 @@ int lope_group__disable_after_read(struct lope_group *g)
 	return 0;
 }
 
-enum lope_path lope_group__last_path(const struct lope_group *g)
-{
-	if (!g)
-		return LOPE_PATH_NONE;
-	return g->parts ? g->split->last_path(g) : g->last;
-}
-
-int lope_group__nr_mapped(const struct lope_group *g)
-{
-	return g ? g->nr_mapped : -EINVAL;
-}
-
-/* A broken invariant: which, on stderr, and abort (debug builds only). */
-static void broken(const struct lope_group *g, const char *what)
-{
-	fprintf(stderr,
-		"lope: group %p: %s (opened %d, split %d, ready %d, lazy %d, "
-		"stop %d, listed %d, running %d)\n",
-		(const void *)g, what, g->opened, g->parts != NULL,
-		g->read != read_cold, g->lazy, (int)g->stop, g->listed,
-		(int)g->running);
-	abort();
-}
-
+/* On a broken invariant: which one, on stderr, and abort. */
 void lope_group__check(const struct lope_group *g)
 {
 	bool ready = g->read != read_cold;
+	const char *bad = NULL;
 
 	if (ready && (!g->opened || g->parts || g->stop != LOPE_STOP_NONE))
-		broken(g, "ready, but closed, split or stopped lazily");
-	if (g->listed && (!g->lazy || !g->opened))
-		broken(g, "listed, but not lazy and open");
-	if (g->stop == LOPE_STOP_PARKED && (!g->listed || g->running))
-		broken(g, "parked, but not listed or running");
-	if (g->stop == LOPE_STOP_DEMOTED && (g->listed || g->running))
-		broken(g, "demoted, but listed or running");
-	if (g->running && g->stop != LOPE_STOP_NONE)
-		broken(g, "running, but stopped");
-	if (!g->opened && !g->parts &&
-	    (g->listed || g->stop != LOPE_STOP_NONE || g->running))
-		broken(g, "closed, but listed, stopped or running");
+		bad = "ready, but closed, split or stopped lazily";
+	else if (g->listed && (!g->lazy || !g->opened))
+		bad = "listed, but not lazy and open";
+	else if (g->stop == LOPE_STOP_PARKED && (!g->listed || g->running))
+		bad = "parked, but not listed or running";
+	else if (g->stop == LOPE_STOP_DEMOTED && (g->listed || g->running))
+		bad = "demoted, but listed or running";
+	else if (g->running && g->stop != LOPE_STOP_NONE)
+		bad = "running, but stopped";
+	else if (!g->opened && !g->parts &&
+		 (g->listed || g->stop != LOPE_STOP_NONE || g->running))
+		bad = "closed, but listed, stopped or running";
+	if (!bad)
+		return;
+	fprintf(stderr,
+		"lope: group %p: %s (opened %d, split %d, ready %d, "
+		"lazy %d, stop %d, listed %d, running %d)\n",
+		(const void *)g, bad, g->opened, g->parts != NULL, ready,
+		g->lazy, (int)g->stop, g->listed, (int)g->running);
+	abort();
 }

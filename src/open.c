@@ -121,6 +121,18 @@ int lope_group__fd(const struct lope_group *g, int idx)
 	return g->ev[idx].fd;
 }
 
+enum lope_path lope_group__last_path(const struct lope_group *g)
+{
+	if (!g)
+		return LOPE_PATH_NONE;
+	return g->parts ? g->split->last_path(g) : g->last;
+}
+
+int lope_group__nr_mapped(const struct lope_group *g)
+{
+	return g ? g->nr_mapped : -EINVAL;
+}
+
 /*
  * Kernel groups: one for the whole set, or one per event when separate
  * (multiplexing).  PERF_FORMAT_GROUP is not combined with inherit, which

@@ -11,7 +11,9 @@
 #   - per file, layer_FILE: it calls no file of its own layer or a higher
 #     one (the calls it makes are printed);
 #   - the check can fail: with the layers in reverse order it finds calls
-#     upwards.
+#     upwards;
+#   - no file of the engine, the components, the utilities or the scripts
+#     (C, headers, shell) is over 800 lines, so that each reads whole.
 # Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -99,6 +101,18 @@ if [ "$nrev" -gt 0 ]; then
 	pass check_finds_calls_upwards "$nrev calls upwards with the layers reversed"
 else
 	fail check_finds_calls_upwards "with the layers reversed it found none"
+fi
+
+# Files a newcomer reads whole: none over 800 lines.
+long=$(cd "$top_srcdir" && find src components utils scripts \
+	\( -name '*.c' -o -name '*.h' -o -name '*.sh' \) -type f \
+	-exec awk 'FNR == 1 && NR > 1 { if (n > 800) printf "%s (%d) ", f, n }
+		{ f = FILENAME; n = FNR }
+		END { if (n > 800) printf "%s (%d) ", f, n }' {} +)
+if [ -z "$long" ]; then
+	pass files_at_most_800_lines
+else
+	fail files_at_most_800_lines "over 800 lines: $long"
 fi
 
 [ "$nfail" -eq 0 ]
