@@ -173,7 +173,7 @@ int lope_group__change(struct lope_group *g, const struct lope_change *ch)
 	err = check(g, ch);
 	if (err)
 		return err;
-	if (!lope_group__is_open(g)) {
+	if (!lopelib_group__is_open(g)) {
 		apply(g, ch);
 		return 0;
 	}
@@ -191,7 +191,7 @@ int lope_group__replace(struct lope_group *g, struct lope_group *next)
 {
 	if (!next || next == g)
 		return -EINVAL;
-	if (!g || !lope_group__is_open(g))
+	if (!g || !lopelib_group__is_open(g))
 		return lope_group__open(next);
 	if (g->running)
 		return -EBUSY;

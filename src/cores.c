@@ -238,7 +238,7 @@ const char *lope_cores__cpus(const struct lope_cores *c, int i)
 	return core(c, i) ? core(c, i)->cpus : NULL;
 }
 
-bool lope_cores__off(const struct lope_cores *c, int pmu)
+bool lopelib_cores__off(const struct lope_cores *c, int pmu)
 {
 	const cpu_set_t *set = &c->pmu[pmu].set;
 	int cpu = sched_getcpu();

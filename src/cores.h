@@ -39,6 +39,6 @@ struct lope_cores {
  * when it cannot tell (sched_getcpu failed, the PMU's cpus unknown).  glibc
  * 2.35 and later answer from the thread's rseq area: no system call.
  */
-bool lope_cores__off(const struct lope_cores *c, int pmu);
+bool lopelib_cores__off(const struct lope_cores *c, int pmu);
 
 #endif /* LOPE_CORES_H */

@@ -3,7 +3,7 @@
  * An event group's measured calls: enable/disable, read in user space or
  * with read(2), and per-event bases that make reset, write and restart
  * free of system calls.  What lope_group__read() does is chosen when the
- * group changes (lope_group__choose()): a common case of its own for each
+ * group changes (lopelib_group__choose()): a common case of its own for each
  * way of sampling, and one slow path for everything else.  The whole
  * story is doc/read-path.md.  Building and opening the group is in open.c.
  */
@@ -29,7 +29,7 @@ static __attribute__((noinline)) int read_again(int fd, void *buf, size_t len,
 						ssize_t n)
 {
 	while (n < 0 && errno == EINTR)
-		n = lope_sys->read(fd, buf, len);
+		n = lopelib_sys->read(fd, buf, len);
 	if (n < 0)
 		return errno ? -errno : -EIO;
 	return (size_t)n == len ? 0 : -EIO;
@@ -38,7 +38,7 @@ static __attribute__((noinline)) int read_again(int fd, void *buf, size_t len,
 /* One read(2) of exactly @len bytes: 0 or -errno. */
 static inline int read_exact(int fd, void *buf, size_t len)
 {
-	ssize_t n = lope_sys->read(fd, buf, len);
+	ssize_t n = lopelib_sys->read(fd, buf, len);
 
 	if (__builtin_expect((size_t)n == len, 1))
 		return 0;
@@ -117,15 +117,16 @@ static int read_user(struct lope_group *g)
 	int i, r, on = 0;
 	bool running = g->running;
 
-	if (lope_gettid() != g->owner)
+	if (lopelib_gettid() != g->owner)
 		return -EOPNOTSUPP;
 	for (i = 0; i < g->nr; i++) {
 		struct lope_event *e = &g->ev[i];
 
-		r = running ? lope_mmap__read_enabled(e->page, &lope_hw_reader,
-						      &e->sample, NULL) :
-			      lope_mmap__read(e->page, &lope_hw_reader,
-					      &e->sample, NULL);
+		r = running ? lopelib_mmap__read_enabled(e->page,
+							 &lopelib_hw_reader,
+							 &e->sample, NULL) :
+			      lopelib_mmap__read(e->page, &lopelib_hw_reader,
+						 &e->sample, NULL);
 		if (r < 0)
 			return -EOPNOTSUPP;
 		on += r == 0;
@@ -153,8 +154,8 @@ read_user_plain(struct lope_group *g, int64_t *restrict values,
 	const struct lope_event *last = g->sysread_last_ev;
 
 	do { /* an open group has an event */
-		if (!lope_mmap__read_plain(e->page, &lope_hw_reader,
-					   &e->sample))
+		if (!lopelib_mmap__read_plain(e->page, &lopelib_hw_reader,
+					      &e->sample))
 			return false;
 		if (with_values)
 			*values++ = (int64_t)(e->sample.val - e->base.val);
@@ -182,7 +183,7 @@ static int sample(struct lope_group *g, bool timed)
 		}
 		timed = false;
 	}
-	t0 = timed ? lope_arch_cycles() : 0;
+	t0 = timed ? lopelib_arch_cycles() : 0;
 	err = read_kernel(g);
 	if (__builtin_expect(err, 0)) {
 		/* It may have left half a sample behind: none. */
@@ -190,7 +191,7 @@ static int sample(struct lope_group *g, bool timed)
 		return err;
 	}
 	if (timed) {
-		g->read_end = lope_arch_cycles();
+		g->read_end = lopelib_arch_cycles();
 		g->read_start = t0;
 	}
 	g->last = LOPE_PATH_READ;
@@ -201,7 +202,7 @@ static int check_open(const struct lope_group *g)
 {
 	if (!g)
 		return -EINVAL;
-	return lope_group__is_open(g) ? 0 : -EBADF;
+	return lopelib_group__is_open(g) ? 0 : -EBADF;
 }
 
 /* check_open(), and the bases in place: before a new sample or their use. */
@@ -273,9 +274,9 @@ static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 		const struct lope_event *e = &g->ev[i];
 		struct lope_counts c = sample_of(g, i);
 
-		values[i] = (int64_t)lope_scaled(c.val - e->base.val,
-						 c.ena - e->base.ena,
-						 c.run - e->base.run) +
+		values[i] = (int64_t)lopelib_scaled(c.val - e->base.val,
+						    c.ena - e->base.ena,
+						    c.run - e->base.run) +
 			    e->offset;
 	}
 }
@@ -311,9 +312,9 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
 static __attribute__((noinline)) int read_user_values(struct lope_group *g,
 						      int64_t *values)
 {
-	if (__builtin_expect(lope_gettid() == g->owner, 1) &&
+	if (__builtin_expect(lopelib_gettid() == g->owner, 1) &&
 	    __builtin_expect(read_user_plain(g, values, true), 1)) {
-		lope_arch_cycles_to(&g->read_end); /* the reset rule */
+		lopelib_arch_cycles_to(&g->read_end); /* the reset rule */
 		g->last = LOPE_PATH_RDPMC;
 		return 0;
 	}
@@ -350,14 +351,14 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 	ssize_t n;
 	long i;
 
-	lope_arch_cycles_to(&g->read_start);
-	n = lope_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
+	lopelib_arch_cycles_to(&g->read_start);
+	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
 	/* Everything else is loaded after the call: kept in registers
 	 * across it, it would cost saving and restoring them. */
 	__asm__ __volatile__("" ::: "memory");
 	if (__builtin_expect((size_t)n != g->sysread_len, 0))
 		return read_kernel_failed(g, values, n);
-	lope_arch_cycles_to(&g->read_end);
+	lopelib_arch_cycles_to(&g->read_end);
 	g->last = LOPE_PATH_READ;
 	b = g->sysread_buf;
 	if (__builtin_expect(b[1] - b[2] != g->leader_base_gap, 0)) {
@@ -386,7 +387,7 @@ static inline __attribute__((always_inline)) void choose(struct lope_group *g,
 }
 
 /* open.c's: g->ready_read follows from how the group samples, then the choice. */
-void lope_group__choose(struct lope_group *g, bool ready)
+void lopelib_group__choose(struct lope_group *g, bool ready)
 {
 	if (g->sampler == LOPE_SAMPLE_USER)
 		g->ready_read = read_user_values;
@@ -500,10 +501,10 @@ reset_user_plain(struct lope_group *g)
 	const struct lope_event *last = g->sysread_last_ev;
 	struct lope_counts c;
 
-	if (__builtin_expect(lope_gettid() != g->owner || g->written, 0))
+	if (__builtin_expect(lopelib_gettid() != g->owner || g->written, 0))
 		return false;
 	do { /* an open group has an event */
-		if (!lope_mmap__read_plain(e->page, &lope_hw_reader, &c))
+		if (!lopelib_mmap__read_plain(e->page, &lopelib_hw_reader, &c))
 			return false;
 		e->sample = c;
 		e->base = c;
@@ -521,7 +522,7 @@ static inline __attribute__((always_inline)) int resample(struct lope_group *g)
 
 	if (__builtin_expect(!g->sysread_len, 0))
 		return sample(g, false);
-	n = lope_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
+	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
 	if (__builtin_expect((size_t)n != g->sysread_len, 0)) {
 		err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len,
 				 n);
@@ -543,7 +544,7 @@ static inline bool reusable(const struct lope_group *g)
 {
 	uint64_t start = g->read_start, end = g->read_end;
 
-	return end > start && lope_arch_cycles() - end < end - start;
+	return end > start && lopelib_arch_cycles() - end < end - start;
 }
 
 /*
@@ -559,7 +560,7 @@ static inline bool reusable_user(const struct lope_group *g)
 {
 	uint64_t end = g->read_end;
 
-	return end && lope_arch_cycles() - end < g->call_end - g->call_start;
+	return end && lopelib_arch_cycles() - end < g->call_end - g->call_start;
 }
 
 /*
@@ -627,10 +628,10 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 	int i, err;
 
 	/* An event off its counter reads as enabled. */
-	lope_set_running(g, true);
+	lopelib_set_running(g, true);
 	err = sample(g, false);
 	if (__builtin_expect(err, 0)) {
-		lope_set_running(g, false);
+		lopelib_set_running(g, false);
 		for (i = 0; i < g->nr; i++)
 			g->ev[i].sample = g->ev[i].base;
 		return err;
@@ -651,25 +652,26 @@ int lope_group__enable(struct lope_group *g)
 		return unpark(g);
 	if (__builtin_expect(err, 0))
 		return err == LOPE_SPLIT ? g->split->enable(g) : err;
-	lope_set_running(g, true);
+	lopelib_set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
-	err = g->nr_overflow && !lope_group__forked(g) ? lope_overflow__arm(g) :
-							 0;
+	err = g->nr_overflow && !lopelib_group__forked(g) ?
+		      lopelib_overflow__arm(g) :
+		      0;
 	/* Parked groups of this thread give up their counters first. */
-	if (!err && __atomic_load_n(&lope_park_nr, __ATOMIC_RELAXED) &&
-	    !lope_group__forked(g))
-		err = lope_park__make_room(g);
+	if (!err && __atomic_load_n(&lopelib_park_nr, __ATOMIC_RELAXED) &&
+	    !lopelib_group__forked(g))
+		err = lopelib_park__make_room(g);
 	/* The enable's duration: a user-space read's window (reset rule). */
-	lope_arch_cycles_to(&g->call_start);
+	lopelib_arch_cycles_to(&g->call_start);
 	if (!err)
-		err = lope_ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
-	lope_arch_cycles_to(&g->call_end);
+		err = lopelib_ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
+	lopelib_arch_cycles_to(&g->call_end);
 	if (__builtin_expect(err, 0)) {
-		lope_set_running(g, false);
+		lopelib_set_running(g, false);
 		return err;
 	}
-	if (g->lazy && !g->listed && !lope_group__forked(g))
-		lope_park__list(g);
+	if (g->lazy && !g->listed && !lopelib_group__forked(g))
+		lopelib_park__list(g);
 	forget_read(g);
 	g->last = LOPE_PATH_NONE;
 	LOPE_CHECK(g);
@@ -682,11 +684,11 @@ stop_leaders(struct lope_group *g)
 {
 	int err;
 
-	lope_set_running(g, false);
-	err = lope_ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
+	lopelib_set_running(g, false);
+	err = lopelib_ioctl_leaders(g, PERF_EVENT_IOC_DISABLE);
 	/* Still counting: overflow must keep renewing its budget. */
 	if (__builtin_expect(err, 0))
-		lope_set_running(g, true);
+		lopelib_set_running(g, true);
 	return err;
 }
 
@@ -702,7 +704,7 @@ static inline void stopped(struct lope_group *g)
  */
 static void park(struct lope_group *g)
 {
-	lope_set_running(g, false);
+	lopelib_set_running(g, false);
 	g->stop = LOPE_STOP_PARKED;
 	forget_read(g);
 	set_bases(g, NULL); /* as settle() after a stop in the kernel */
@@ -760,7 +762,7 @@ int lope_group__disable_after_read(struct lope_group *g)
 }
 
 /* On a broken invariant: which one, on stderr, and abort. */
-void lope_group__check(const struct lope_group *g)
+void lopelib_group__check(const struct lope_group *g)
 {
 	bool ready = g->read != read_cold;
 	const char *bad = NULL;

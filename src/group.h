@@ -66,7 +66,7 @@ enum lope_stop {
 struct lope_group;
 
 /*
- * What lope_group__read() does now: set by lope_group__choose() alone.
+ * What lope_group__read() does now: set by lopelib_group__choose() alone.
  * It is read_cold() (group.c) exactly when the group is not ready: closed,
  * split, or stopped with the latest sample as its bases, not yet copied
  * (settle()); the verbs test that, and nothing else, before using them.
@@ -117,14 +117,14 @@ struct lope_group {
 	int nr_leaders;      /* events 0 .. nr_leaders - 1 lead kernel groups */
 	pid_t owner;         /* the only thread that may read in user space */
 	/* Between enable and disable; read by the overflow signal handler,
-	 * written by lope_set_running() alone. */
+	 * written by lopelib_set_running() alone. */
 	volatile sig_atomic_t running;
 	/* The rest. */
 	pid_t pid;
 	int cpu;
 	unsigned int flags;
 	int ev_cap;            /* ev has room for ev_cap events */
-	unsigned int fork_gen; /* lope_fork_gen when opened */
+	unsigned int fork_gen; /* lopelib_fork_gen when opened */
 	int nr_mapped;
 	int nr_overflow; /* events with a period */
 	size_t page_size;
@@ -140,7 +140,7 @@ struct lope_group {
 	/*
 	 * Lazy stop (park.c): may park at a stop; how it stopped; on the
 	 * registry of lazy groups enabled in the kernel, and its links.
-	 * Invariants (LOPE_CHECK; lope_park_nr counts the listed groups):
+	 * Invariants (LOPE_CHECK; lopelib_park_nr counts the listed groups):
 	 *   listed: lazy and open (a close unlists first);
 	 *   PARKED: listed, not running (its counters run in the kernel);
 	 *   DEMOTED: not listed, not running (disabled in the kernel);
@@ -164,7 +164,7 @@ struct lope_group {
  * of an ordinary group sends a split one to settle(), and on to split.c:
  * nothing is added to ordinary calls.
  */
-static inline bool lope_group__is_open(const struct lope_group *g)
+static inline bool lopelib_group__is_open(const struct lope_group *g)
 {
 	return g->opened || g->parts;
 }
@@ -176,7 +176,7 @@ static inline bool lope_group__is_open(const struct lope_group *g)
  * on another core type none of its events is on a counter, and the pages
  * are final: read without read(2).
  */
-static inline bool lope_group__is_part(const struct lope_group *g)
+static inline bool lopelib_group__is_part(const struct lope_group *g)
 {
 	return g->core >= 0;
 }
@@ -186,9 +186,9 @@ static inline bool lope_group__is_part(const struct lope_group *g)
  * counters (the descriptors were copied) but not its pages (the kernel maps
  * them VM_DONTCOPY): the child may read, but never switches them or unmaps.
  */
-static inline bool lope_group__forked(const struct lope_group *g)
+static inline bool lopelib_group__forked(const struct lope_group *g)
 {
-	return g->fork_gen != lope_fork_gen;
+	return g->fork_gen != lopelib_fork_gen;
 }
 
 /*
@@ -197,7 +197,7 @@ static inline bool lope_group__forked(const struct lope_group *g)
  * renew its event's budget (an ioctl that enables the event), one handled
  * after the stop must leave that to the next enable.
  */
-static inline void lope_set_running(struct lope_group *g, bool running)
+static inline void lopelib_set_running(struct lope_group *g, bool running)
 {
 	g->running = running;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -209,7 +209,7 @@ static inline void lope_set_running(struct lope_group *g, bool running)
  * since the base), never negative and never past INT64_MAX (a wild
  * ratio).  The caller adds what was written.
  */
-static inline uint64_t lope_scaled(uint64_t d, uint64_t ena, uint64_t run)
+static inline uint64_t lopelib_scaled(uint64_t d, uint64_t ena, uint64_t run)
 {
 	if ((int64_t)d < 0) /* never report a negative count */
 		d = 0;
@@ -224,9 +224,9 @@ static inline uint64_t lope_scaled(uint64_t d, uint64_t ena, uint64_t run)
  * broken in a debug build (-DLOPE_DEBUG: the sanitizer builds,
  * ctests/sanitize/test_asan.sh), and is nothing otherwise.
  */
-void lope_group__check(const struct lope_group *g);
+void lopelib_group__check(const struct lope_group *g);
 #ifdef LOPE_DEBUG
-#define LOPE_CHECK(g) lope_group__check(g)
+#define LOPE_CHECK(g) lopelib_group__check(g)
 #else
 #define LOPE_CHECK(g) ((void)0)
 #endif
@@ -237,7 +237,7 @@ void lope_group__check(const struct lope_group *g);
  * here from g->sampler and g->sysread_len).  group.c's verbs that change the state
  * choose again; never a measured read.
  */
-void lope_group__choose(struct lope_group *g, bool ready);
+void lopelib_group__choose(struct lope_group *g, bool ready);
 
 /*
  * A split group's verbs (split.c), installed on the group by
@@ -277,33 +277,33 @@ struct lope_split_ops {
  * demotion alike; each file has its own copy of the two out-of-line
  * helpers (unused where a file does not call them).
  */
-static __attribute__((noinline, unused)) int lope_ioctl_error(void)
+static __attribute__((noinline, unused)) int lopelib_ioctl_error(void)
 {
 	return errno ? -errno : -EIO;
 }
 
-/* lope_ioctl_leaders() of a set of several kernel groups, out of its way. */
+/* lopelib_ioctl_leaders() of a set of several kernel groups, out of its way. */
 static __attribute__((noinline, unused)) int
-lope_ioctl_each_leader(struct lope_group *g, unsigned long request)
+lopelib_ioctl_each_leader(struct lope_group *g, unsigned long request)
 {
 	int i;
 
 	for (i = 0; i < g->nr_leaders; i++)
-		if (lope_sys->ioctl(g->ev[i].fd, request, 0) < 0)
-			return lope_ioctl_error();
+		if (lopelib_sys->ioctl(g->ev[i].fd, request, 0) < 0)
+			return lopelib_ioctl_error();
 	return 0;
 }
 
 static inline __attribute__((always_inline)) int
-lope_ioctl_leaders(struct lope_group *g, unsigned long request)
+lopelib_ioctl_leaders(struct lope_group *g, unsigned long request)
 {
-	if (lope_group__forked(g))
+	if (lopelib_group__forked(g))
 		return 0; /* the parent's counters are not the child's to switch */
 	if (__builtin_expect(g->nr_leaders == 1, 1))
-		return lope_sys->ioctl(g->leader_fd, request, 0) < 0 ?
-			       lope_ioctl_error() :
+		return lopelib_sys->ioctl(g->leader_fd, request, 0) < 0 ?
+			       lopelib_ioctl_error() :
 			       0;
-	return lope_ioctl_each_leader(g, request);
+	return lopelib_ioctl_each_leader(g, request);
 }
 
 #endif /* LOPE_GROUP_H */

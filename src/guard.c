@@ -7,7 +7,7 @@
  *
  * One handler a copy of this file (libpapi's engine, a utility's own), set
  * once, before the first user-space read.  It skips a faulting read the
- * arch recognises (lope_arch_guard_fixup(): the read returns false and the
+ * arch recognises (lopelib_arch_guard_fixup(): the read returns false and the
  * caller reads with read(2)) and passes any other signal on to the handler
  * it replaced, or to the default action, as if it were not there.  A
  * program that replaces it later takes the rare fault itself.
@@ -25,7 +25,7 @@ static int install_err;
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	if (lope_arch_guard_fixup(uc))
+	if (lopelib_arch_guard_fixup(uc))
 		return;
 	if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
 		if (previous.sa_flags & SA_SIGINFO)
@@ -53,7 +53,7 @@ static void install(void)
 		install_err = -errno;
 }
 
-int lope_guard__install(void)
+int lopelib_guard__install(void)
 {
 	if (!LOPE_ARCH_READ_SIGNAL)
 		return 0;

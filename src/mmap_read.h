@@ -3,7 +3,7 @@
  * The user-space read of one counter from its perf_event self-monitoring
  * page.  Private to the engine and its tests.
  *
- * lope_mmap__read() is a pure function of the page and a counter reader, so
+ * lopelib_mmap__read() is a pure function of the page and a counter reader, so
  * the unit tests can drive it with simulated pages and fake counters while
  * the engine passes the real rdpmc/rdtsc (which the compiler inlines).
  */
@@ -20,7 +20,7 @@
 
 struct lope_reader {
 	/* raw value of hardware counter @counter (the page's index - 1)
-	 * into *@val; false if the read faulted (lope_guard__install()) */
+	 * into *@val; false if the read faulted (lopelib_guard__install()) */
 	bool (*pmc)(void *arg, uint32_t counter, uint64_t *val);
 	/* the clock the page's time_* fields convert (TSC on x86) */
 	uint64_t (*cycles)(void *arg);
@@ -34,16 +34,16 @@ struct lope_reader {
  * switch.
  */
 static inline __attribute__((always_inline)) bool
-lope_hw_pmc(void *arg, uint32_t counter, uint64_t *val)
+lopelib_hw_pmc(void *arg, uint32_t counter, uint64_t *val)
 {
 	(void)arg;
-	return lope_arch_rdpmc(counter, val);
+	return lopelib_arch_rdpmc(counter, val);
 }
 
-static inline uint64_t lope_hw_cycles(void *arg)
+static inline uint64_t lopelib_hw_cycles(void *arg)
 {
 	(void)arg;
-	return lope_arch_cycles();
+	return lopelib_arch_cycles();
 }
 
 /*
@@ -51,13 +51,13 @@ static inline uint64_t lope_hw_cycles(void *arg)
  * fault (LOPE_ARCH_READ_SIGNAL: riscv64), the handler that turns the fault
  * into a failed read (src/guard.c).  0, or -errno: then read with read(2).
  */
-int lope_guard__install(void);
+int lopelib_guard__install(void);
 
-static const struct lope_reader lope_hw_reader = { lope_hw_pmc, lope_hw_cycles,
-						   NULL };
+static const struct lope_reader lopelib_hw_reader = { lopelib_hw_pmc,
+						      lopelib_hw_cycles, NULL };
 
 /* Sign-extend the low @width bits of @pmc; the kernel keeps the rest in offset. */
-static inline int64_t lope_sign_extend(uint64_t pmc, unsigned int width)
+static inline int64_t lopelib_sign_extend(uint64_t pmc, unsigned int width)
 {
 	unsigned int shift = 64 - width;
 
@@ -66,10 +66,10 @@ static inline int64_t lope_sign_extend(uint64_t pmc, unsigned int width)
 
 /* Nanoseconds elapsed since the page's last update, from the clock value. */
 static inline uint64_t
-lope_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
-		      uint64_t cyc)
+lopelib_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
+			 uint64_t cyc)
 {
-	/* lope_mmap__read() refuses a shift of 64 or more; a writer may
+	/* lopelib_mmap__read() refuses a shift of 64 or more; a writer may
 	 * change it under the seqlock, and the retry discards this result,
 	 * but the shift itself must stay defined. */
 	uint16_t shift = pc->time_shift & 63;
@@ -85,16 +85,16 @@ lope_mmap__time_delta(const volatile struct perf_event_mmap_page *pc,
 }
 
 /*
- * The body of lope_mmap__read() and lope_mmap__read_enabled(): with
+ * The body of lopelib_mmap__read() and lopelib_mmap__read_enabled(): with
  * @enabled, a counter the kernel has taken off the PMU (index 0) is read
  * as the self-monitoring protocol describes: its count is the page's
  * offset, its enabled time runs on with the clock, its running time does
  * not.  Returns 0 (read from the counter), 1 (descheduled) or -EOPNOTSUPP.
  */
 static inline __attribute__((always_inline)) int
-lope_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
-		     const struct lope_reader *rd, struct lope_counts *out,
-		     unsigned long *retries, int enabled)
+lopelib_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
+			const struct lope_reader *rd, struct lope_counts *out,
+			unsigned long *retries, int enabled)
 {
 	uint32_t seq, idx;
 	uint64_t ena, run, delta, count, pmc;
@@ -102,7 +102,7 @@ lope_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
 
 	for (;;) {
 		seq = pc->lock;
-		lope_arch_rmb();
+		lopelib_arch_rmb();
 		if (seq & 1)
 			goto retry;
 		ena = pc->time_enabled;
@@ -115,13 +115,14 @@ lope_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
 			if (!enabled || !pc->cap_user_time ||
 			    pc->time_shift >= 64)
 				return -EOPNOTSUPP;
-			ena += lope_mmap__time_delta(pc, rd->cycles(rd->arg));
+			ena += lopelib_mmap__time_delta(pc,
+							rd->cycles(rd->arg));
 			count = pc->offset;
 		} else {
 			if (ena != run) {
 				if (!pc->cap_user_time || pc->time_shift >= 64)
 					return -EOPNOTSUPP;
-				delta = lope_mmap__time_delta(
+				delta = lopelib_mmap__time_delta(
 					pc, rd->cycles(rd->arg));
 				ena += delta;
 				run += delta;
@@ -130,9 +131,9 @@ lope_mmap__read_body(const volatile struct perf_event_mmap_page *pc,
 				return -EOPNOTSUPP;
 			/* Unsigned: the kernel's 64-bit count wraps. */
 			count = (uint64_t)pc->offset +
-				(uint64_t)lope_sign_extend(pmc, width);
+				(uint64_t)lopelib_sign_extend(pmc, width);
 		}
-		lope_arch_rmb();
+		lopelib_arch_rmb();
 		if (pc->lock == seq)
 			break;
 retry:
@@ -151,16 +152,16 @@ retry:
  * right now (cap_user_rdpmc clear, index 0, a bad width, or multiplexed
  * without cap_user_time or with a bad time_shift), or the counter read
  * faulted (riscv64: the kernel took the counter away after the index was
- * read; lope_guard__install()): the caller must then use read(2).  rdpmc
+ * read; lopelib_guard__install()): the caller must then use read(2).  rdpmc
  * is executed only after those checks pass.  @retries,
  * if not NULL, is incremented once per seqlock retry.
  */
 static inline __attribute__((always_inline)) int
-lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
-		const struct lope_reader *rd, struct lope_counts *out,
-		unsigned long *retries)
+lopelib_mmap__read(const volatile struct perf_event_mmap_page *pc,
+		   const struct lope_reader *rd, struct lope_counts *out,
+		   unsigned long *retries)
 {
-	return lope_mmap__read_body(pc, rd, out, retries, 0);
+	return lopelib_mmap__read_body(pc, rd, out, retries, 0);
 }
 
 /*
@@ -170,15 +171,15 @@ lope_mmap__read(const volatile struct perf_event_mmap_page *pc,
  * also says index 0, and its enabled time does not run on.
  */
 static inline __attribute__((always_inline)) int
-lope_mmap__read_enabled(const volatile struct perf_event_mmap_page *pc,
-			const struct lope_reader *rd, struct lope_counts *out,
-			unsigned long *retries)
+lopelib_mmap__read_enabled(const volatile struct perf_event_mmap_page *pc,
+			   const struct lope_reader *rd,
+			   struct lope_counts *out, unsigned long *retries)
 {
-	return lope_mmap__read_body(pc, rd, out, retries, 1);
+	return lopelib_mmap__read_body(pc, rd, out, retries, 1);
 }
 
 /* The page's capabilities word with only cap_user_rdpmc set. */
-static inline uint64_t lope_mmap__cap_rdpmc(void)
+static inline uint64_t lopelib_mmap__cap_rdpmc(void)
 {
 	struct perf_event_mmap_page p = { .capabilities = 0 };
 
@@ -190,19 +191,19 @@ static inline uint64_t lope_mmap__cap_rdpmc(void)
  * The common case alone, in one pass of the seqlock: user access granted,
  * the counter on the PMU, and enabled time equal to running time (never
  * multiplexed), so no clock is read.  Returns true with @out filled as
- * lope_mmap__read() would; false for anything else, a writer in the way
- * included, and the caller reads with lope_mmap__read() or
- * lope_mmap__read_enabled().
+ * lopelib_mmap__read() would; false for anything else, a writer in the way
+ * included, and the caller reads with lopelib_mmap__read() or
+ * lopelib_mmap__read_enabled().
  */
 static inline __attribute__((always_inline)) bool
-lope_mmap__read_plain(const volatile struct perf_event_mmap_page *pc,
-		      const struct lope_reader *rd, struct lope_counts *out)
+lopelib_mmap__read_plain(const volatile struct perf_event_mmap_page *pc,
+			 const struct lope_reader *rd, struct lope_counts *out)
 {
 	uint32_t seq = pc->lock, idx;
 	uint64_t ena, pmc, count;
 	unsigned int width;
 
-	lope_arch_rmb();
+	lopelib_arch_rmb();
 	idx = pc->index;
 	width = pc->pmc_width;
 	ena = pc->time_enabled;
@@ -215,12 +216,14 @@ lope_mmap__read_plain(const volatile struct perf_event_mmap_page *pc,
 		return false;
 	if (__builtin_expect(width - 1 > 63, 0))
 		return false;
-	if (__builtin_expect(!(pc->capabilities & lope_mmap__cap_rdpmc()), 0))
+	if (__builtin_expect(!(pc->capabilities & lopelib_mmap__cap_rdpmc()),
+			     0))
 		return false;
 	if (__builtin_expect(!rd->pmc(rd->arg, idx - 1, &pmc), 0))
 		return false;
-	count = (uint64_t)pc->offset + (uint64_t)lope_sign_extend(pmc, width);
-	lope_arch_rmb();
+	count = (uint64_t)pc->offset +
+		(uint64_t)lopelib_sign_extend(pmc, width);
+	lopelib_arch_rmb();
 	if (pc->lock != seq)
 		return false;
 	out->val = count;

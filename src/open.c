@@ -28,7 +28,7 @@ int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
 
 	if (!out || cpu < -1 || (pid == -1 && cpu == -1))
 		return -EINVAL;
-	if (lope_fork_watch())
+	if (lopelib_fork_watch())
 		return -ENOMEM;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -37,7 +37,7 @@ int lope_group__new(struct lope_group **out, pid_t pid, int cpu,
 	g->cpu = cpu;
 	g->flags = flags;
 	g->core = -1;
-	lope_group__choose(g, false);
+	lopelib_group__choose(g, false);
 	g->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	*out = g;
 	return 0;
@@ -87,7 +87,7 @@ int lope_group__add(struct lope_group *g, const struct perf_event_attr *attr)
 
 	if (!g || !attr)
 		return -EINVAL;
-	if (lope_group__is_open(g))
+	if (lopelib_group__is_open(g))
 		return -EBUSY;
 	err = reserve(g, g->nr + 1);
 	if (err)
@@ -168,7 +168,7 @@ static bool never_user_readable(const struct perf_event_attr *attr)
 /* Events on the calling thread alone can be read in user space. */
 static bool self_monitoring(const struct lope_group *g)
 {
-	return (g->pid == 0 || g->pid == lope_gettid()) && g->cpu == -1 &&
+	return (g->pid == 0 || g->pid == lopelib_gettid()) && g->cpu == -1 &&
 	       !(g->flags & LOPE_INHERIT);
 }
 
@@ -197,9 +197,10 @@ static void prepare_attr(const struct lope_group *g, int i,
 	attr->inherit = !!(g->flags & LOPE_INHERIT);
 	/* A core type's multiplexed part: its first group runs whenever
 	 * the thread is on that core type, the time the others scale by. */
-	attr->pinned = lope_group__is_part(g) && !one_kernel_group(g) && i == 0;
+	attr->pinned = lopelib_group__is_part(g) && !one_kernel_group(g) &&
+		       i == 0;
 	if (user_readable(g, attr))
-		lope_arch_prepare_attr(attr);
+		lopelib_arch_prepare_attr(attr);
 }
 
 /*
@@ -216,8 +217,8 @@ static int open_event(struct lope_group *g, int i)
 	int leader = is_leader(g, i) ? -1 : g->ev[0].fd, fd;
 
 	prepare_attr(g, i, &k);
-	lope_overflow__prepare_attr(e, &k);
-	fd = lope_sys__open(&k, g->pid, g->cpu, leader);
+	lopelib_overflow__prepare_attr(e, &k);
+	fd = lopelib_sys__open(&k, g->pid, g->cpu, leader);
 	e->fd = fd < 0 ? -1 : fd;
 	return fd < 0 ? fd : 0;
 }
@@ -232,8 +233,8 @@ static void map_page(struct lope_group *g, struct lope_event *e)
 	void *p = e->ring; /* a ring buffer starts with the event's page */
 
 	if (!p)
-		p = lope_sys->mmap(g->page_size, PROT_READ,
-				   MAP_SHARED | MAP_POPULATE, e->fd);
+		p = lopelib_sys->mmap(g->page_size, PROT_READ,
+				      MAP_SHARED | MAP_POPULATE, e->fd);
 	if (p == MAP_FAILED)
 		return;
 	e->page = p;
@@ -290,10 +291,10 @@ static void opened(struct lope_group *g, bool user)
 	 * kernel, and an exec enables in the kernel by itself. */
 	g->lazy = user && !g->nr_overflow &&
 		  !(g->flags & (LOPE_KERNEL_STOP | LOPE_ENABLE_ON_EXEC)) &&
-		  lope_park__watch_fork() == 0;
+		  lopelib_park__watch_fork() == 0;
 	g->stop = LOPE_STOP_NONE;
 	g->opened = true;
-	lope_group__choose(g, true);
+	lopelib_group__choose(g, true);
 	LOPE_CHECK(g);
 }
 
@@ -304,7 +305,7 @@ int lope_group__open(struct lope_group *g)
 
 	if (!g)
 		return -EINVAL;
-	if (lope_group__is_open(g))
+	if (lopelib_group__is_open(g))
 		return -EBUSY;
 	if (g->nr == 0)
 		return -ENOENT;
@@ -312,13 +313,13 @@ int lope_group__open(struct lope_group *g)
 		return g->split->open(g);
 	self = self_monitoring(g);
 	/* Before anything is mapped: a failed open unmaps what it mapped. */
-	g->fork_gen = lope_fork_gen;
+	g->fork_gen = lopelib_fork_gen;
 	for (i = 0; i < g->nr; i++) {
 		struct lope_event *e = &g->ev[i];
 
 		err = open_event(g, i);
 		if (!err && e->period)
-			err = lope_overflow__open(g, e);
+			err = lopelib_overflow__open(g, e);
 		if (err) {
 			g->opened = true; /* what close undoes */
 			lope_group__close(g);
@@ -332,8 +333,8 @@ int lope_group__open(struct lope_group *g)
 	}
 	/* Where a read can fault, only under the guard (src/guard.c). */
 	user = self && !(g->flags & LOPE_NO_RDPMC) && g->nr_mapped == g->nr &&
-	       lope_guard__install() == 0;
-	g->owner = self ? lope_gettid() : 0;
+	       lopelib_guard__install() == 0;
+	g->owner = self ? lopelib_gettid() : 0;
 	opened(g, user);
 	return 0;
 }
@@ -346,7 +347,7 @@ void lope_group__close(struct lope_group *g)
 		g->split->close(g);
 	if (!g || !g->opened)
 		return;
-	lope_park__unlist(g); /* its counters go with the descriptors */
+	lopelib_park__unlist(g); /* its counters go with the descriptors */
 	g->stop = LOPE_STOP_NONE;
 	/* Members before the leader, so the leader goes last. */
 	for (i = g->nr - 1; i >= 0; i--) {
@@ -354,22 +355,22 @@ void lope_group__close(struct lope_group *g)
 
 		/* munmap of our own page and close cannot fail in a way
 		 * the caller could act on: the resource is gone either way. */
-		if (lope_group__forked(
+		if (lopelib_group__forked(
 			    g)) /* the child has no copy of the mappings */
 			e->ring = NULL;
 		if (e->ring)
-			lope_overflow__close(g, e);
-		else if (e->page && !lope_group__forked(g))
-			(void)lope_sys->munmap(e->page, g->page_size);
+			lopelib_overflow__close(g, e);
+		else if (e->page && !lopelib_group__forked(g))
+			(void)lopelib_sys->munmap(e->page, g->page_size);
 		if (e->fd >= 0)
-			(void)lope_sys->close(e->fd);
+			(void)lopelib_sys->close(e->fd);
 		e->page = NULL;
 		e->fd = -1;
 	}
 	g->nr_mapped = 0;
-	lope_set_running(g, false);
+	lopelib_set_running(g, false);
 	g->opened = false;
 	g->last = LOPE_PATH_NONE;
-	lope_group__choose(g, false);
+	lopelib_group__choose(g, false);
 	LOPE_CHECK(g);
 }

@@ -48,7 +48,7 @@ int lope_group__set_overflow(struct lope_group *g, int idx, uint64_t period,
 
 	if (!e || (period && (signo < 1 || signo > SIGRTMAX)))
 		return -EINVAL;
-	if (lope_group__is_open(g))
+	if (lopelib_group__is_open(g))
 		return -EBUSY;
 	/* The kernel refuses PERF_EVENT_IOC_REFRESH on inherited events. */
 	if (period && (g->flags & LOPE_INHERIT))
@@ -60,8 +60,8 @@ int lope_group__set_overflow(struct lope_group *g, int idx, uint64_t period,
 }
 
 /* The engine owns the sampling fields: @a gets @e's, nothing else. */
-void lope_overflow__prepare_attr(const struct lope_event *e,
-				 struct perf_event_attr *a)
+void lopelib_overflow__prepare_attr(const struct lope_event *e,
+				    struct perf_event_attr *a)
 {
 	a->freq = 0;
 	a->sample_period = e->period;
@@ -79,12 +79,12 @@ static int route_signal(int fd, int signo)
 {
 	struct f_owner_ex owner = {
 		.type = F_OWNER_TID,
-		.pid = lope_gettid(),
+		.pid = lopelib_gettid(),
 	};
 
-	if (lope_sys->fcntl(fd, F_SETSIG, (unsigned long)signo) < 0 ||
-	    lope_sys->fcntl(fd, F_SETOWN_EX, (unsigned long)&owner) < 0 ||
-	    lope_sys->fcntl(fd, F_SETFL, O_ASYNC) < 0)
+	if (lopelib_sys->fcntl(fd, F_SETSIG, (unsigned long)signo) < 0 ||
+	    lopelib_sys->fcntl(fd, F_SETOWN_EX, (unsigned long)&owner) < 0 ||
+	    lopelib_sys->fcntl(fd, F_SETFL, O_ASYNC) < 0)
 		return errno ? -errno : -EIO;
 	return 0;
 }
@@ -101,14 +101,14 @@ static size_t ring_len(const struct lope_group *g)
  */
 static void map_ring(struct lope_group *g, struct lope_event *e)
 {
-	void *p = lope_sys->mmap(ring_len(g), PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_POPULATE, e->fd);
+	void *p = lopelib_sys->mmap(ring_len(g), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_POPULATE, e->fd);
 
 	if (p != MAP_FAILED)
 		e->ring = p;
 }
 
-int lope_overflow__open(struct lope_group *g, struct lope_event *e)
+int lopelib_overflow__open(struct lope_group *g, struct lope_event *e)
 {
 	int err = route_signal(e->fd, e->signo);
 
@@ -119,10 +119,10 @@ int lope_overflow__open(struct lope_group *g, struct lope_event *e)
 	return 0;
 }
 
-void lope_overflow__close(struct lope_group *g, struct lope_event *e)
+void lopelib_overflow__close(struct lope_group *g, struct lope_event *e)
 {
 	/* Our own mapping: nothing to do if munmap fails. */
-	(void)lope_sys->munmap(e->ring, ring_len(g));
+	(void)lopelib_sys->munmap(e->ring, ring_len(g));
 	e->ring = NULL;
 }
 
@@ -131,7 +131,7 @@ static int top_up(struct lope_event *e)
 {
 	unsigned long add = (unsigned long)(LOPE_OVERFLOW_BUDGET - e->budget);
 
-	if (lope_sys->ioctl(e->fd, PERF_EVENT_IOC_REFRESH, add) < 0)
+	if (lopelib_sys->ioctl(e->fd, PERF_EVENT_IOC_REFRESH, add) < 0)
 		return errno ? -errno : -EIO;
 	e->budget = LOPE_OVERFLOW_BUDGET;
 	return 0;
@@ -141,7 +141,7 @@ static int top_up(struct lope_event *e)
  * Before every enable.  Members first: refreshing a leader also enables
  * it, which starts the whole group.
  */
-int lope_overflow__arm(struct lope_group *g)
+int lopelib_overflow__arm(struct lope_group *g)
 {
 	int i, err;
 
@@ -167,7 +167,7 @@ int lope_group__rearm(struct lope_group *g, int idx, int code)
 {
 	struct lope_event *e = event_of(g, idx);
 
-	if (!e || !lope_group__is_open(g) || !e->period)
+	if (!e || !lopelib_group__is_open(g) || !e->period)
 		return -EINVAL;
 	if (g->parts)
 		return g->split->rearm(g, idx, code);
@@ -184,7 +184,7 @@ int lope_group__find_fd(const struct lope_group *g, int fd)
 {
 	int i;
 
-	if (!g || !lope_group__is_open(g) || fd < 0)
+	if (!g || !lopelib_group__is_open(g) || fd < 0)
 		return -EINVAL;
 	if (g->parts)
 		return g->split->find_fd(g, fd);

@@ -8,10 +8,10 @@
 
 #include "group.h"
 
-void lope_overflow__prepare_attr(const struct lope_event *e,
-				 struct perf_event_attr *a);
-int lope_overflow__open(struct lope_group *g, struct lope_event *e);
-void lope_overflow__close(struct lope_group *g, struct lope_event *e);
-int lope_overflow__arm(struct lope_group *g);
+void lopelib_overflow__prepare_attr(const struct lope_event *e,
+				    struct perf_event_attr *a);
+int lopelib_overflow__open(struct lope_group *g, struct lope_event *e);
+void lopelib_overflow__close(struct lope_group *g, struct lope_event *e);
+int lopelib_overflow__arm(struct lope_group *g);
 
 #endif /* LOPE_OVERFLOW_H */

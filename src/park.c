@@ -26,7 +26,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lope_group *head;
-unsigned int lope_park_nr;
+unsigned int lopelib_park_nr;
 
 /*
  * A forked child has no listed group of its own (its copies of the
@@ -37,7 +37,7 @@ static void after_fork(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	head = NULL;
-	lope_park_nr = 0;
+	lopelib_park_nr = 0;
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -48,7 +48,7 @@ static void register_atfork(void)
 	atfork_registered = pthread_atfork(NULL, NULL, after_fork) == 0;
 }
 
-int lope_park__watch_fork(void)
+int lopelib_park__watch_fork(void)
 {
 	if (pthread_once(&atfork_once, register_atfork) != 0 ||
 	    !atfork_registered)
@@ -56,7 +56,7 @@ int lope_park__watch_fork(void)
 	return 0;
 }
 
-void lope_park__list(struct lope_group *g)
+void lopelib_park__list(struct lope_group *g)
 {
 	pthread_mutex_lock(&lock);
 	g->park_prev = NULL;
@@ -65,7 +65,7 @@ void lope_park__list(struct lope_group *g)
 		head->park_prev = g;
 	head = g;
 	g->listed = true;
-	__atomic_add_fetch(&lope_park_nr, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&lopelib_park_nr, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -79,14 +79,14 @@ static void unlink_locked(struct lope_group *g)
 		g->park_next->park_prev = g->park_prev;
 	g->park_prev = g->park_next = NULL;
 	g->listed = false;
-	__atomic_sub_fetch(&lope_park_nr, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&lopelib_park_nr, 1, __ATOMIC_RELAXED);
 }
 
-void lope_park__unlist(struct lope_group *g)
+void lopelib_park__unlist(struct lope_group *g)
 {
 	if (!g->listed)
 		return;
-	if (lope_group__forked(g)) { /* the child's list never had it */
+	if (lopelib_group__forked(g)) { /* the child's list never had it */
 		g->listed = false;
 		return;
 	}
@@ -142,16 +142,16 @@ static bool competes(const struct lope_group *p, const struct lope_group *g)
 /* Disable parked @p in the kernel: its next start samples it again. */
 static int demote(struct lope_group *p)
 {
-	int err = lope_ioctl_leaders(p, PERF_EVENT_IOC_DISABLE);
+	int err = lopelib_ioctl_leaders(p, PERF_EVENT_IOC_DISABLE);
 
 	if (!err)
 		p->stop = LOPE_STOP_DEMOTED; /* settle() samples it again */
 	return err;
 }
 
-int lope_park__make_room(const struct lope_group *g)
+int lopelib_park__make_room(const struct lope_group *g)
 {
-	pid_t tid = lope_gettid();
+	pid_t tid = lopelib_gettid();
 	struct lope_group *p, *next;
 	int err = 0;
 

@@ -39,7 +39,7 @@ say(int err, char *why, size_t len, const char *fmt, ...)
 }
 
 /*
- * Why lope_mmap__read() refused a page the kernel set up for user-space
+ * Why lopelib_mmap__read() refused a page the kernel set up for user-space
  * reads: the first field that says no.
  */
 static const char *page_refusal(const struct perf_event_mmap_page *pc)
@@ -102,13 +102,13 @@ static int open_hw_counter(struct perf_event_attr *attr)
 	int fd;
 
 	hw_attr(attr, PERF_COUNT_HW_INSTRUCTIONS);
-	lope_arch_prepare_attr(attr);
-	fd = lope_sys__open(attr, 0, -1, -1);
+	lopelib_arch_prepare_attr(attr);
+	fd = lopelib_sys__open(attr, 0, -1, -1);
 	if (fd != -ENOENT)
 		return fd;
 	hw_attr(attr, PERF_COUNT_HW_CPU_CYCLES);
-	lope_arch_prepare_attr(attr);
-	return lope_sys__open(attr, 0, -1, -1);
+	lopelib_arch_prepare_attr(attr);
+	return lopelib_sys__open(attr, 0, -1, -1);
 }
 
 /*
@@ -161,20 +161,20 @@ static int probe_event(char *why, size_t len)
 			   fd == -EACCES || fd == -EPERM ?
 				   " (perf_event_paranoid)" :
 				   "");
-	pc = lope_sys->mmap(page, PROT_READ, MAP_SHARED | MAP_POPULATE, fd);
+	pc = lopelib_sys->mmap(page, PROT_READ, MAP_SHARED | MAP_POPULATE, fd);
 	if (pc == MAP_FAILED)
 		err = say(-errno, why, len, "cannot map the event page: %s",
 			  strerror(errno));
-	else if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+	else if (lopelib_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		err = say(-errno, why, len, "cannot enable the event: %s",
 			  strerror(errno));
 	else if (!pc->cap_user_rdpmc)
 		err = say(-EOPNOTSUPP, why, len,
 			  "kernel reports cap_user_rdpmc=0");
-	else if ((err = lope_guard__install()) != 0)
+	else if ((err = lopelib_guard__install()) != 0)
 		err = say(err, why, len, "cannot guard the counter read: %s",
 			  strerror(-err));
-	else if (lope_mmap__read(pc, &lope_hw_reader, &c, NULL) == 0)
+	else if (lopelib_mmap__read(pc, &lopelib_hw_reader, &c, NULL) == 0)
 		err = 0;
 	else if (pc->index == 0 && pc->time_running == 0 &&
 		 probe_cores(&attr) == 0)
@@ -184,8 +184,8 @@ static int probe_event(char *why, size_t len)
 	if (!err)
 		err = say(0, why, len, "yes");
 	if (pc != MAP_FAILED)
-		(void)lope_sys->munmap(pc, page);
-	(void)lope_sys->close(fd);
+		(void)lopelib_sys->munmap(pc, page);
+	(void)lopelib_sys->close(fd);
 	return err;
 }
 
@@ -237,10 +237,10 @@ static bool group_runs(int fd, int n)
 	size_t len = (size_t)(2 + n) * sizeof(buf[0]);
 	bool runs;
 
-	if (lope_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+	if (lopelib_sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		return false;
-	runs = lope_sys->read(fd, buf, len) == (ssize_t)len && buf[1] > 0;
-	(void)lope_sys->ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	runs = lopelib_sys->read(fd, buf, len) == (ssize_t)len && buf[1] > 0;
+	(void)lopelib_sys->ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	return runs;
 }
 
@@ -265,7 +265,7 @@ int lope_probe_counters(const struct perf_event_attr *attr, int max)
 	for (n = 0; n < max; n++) {
 		a.disabled = n == 0;
 		a.enable_on_exec = n == 0;
-		fd[n] = lope_sys__open(&a, 0, -1, n ? fd[0] : -1);
+		fd[n] = lopelib_sys__open(&a, 0, -1, n ? fd[0] : -1);
 		if (fd[n] < 0)
 			break;
 	}
@@ -275,8 +275,8 @@ int lope_probe_counters(const struct perf_event_attr *attr, int max)
 	 * this one's CPUs, and fits all the same. */
 	if (n == max)
 		while (n > 0 && !group_runs(fd[0], n))
-			(void)lope_sys->close(fd[--n]);
+			(void)lopelib_sys->close(fd[--n]);
 	for (i = n - 1; i >= 0; i--)
-		(void)lope_sys->close(fd[i]);
+		(void)lopelib_sys->close(fd[i]);
 	return n;
 }

@@ -28,7 +28,7 @@ int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
 {
 	if (!g)
 		return -EINVAL;
-	if (lope_group__is_open(g))
+	if (lopelib_group__is_open(g))
 		return -EBUSY;
 	g->cores = lope_cores__nr(c) > 1 ? c : NULL;
 	g->split = g->cores ? &split_ops : NULL;
@@ -37,7 +37,8 @@ int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
 
 static bool split_off(const struct lope_group *g)
 {
-	return lope_group__is_part(g) && lope_cores__off(g->core_of, g->core);
+	return lopelib_group__is_part(g) &&
+	       lopelib_cores__off(g->core_of, g->core);
 }
 
 /* Does @g count on a core PMU's cpus only, or split over several? */
@@ -188,7 +189,7 @@ static void split_close(struct lope_group *g)
 {
 	free_parts(g);
 	g->nr_mapped = 0;
-	lope_set_running(g, false);
+	lopelib_set_running(g, false);
 }
 
 /*
@@ -208,8 +209,8 @@ static void part_values(const struct lope_group *q, const struct lope_counts *c,
 		const struct lope_event *e = &q->ev[j];
 
 		d = c[j].val - e->base.val;
-		ena = lope_group__is_part(q) ? ref : c[j].ena - e->base.ena;
-		v[j] = (int64_t)lope_scaled(d, ena, c[j].run - e->base.run) +
+		ena = lopelib_group__is_part(q) ? ref : c[j].ena - e->base.ena;
+		v[j] = (int64_t)lopelib_scaled(d, ena, c[j].run - e->base.run) +
 		       e->offset;
 	}
 }
@@ -299,7 +300,7 @@ static int split_enable(struct lope_group *g)
 			return err;
 		}
 	}
-	lope_set_running(g, true);
+	lopelib_set_running(g, true);
 	return 0;
 }
 
@@ -325,7 +326,7 @@ static int split_disable(struct lope_group *g, int64_t *values, bool after_read)
 			err = e;
 	}
 	if (!err)
-		lope_set_running(g, false);
+		lopelib_set_running(g, false);
 	return err;
 }
 

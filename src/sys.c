@@ -37,7 +37,7 @@ static int sys_fcntl(int fd, int cmd, unsigned long arg)
 	return fcntl(fd, cmd, arg);
 }
 
-const struct lope_sys lope_sys_kernel = {
+const struct lopelib_sys lopelib_sys_kernel = {
 	.perf_event_open = sys_perf_event_open,
 	.ioctl = sys_ioctl,
 	.read = read,
@@ -47,25 +47,25 @@ const struct lope_sys lope_sys_kernel = {
 	.fcntl = sys_fcntl,
 };
 
-const struct lope_sys *lope_sys = &lope_sys_kernel;
+const struct lopelib_sys *lopelib_sys = &lopelib_sys_kernel;
 
-const struct lope_sys *lope_sys__set(const struct lope_sys *ops)
+const struct lopelib_sys *lopelib_sys__set(const struct lopelib_sys *ops)
 {
-	const struct lope_sys *old = lope_sys;
+	const struct lopelib_sys *old = lopelib_sys;
 
-	lope_sys = ops ? ops : &lope_sys_kernel;
+	lopelib_sys = ops ? ops : &lopelib_sys_kernel;
 	return old;
 }
 
-int lope_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
-		   int group_fd)
+int lopelib_sys__open(struct perf_event_attr *attr, pid_t pid, int cpu,
+		      int group_fd)
 {
 	int fd;
 
 	do
-		fd = lope_sys->perf_event_open(attr, pid, cpu, group_fd,
-					       PERF_FLAG_FD_CLOEXEC);
-	while (fd < 0 && errno == EOPNOTSUPP && lope_arch_relax_attr(attr));
+		fd = lopelib_sys->perf_event_open(attr, pid, cpu, group_fd,
+						  PERF_FLAG_FD_CLOEXEC);
+	while (fd < 0 && errno == EOPNOTSUPP && lopelib_arch_relax_attr(attr));
 	if (fd >= 0)
 		return fd;
 	return errno ? -errno : -EINVAL;
@@ -81,10 +81,10 @@ int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
 	a = *attr;
 	a.size = sizeof(a);
 	a.disabled = 1;
-	fd = lope_sys__open(&a, pid, cpu, -1);
+	fd = lopelib_sys__open(&a, pid, cpu, -1);
 	if (fd < 0)
 		return fd;
-	(void)lope_sys->close(fd); /* never used: nothing to lose */
+	(void)lopelib_sys->close(fd); /* never used: nothing to lose */
 	return 0;
 }
 
@@ -94,16 +94,16 @@ int lope_probe(const struct perf_event_attr *attr, pid_t pid, int cpu)
  * forgotten in the child or it would take the parent's events for its own
  * (park.c keeps its own handler for its registry).
  */
-__thread pid_t lope_cached_tid __attribute__((tls_model("initial-exec")));
+__thread pid_t lopelib_cached_tid __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static int atfork_registered;
 
-unsigned int lope_fork_gen;
+unsigned int lopelib_fork_gen;
 
 static void forget_tid(void)
 {
-	lope_cached_tid = 0;
-	lope_fork_gen++;
+	lopelib_cached_tid = 0;
+	lopelib_fork_gen++;
 }
 
 static void register_atfork(void)
@@ -111,7 +111,7 @@ static void register_atfork(void)
 	atfork_registered = pthread_atfork(NULL, NULL, forget_tid) == 0;
 }
 
-int lope_fork_watch(void)
+int lopelib_fork_watch(void)
 {
 	if (pthread_once(&atfork_once, register_atfork) != 0 ||
 	    !atfork_registered)
@@ -119,11 +119,11 @@ int lope_fork_watch(void)
 	return 0;
 }
 
-pid_t lope_gettid_slow(void)
+pid_t lopelib_gettid_slow(void)
 {
 	if (pthread_once(&atfork_once, register_atfork) != 0 ||
 	    !atfork_registered)
 		return (pid_t)syscall(SYS_gettid); /* uncached, still right */
-	lope_cached_tid = (pid_t)syscall(SYS_gettid);
-	return lope_cached_tid;
+	lopelib_cached_tid = (pid_t)syscall(SYS_gettid);
+	return lopelib_cached_tid;
 }

@@ -18,7 +18,7 @@ LOPE_WORKER_LDADD = $(PAPI_OURS_LIBSO) -ldl
 # PAPI's component vector, so it includes PAPI's internal headers with the
 # macros PAPI's own Makefile gives them on Linux (PAPI_NUM_COMP only sizes
 # a declaration there); its user-space reads use the engine's
-# lope_mmap__read() and per-arch reader (src/mmap_read.h), guarded as the
+# lopelib_mmap__read() and per-arch reader (src/mmap_read.h), guarded as the
 # engine's are (src/guard.c: its own copy, as libpapi.so exports none).
 bin_PROGRAMS += utils/papi_overhead
 utils_papi_overhead_SOURCES = utils/overhead/main.c \

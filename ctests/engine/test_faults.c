@@ -14,7 +14,7 @@
  * and overflow with inherit are refused before anything is closed.
  *
  * The invariants of readiness and of the lazy stop (group.h,
- * lope_group__check()): silent through a group's life, an abort for each
+ * lopelib_group__check()): silent through a group's life, an abort for each
  * one broken on purpose (in a child).
  */
 #define _GNU_SOURCE
@@ -67,27 +67,27 @@ static int f_open(struct perf_event_attr *a, pid_t p, int cpu, int gfd,
 		inj.peak = n;
 	return fails(C_OPEN) ?
 		       -1 :
-		       lope_sys_kernel.perf_event_open(a, p, cpu, gfd, fl);
+		       lopelib_sys_kernel.perf_event_open(a, p, cpu, gfd, fl);
 }
 
 static int f_ioctl(int fd, unsigned long req, unsigned long arg)
 {
-	return fails(C_IOCTL) ? -1 : lope_sys_kernel.ioctl(fd, req, arg);
+	return fails(C_IOCTL) ? -1 : lopelib_sys_kernel.ioctl(fd, req, arg);
 }
 
 static ssize_t f_read(int fd, void *buf, size_t len)
 {
-	return fails(C_READ) ? -1 : lope_sys_kernel.read(fd, buf, len);
+	return fails(C_READ) ? -1 : lopelib_sys_kernel.read(fd, buf, len);
 }
 
 static void *f_mmap(size_t len, int prot, int flags, int fd)
 {
 	return fails(C_MMAP) ? MAP_FAILED :
-			       lope_sys_kernel.mmap(len, prot, flags, fd);
+			       lopelib_sys_kernel.mmap(len, prot, flags, fd);
 }
 
 /* The kernel's table but for the calls above (main() fills it). */
-static struct lope_sys faulty;
+static struct lopelib_sys faulty;
 
 static void inject(enum call c, int nth, int err, int times)
 {
@@ -690,7 +690,7 @@ static void change_faults(void)
 	(void)sched_setaffinity(0, sizeof(old), &old); /* it was allowed */
 }
 
-/* Does lope_group__check(@g) abort, once @brk (if any) broke @g?  In a
+/* Does lopelib_group__check(@g) abort, once @brk (if any) broke @g?  In a
  * child, whose copy of @g alone is broken; its message goes nowhere. */
 static bool check_aborts(struct lope_group *g,
 			 void (*brk)(struct lope_group *g))
@@ -703,7 +703,7 @@ static bool check_aborts(struct lope_group *g,
 			_exit(3);
 		if (brk)
 			brk(g);
-		lope_group__check(g);
+		lopelib_group__check(g);
 		_exit(0);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
@@ -765,7 +765,7 @@ static void invariants(void)
 	/* Ready and running: every row below breaks one rule. */
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		lope_check(quiet && check_aborts(g, rows[i].brk), rows[i].name,
-			   quiet ? "lope_group__check() did not abort" :
+			   quiet ? "lopelib_group__check() did not abort" :
 				   "no ready group to break: see below");
 	if (quiet) {
 		when = "disable";
@@ -784,18 +784,18 @@ static void invariants(void)
 
 int main(void)
 {
-	faulty = lope_sys_kernel;
+	faulty = lopelib_sys_kernel;
 	faulty.perf_event_open = f_open;
 	faulty.ioctl = f_ioctl;
 	faulty.read = f_read;
 	faulty.mmap = f_mmap;
-	lope_sys__set(&faulty);
+	lopelib_sys__set(&faulty);
 	open_faults();
 	replace_faults();
 	change_faults();
 	runtime_faults();
 	mmap_fallback();
-	lope_sys__set(NULL);
+	lopelib_sys__set(NULL);
 	invariants();
 	return lope_done();
 }

@@ -220,32 +220,32 @@ static unsigned long nr_calls;
 static ssize_t counting_read(int fd, void *buf, size_t len)
 {
 	nr_calls++;
-	return lope_sys_kernel.read(fd, buf, len);
+	return lopelib_sys_kernel.read(fd, buf, len);
 }
 
 static int counting_ioctl(int fd, unsigned long req, unsigned long arg)
 {
 	nr_calls++;
-	return lope_sys_kernel.ioctl(fd, req, arg);
+	return lopelib_sys_kernel.ioctl(fd, req, arg);
 }
 
 static void test_no_syscall(const char *name)
 {
-	struct lope_sys counting = lope_sys_kernel;
+	struct lopelib_sys counting = lopelib_sys_kernel;
 	int64_t v[NEV];
 	int i, err = 0;
 
 	counting.read = counting_read;
 	counting.ioctl = counting_ioctl;
 	nr_calls = 0;
-	lope_sys__set(&counting);
+	lopelib_sys__set(&counting);
 	for (i = 0; !err && i < NRESETS; i++) {
 		work(1000);
 		err = lope_group__read(g, v);
 		if (!err)
 			err = lope_group__reset(g);
 	}
-	lope_sys__set(NULL);
+	lopelib_sys__set(NULL);
 	if (err)
 		lope_fail(name, "pair %d: %s", i, strerror(-err));
 	else
@@ -273,12 +273,12 @@ static void test_wrap(const char *name)
 	offset0 = (uint64_t)page->offset;
 	err = bracketed_read(&t, "start");
 	idx = page->index;
-	if (!err && (!idx || !lope_hw_reader.pmc(NULL, idx - 1, &pmc))) {
+	if (!err && (!idx || !lopelib_hw_reader.pmc(NULL, idx - 1, &pmc))) {
 		lope_skip(name, "the page gives no counter to read");
 		return;
 	}
 	/* the events left before the counter wraps */
-	raw = lope_sign_extend(pmc, page->pmc_width);
+	raw = lopelib_sign_extend(pmc, page->pmc_width);
 	left = raw < 0 ? (uint64_t)-raw :
 			 (1ull << page->pmc_width) - (uint64_t)raw;
 	if (!err && left > WRAP_REACH) {
@@ -373,7 +373,7 @@ static void test_taken_away(const char *name)
 		lope_fail(name, "disable: %s", strerror(-err));
 		return;
 	}
-	ok = lope_hw_reader.pmc(NULL, idx - 1, &v);
+	ok = lopelib_hw_reader.pmc(NULL, idx - 1, &v);
 	lope_check(!ok && page->index == 0, name,
 		   "counter %u read %s (value %" PRIu64 ") after the disable, "
 		   "the page's index now %u: want a failed read and index 0",

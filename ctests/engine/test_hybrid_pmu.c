@@ -104,7 +104,7 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 }
 
 /* @a for this thread, user-only, enabled; with @user_read, asks for
- * user-space reads (lope_arch_prepare_attr) and drops what the PMU
+ * user-space reads (lopelib_arch_prepare_attr) and drops what the PMU
  * refuses.  fd or -errno. */
 static int open_user(struct perf_event_attr *a, int user_read)
 {
@@ -116,9 +116,9 @@ static int open_user(struct perf_event_attr *a, int user_read)
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			 PERF_FORMAT_TOTAL_TIME_RUNNING;
 	if (user_read)
-		lope_arch_prepare_attr(a);
+		lopelib_arch_prepare_attr(a);
 	while ((fd = perf_open(a, 0, -1)) == -EOPNOTSUPP &&
-	       lope_arch_relax_attr(a))
+	       lopelib_arch_relax_attr(a))
 		;
 	return fd;
 }
@@ -386,7 +386,7 @@ static void case_user_read(const struct pmu *p)
 		err = read_val(p->fd, &before);
 	index = p->page->index;
 	if (!err)
-		rc = lope_mmap__read(p->page, &lope_hw_reader, &u, NULL);
+		rc = lopelib_mmap__read(p->page, &lopelib_hw_reader, &u, NULL);
 	if (!err)
 		err = read_val(p->fd, &after);
 	if (err) {

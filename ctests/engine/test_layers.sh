@@ -12,6 +12,9 @@
 #     one (the calls it makes are printed);
 #   - the check can fail: with the layers in reverse order it finds calls
 #     upwards;
+#   - public and internal names are told apart, after libpfm4's pfm_ and
+#     pfmlib_: every global symbol of liblope.a is lope_ and declared in
+#     src/lope.h, or lopelib_ and not;
 #   - no file of the engine, the components, the utilities or the scripts
 #     (C, headers, shell) is over 800 lines, so that each reads whole.
 # Prints PASS/FAIL/SKIP lines (see ctests/lib/report.h).
@@ -101,6 +104,19 @@ if [ "$nrev" -gt 0 ]; then
 	pass check_finds_calls_upwards "$nrev calls upwards with the layers reversed"
 else
 	fail check_finds_calls_upwards "with the layers reversed it found none"
+fi
+
+# Public names (lope_, in lope.h) and internal ones (lopelib_).
+misnamed=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+	sort -u | awk 'NR == FNR { pub[$1] = 1; next }
+		/^lope_/ && !pub[$1] { printf "%s (lope_, not in lope.h) ", $1; next }
+		/^lopelib_/ && pub[$1] { printf "%s (lopelib_, in lope.h) ", $1; next }
+		!/^lope_/ && !/^lopelib_/ { printf "%s (neither) ", $1 }' \
+		<(grep -oE '\blope(lib)?_[a-z0-9_]+' "$top_srcdir/src/lope.h" | sort -u) -)
+if [ -z "$misnamed" ]; then
+	pass public_and_internal_names "$(nm -g --defined-only "$lib" | awk 'NF == 3 && $3 ~ /^lope_/ { p++ } NF == 3 && $3 ~ /^lopelib_/ { i++ } END { printf "%d public, %d internal", p, i }')"
+else
+	fail public_and_internal_names "$misnamed"
 fi
 
 # Files a newcomer reads whole: none over 800 lines.

@@ -93,18 +93,18 @@ static int read_stop(struct lope_group *g, int64_t *v)
 /*
  * One interval of @n iterations: enable, loop, read and stop into @v.
  * The group's invariants (group.h) are checked on either side of it
- * (lope_group__check() aborts on a broken one), never inside.
+ * (lopelib_group__check() aborts on a broken one), never inside.
  */
 static int interval(struct lope_group *g, unsigned long n, int64_t *v)
 {
 	int err;
 
-	lope_group__check(g);
+	lopelib_group__check(g);
 	err = lope_group__enable(g);
 	if (!err)
 		loop2(n);
 	err = err ? err : read_stop(g, v);
-	lope_group__check(g);
+	lopelib_group__check(g);
 	return err;
 }
 
@@ -140,26 +140,26 @@ static unsigned long nr_reads, nr_ioctls, nr_disables;
 static ssize_t counting_read(int fd, void *buf, size_t len)
 {
 	nr_reads++;
-	return lope_sys_kernel.read(fd, buf, len);
+	return lopelib_sys_kernel.read(fd, buf, len);
 }
 
 static int counting_ioctl(int fd, unsigned long req, unsigned long arg)
 {
 	nr_ioctls++;
 	nr_disables += req == PERF_EVENT_IOC_DISABLE;
-	return lope_sys_kernel.ioctl(fd, req, arg);
+	return lopelib_sys_kernel.ioctl(fd, req, arg);
 }
 
 static void count_calls(bool on)
 {
-	static struct lope_sys counting;
+	static struct lopelib_sys counting;
 
-	counting = lope_sys_kernel;
+	counting = lopelib_sys_kernel;
 	counting.read = counting_read;
 	counting.ioctl = counting_ioctl;
 	if (on)
 		nr_reads = nr_ioctls = nr_disables = 0;
-	lope_sys__set(on ? &counting : NULL);
+	lopelib_sys__set(on ? &counting : NULL);
 }
 
 static void test_no_syscall(const char *name)
@@ -238,7 +238,7 @@ static void test_alternate(const char *name)
 		err = least(a, N, va);
 		if (!err)
 			err = least(b, 2 * N, vb);
-		lope_group__check(a); /* demoted by b's enable, or parked */
+		lopelib_group__check(a); /* demoted by b's enable, or parked */
 		if (!err && (!exact(va[0], N) || !exact(vb[0], 2 * N)) &&
 		    !bad++)
 			snprintf(first, sizeof(first),
@@ -422,20 +422,20 @@ static void test_close_parked(const char *name)
 		err = open_ins(&b, 1, 0);
 	if (!err)
 		err = interval(a, 1000, v);
-	one = lope_park_nr;
+	one = lopelib_park_nr;
 	if (!err) /* B's enable demotes A, which leaves the list */
 		err = interval(b, 1000, v);
-	two = lope_park_nr;
+	two = lopelib_park_nr;
 	lope_group__delete(a);
 	lope_group__delete(b);
 	if (err)
 		lope_fail(name, "%s", strerror(-err));
 	else
-		lope_check(one == 1 && two == 1 && lope_park_nr == 0, name,
+		lope_check(one == 1 && two == 1 && lopelib_park_nr == 0, name,
 			   "groups listed: %u with A parked (want 1), %u with "
 			   "B parked after it (want 1: A demoted), %u after "
 			   "both closed (want 0)",
-			   one, two, lope_park_nr);
+			   one, two, lopelib_park_nr);
 }
 
 static void test_fork(const char *name)
@@ -500,16 +500,16 @@ static void test_thread_exit(const char *name)
 	if (!err && (pthread_join(th, NULL) || !t))
 		err = -ECHILD;
 	if (!err)
-		listed = lope_park_nr;
+		listed = lopelib_park_nr;
 	if (!err)
 		err = full_group_runs(why, sizeof(why));
 	lope_group__delete(t); /* by another thread, its owner gone */
-	lope_check(!err && listed == 1 && lope_park_nr == 0, name,
+	lope_check(!err && listed == 1 && lopelib_park_nr == 0, name,
 		   "%s; a thread parked a group and exited: %u listed (want "
 		   "1), this thread's group of every counter %s, %u listed "
 		   "after the close (want 0)",
 		   err ? strerror(-err) : "ok", listed,
-		   why[0] ? why : "ran all the time", lope_park_nr);
+		   why[0] ? why : "ran all the time", lopelib_park_nr);
 }
 
 /* After the exec: every counter, in one group, all the time. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit test of lope_mmap__read(), lope_mmap__read_enabled() and
- * lope_mmap__read_plain(): the
+ * Unit test of lopelib_mmap__read(), lopelib_mmap__read_enabled() and
+ * lopelib_mmap__read_plain(): the
  * user-space read of one counter from its self-monitoring page, driven
  * with simulated pages and fake counter and clock readers.  Every expected value is computed independently of
  * the engine (by hand in the tables, cross-checked with 128-bit arithmetic
@@ -232,7 +232,7 @@ static int width_row(struct perf_event_mmap_page *pc, struct fake *f,
 	f->pmc_val = r->pmc;
 	pc->pmc_width = (uint16_t)r->width;
 	pc->offset = r->offset;
-	rc = lope_mmap__read(pc, &f->rd, &out, NULL);
+	rc = lopelib_mmap__read(pc, &f->rd, &out, NULL);
 
 	if (r->want_rc == 0 &&
 	    !row_agrees("width_table", r->line, r->want,
@@ -304,7 +304,7 @@ static int guard_row(struct perf_event_mmap_page *pc, struct fake *f,
 	pc->time_running = 500;
 	pc->cap_user_time = 1;
 	pc->time_mult = 1;
-	rc = lope_mmap__read(pc, &f->rd, &out, &retries);
+	rc = lopelib_mmap__read(pc, &f->rd, &out, &retries);
 	if (wrong_rc("guards", r->line, rc, r->want_rc, f))
 		return 1;
 	if (rc == 0 && (f->pmc_calls != 1 ||
@@ -419,7 +419,7 @@ static int time_row(struct perf_event_mmap_page *pc, struct fake *f,
 	if (!muxed)
 		want_delta = 0;
 
-	rc = lope_mmap__read(pc, &f->rd, &out, NULL);
+	rc = lopelib_mmap__read(pc, &f->rd, &out, NULL);
 	if (wrong_rc("time", r->line, rc, r->want_rc, f))
 		return 1;
 	if (rc == 0 && f->cyc_calls != (unsigned int)muxed)
@@ -462,7 +462,7 @@ static int read_hooked(struct fake *f, struct perf_event_mmap_page *pc,
 	fake_init(f, pc, 5);
 	f->hook = hook;
 	f->hook_left = times;
-	return lope_mmap__read(pc, &f->rd, out, retries);
+	return lopelib_mmap__read(pc, &f->rd, out, retries);
 }
 
 static void test_seqlock_single(void)
@@ -513,9 +513,9 @@ static void test_faulting_read(void)
 
 	fake_init(&f, pc, 100);
 	f.fault = true;
-	rc = lope_mmap__read(pc, &f.rd, &out, &retries);
-	rc_enabled = lope_mmap__read_enabled(pc, &f.rd, &out, &retries);
-	plain = lope_mmap__read_plain(pc, &f.rd, &out);
+	rc = lopelib_mmap__read(pc, &f.rd, &out, &retries);
+	rc_enabled = lopelib_mmap__read_enabled(pc, &f.rd, &out, &retries);
+	plain = lopelib_mmap__read_plain(pc, &f.rd, &out);
 	lope_check(
 		rc == -EOPNOTSUPP && rc_enabled == -EOPNOTSUPP && !plain &&
 			f.pmc_calls == 3 && retries == 0 && out.val == 7,
@@ -562,7 +562,7 @@ static void test_seqlock_odd(void)
 		free(pc);
 		return;
 	}
-	rc = lope_mmap__read(pc, &f.rd, &out, &retries);
+	rc = lopelib_mmap__read(pc, &f.rd, &out, &retries);
 	pthread_join(t, NULL);
 	lope_check(rc == 0 && retries > 0 && out.val == 1005 &&
 			   f.pmc_calls == 1,
@@ -606,7 +606,7 @@ struct conc {
 struct reader_res {
 	struct conc *c;
 	uint64_t reads, retries, torn, bad_rc;
-	uint64_t plain; /* of the reads, those lope_mmap__read_plain() took */
+	uint64_t plain; /* of the reads, those lopelib_mmap__read_plain() took */
 	uint64_t ex_val, ex_ena, ex_run;
 };
 
@@ -688,7 +688,7 @@ static int conc_consistent(const struct lope_counts *o)
 	return o->ena == 5 * g && o->run == 5 * g;
 }
 
-/* The same field reads as lope_mmap__read() without the seqlock. */
+/* The same field reads as lopelib_mmap__read() without the seqlock. */
 static int naive_read(const volatile struct perf_event_mmap_page *pc,
 		      const struct lope_reader *rd, struct lope_counts *out)
 {
@@ -699,14 +699,14 @@ static int naive_read(const volatile struct perf_event_mmap_page *pc,
 	uint64_t pmc;
 
 	if (ena != run) {
-		uint64_t d = lope_mmap__time_delta(pc, rd->cycles(rd->arg));
+		uint64_t d = lopelib_mmap__time_delta(pc, rd->cycles(rd->arg));
 
 		ena += d;
 		run += d;
 	}
 	(void)rd->pmc(rd->arg, idx - 1, &pmc);
 	count = pc->offset;
-	count += lope_sign_extend(pmc, width);
+	count += lopelib_sign_extend(pmc, width);
 	out->val = (uint64_t)count;
 	out->ena = ena;
 	out->run = run;
@@ -728,11 +728,11 @@ static void *conc_reader(void *p)
 		if (c->naive)
 			rc = naive_read(c->pc, &rd, &o);
 		else if ((res->reads & 1) &&
-			 lope_mmap__read_plain(c->pc, &rd, &o)) {
+			 lopelib_mmap__read_plain(c->pc, &rd, &o)) {
 			rc = 0;
 			res->plain++;
 		} else
-			rc = lope_mmap__read(c->pc, &rd, &o, &retries);
+			rc = lopelib_mmap__read(c->pc, &rd, &o, &retries);
 		res->reads++;
 		if (rc) {
 			res->bad_rc++;
@@ -856,7 +856,7 @@ static void test_seqlock_concurrent(void)
 
 static const struct desched_row {
 	int line;
-	int enabled; /* lope_mmap__read_enabled() or not */
+	int enabled; /* lopelib_mmap__read_enabled() or not */
 	uint32_t index;
 	int cap_time, rdpmc;  /* cap_user_time, cap_user_rdpmc */
 	uint64_t ena, run;    /* on the page */
@@ -898,8 +898,8 @@ static int desched_row(struct perf_event_mmap_page *pc, struct fake *f,
 	pc->time_offset = r->time_offset;
 	pc->time_mult = 1;
 	pc->time_shift = 0;
-	rc = r->enabled ? lope_mmap__read_enabled(pc, &f->rd, &out, NULL) :
-			  lope_mmap__read(pc, &f->rd, &out, NULL);
+	rc = r->enabled ? lopelib_mmap__read_enabled(pc, &f->rd, &out, NULL) :
+			  lopelib_mmap__read(pc, &f->rd, &out, NULL);
 	if (rc == r->want_rc && f->pmc_calls == r->want_pmc &&
 	    (rc < 0 || (out.val == r->want_val && out.ena == r->want_ena &&
 			out.run == r->want_run)))
@@ -913,7 +913,7 @@ static int desched_row(struct perf_event_mmap_page *pc, struct fake *f,
 }
 
 /* ------------------------------------------------------------------ */
-/* f. lope_mmap__read_plain(): the common case alone                    */
+/* f. lopelib_mmap__read_plain(): the common case alone                    */
 
 static const struct plain_row {
 	int line;
@@ -923,7 +923,7 @@ static const struct plain_row {
 	unsigned int width;
 	uint64_t ena, run;
 	int writer; /* a kernel update between the two lock loads */
-	int want;   /* true: read, as lope_mmap__read() reads */
+	int want;   /* true: read, as lopelib_mmap__read() reads */
 } plain_rows[] = {
 	{ __LINE__, "readable", 2, 1, 1, 48, 1000, 1000, 0, 1 },
 	{ __LINE__, "counter 31, width 64", 2, 32, 1, 64, 1000, 1000, 0, 1 },
@@ -959,10 +959,10 @@ static int plain_row(struct perf_event_mmap_page *pc, struct fake *f,
 		f->hook = hook_update;
 		f->hook_left = 1;
 	}
-	ok = lope_mmap__read_plain(pc, &f->rd, &out);
+	ok = lopelib_mmap__read_plain(pc, &f->rd, &out);
 	/* The reference: the general read of the same page. */
 	if (r->want)
-		rc = lope_mmap__read(pc, &g.rd, &ref, NULL);
+		rc = lopelib_mmap__read(pc, &g.rd, &ref, NULL);
 	if (ok == (bool)r->want && f->cyc_calls == 0 &&
 	    (!ok || (rc == 0 && out.val == ref.val && out.ena == ref.ena &&
 		     out.run == ref.run && f->pmc_calls == 1 &&

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Proves that lope_mmap__read() and lope_mmap__read_enabled() never
+ * Proves that lopelib_mmap__read() and lopelib_mmap__read_enabled() never
  * execute the counter-read instruction (rdpmc on x86, mrs pmevcntr on
  * arm64) when the page forbids it or says the event is off the PMU.  It
- * uses the engine's REAL reader (lope_hw_reader: lope_arch_rdpmc /
- * lope_arch_cycles) on simulated pages, each case in a forked child: on
+ * uses the engine's REAL reader (lopelib_hw_reader: lopelib_arch_rdpmc /
+ * lopelib_arch_cycles) on simulated pages, each case in a forked child: on
  * a machine where user space may not read counters the instruction
  * faults (SIGSEGV on x86, SIGILL on arm64), so a child that returns
  * normally, with -EOPNOTSUPP or a descheduled event's count, shows the
@@ -41,7 +41,7 @@ static const struct page_case {
 	unsigned int width;
 	uint64_t ena, run;
 	unsigned int cap_user_time;
-	int enabled; /* read with lope_mmap__read_enabled() */
+	int enabled; /* read with lopelib_mmap__read_enabled() */
 } cases[] = {
 	{ __LINE__, "all-zero page (no PMU)", 0, 0, 0, 0, 0, 0, 0 },
 	{ __LINE__, "cap_user_rdpmc=0", 0, 1, 48, 10, 10, 0, 0 },
@@ -128,7 +128,7 @@ static void before_read(enum guard_case what)
 		return;
 	if (what == CHAIN_RAISE || what == CHAIN_FAULT)
 		(void)signal(SIGILL, programs_handler);
-	if (lope_guard__install() != 0)
+	if (lopelib_guard__install() != 0)
 		_exit(4);
 	if (what == CHAIN_RAISE || what == DEFAULT_RAISE)
 		(void)raise(SIGILL);
@@ -162,11 +162,11 @@ static int read_in_child(const struct page_case *c, enum guard_case what)
 		(void)setrlimit(RLIMIT_CORE, &no_core);
 		before_read(what);
 		fill(&page, c);
-		rc = c->enabled ?
-			     lope_mmap__read_enabled(&page, &lope_hw_reader,
-						     &out, NULL) :
-			     lope_mmap__read(&page, &lope_hw_reader, &out,
-					     NULL);
+		rc = c->enabled ? lopelib_mmap__read_enabled(&page,
+							     &lopelib_hw_reader,
+							     &out, NULL) :
+				  lopelib_mmap__read(&page, &lopelib_hw_reader,
+						     &out, NULL);
 		_exit(rc == -EOPNOTSUPP || rc == 1 ? 0 : rc == 0 ? 1 : 2);
 	}
 	while (waitpid(pid, &status, 0) < 0)

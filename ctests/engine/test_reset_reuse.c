@@ -9,7 +9,7 @@
  * events through a counting system-call table.
  *
  * The engine (group.c, reusable()) times each read's read(2) with
- * lope_arch_cycles() before and after the system call (g->read_start,
+ * lopelib_arch_cycles() before and after the system call (g->read_start,
  * g->read_end) and reuses when its own clock, read in the reset, is less
  * than read_end - read_start past read_end.  Whether it is depends on the
  * scheduler, so every try measures it with the same clock: the read's two
@@ -45,10 +45,10 @@ static unsigned long nr_reads;
 static ssize_t counting_read(int fd, void *buf, size_t len)
 {
 	nr_reads++;
-	return lope_sys_kernel.read(fd, buf, len);
+	return lopelib_sys_kernel.read(fd, buf, len);
 }
 
-static struct lope_sys counting;
+static struct lopelib_sys counting;
 
 /* The software events, opened and counting. */
 static struct lope_group *open_group(void)
@@ -115,10 +115,10 @@ static struct attempt reset_after(struct lope_group *g, int read_first,
 	if (verb_between(g, b, v))
 		return t;
 	before = nr_reads;
-	t.before = lope_arch_cycles();
+	t.before = lopelib_arch_cycles();
 	if (lope_group__reset(g))
 		return t;
-	t.after = lope_arch_cycles();
+	t.after = lopelib_arch_cycles();
 	t.reads = nr_reads - before;
 	return t;
 }
@@ -330,7 +330,7 @@ static void continuity(struct lope_group *g)
 		end = g->read_end;
 		if (lope_group__reset(g))
 			break;
-		t1 = lope_arch_cycles();
+		t1 = lopelib_arch_cycles();
 		reads = nr_reads - before;
 		if (lope_group__last_counts(g, base))
 			break;
@@ -460,10 +460,10 @@ static void user_rows(void)
 				sleep_ns(urows[i].pause_ms * MS);
 			if (verb_between(g, urows[i].between, v))
 				break;
-			before = lope_arch_cycles();
+			before = lopelib_arch_cycles();
 			if (lope_group__reset(g))
 				break;
-			after = lope_arch_cycles();
+			after = lopelib_arch_cycles();
 			base = g->ev[0].base.val;
 			reads = nr_reads - r0;
 			must = user_must(g, urows[i].between == NOTHING, end,
@@ -491,9 +491,9 @@ int main(void)
 {
 	struct lope_group *g;
 
-	counting = lope_sys_kernel;
+	counting = lopelib_sys_kernel;
 	counting.read = counting_read;
-	lope_sys__set(&counting);
+	lopelib_sys__set(&counting);
 	g = open_group();
 	if (!g) {
 		lope_fail("open", "cannot open three software events");
@@ -504,6 +504,6 @@ int main(void)
 	lope_group__delete(g);
 	first_read();
 	user_rows();
-	lope_sys__set(NULL);
+	lopelib_sys__set(NULL);
 	return lope_done();
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: lope_mmap__read() (src/mmap_read.h) on arbitrary
+ * libFuzzer target: lopelib_mmap__read() (src/mmap_read.h) on arbitrary
  * self-monitoring page contents, with fake counter and clock readers (the
  * real rdpmc is never executed: a page that allows it would fault on a
  * machine without a PMU).  Run by ctests/fuzz/test_fuzz.sh; see
@@ -21,7 +21,7 @@
  * -EOPNOTSUPP exactly as the final page says; on 0, val is offset plus
  * the sign-extended low pmc_width bits of the counter, ena and run are
  * time_enabled and time_running plus the time delta when they differ
- * (lope_mmap__time_delta() of the final page and the clock: the header's
+ * (lopelib_mmap__time_delta() of the final page and the clock: the header's
  * own arithmetic, which test_mmap_read checks against perf_event.h's
  * formula on its table of pages); one retry per writer record applied;
  * the counter asked for is index - 1; the clock is read only when
@@ -179,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rd.pmc = fake_pmc;
 	rd.cycles = fake_cycles;
 	rd.arg = &s;
-	rc = lope_mmap__read(pc, &rd, &out, &retries);
+	rc = lopelib_mmap__read(pc, &rd, &out, &retries);
 
 	/* The page as the routine last read it: every applied write. */
 	check(retries == s.applied, "one retry per concurrent update");
@@ -197,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(s.pmc_calls == s.applied + 1, "counter read once per attempt");
 	check(s.counter == pc->index - 1, "reads counter index - 1");
 	if (ena != run) {
-		uint64_t delta = lope_mmap__time_delta(pc, s.cyc);
+		uint64_t delta = lopelib_mmap__time_delta(pc, s.cyc);
 
 		check(s.cyc_calls >= 1, "reads the clock when multiplexed");
 		ena += delta;

@@ -9,7 +9,7 @@
  * "untimed": the same read(2) without the times, as stock PAPI asks for it
  * unless it multiplexes, so the kernel's cost of the times shows.
  * Where the counters can be read in user space, target "user": a bare
- * seqlock-and-counter-read loop over the events' pages (lope_mmap__read
+ * seqlock-and-counter-read loop over the events' pages (lopelib_mmap__read
  * with the engine's per-arch reader, no scaling).
  */
 #define _GNU_SOURCE
@@ -71,7 +71,8 @@ static int user_read(int set, long long *v)
 
 	(void)set;
 	for (i = 0; i < raw.nev; i++) {
-		if (lope_mmap__read(raw.page[i], &lope_hw_reader, &c, NULL))
+		if (lopelib_mmap__read(raw.page[i], &lopelib_hw_reader, &c,
+				       NULL))
 			return -1;
 		v[i] = (long long)c.val;
 	}
@@ -120,13 +121,13 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	if (ev->type != PERF_TYPE_SOFTWARE)
-		lope_arch_prepare_attr(&a);
+		lopelib_arch_prepare_attr(&a);
 	do
 		raw.fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1,
 					 i ? raw.fd[0] : -1,
 					 PERF_FLAG_FD_CLOEXEC);
 	while (raw.fd[i] < 0 && errno == EOPNOTSUPP &&
-	       lope_arch_relax_attr(&a));
+	       lopelib_arch_relax_attr(&a));
 	if (raw.fd[i] < 0)
 		return -1;
 	/* software events: no page, as in the engine (a mapped page is
@@ -136,7 +137,7 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
 		 raw.fd[i], 0);
 	/* a page whose reads could fault unguarded is not read */
-	raw.page[i] = p == MAP_FAILED || lope_guard__install() ? NULL : p;
+	raw.page[i] = p == MAP_FAILED || lopelib_guard__install() ? NULL : p;
 	return 0;
 }
 

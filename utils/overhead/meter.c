@@ -8,7 +8,7 @@
  *
  * counter: the worker's own hardware instructions counter (user and
  * kernel, nothing excluded), read from its self-monitoring page where the
- * kernel allows it (lope_mmap__read with the engine's per-arch reader)
+ * kernel allows it (lopelib_mmap__read with the engine's per-arch reader)
  * and with read(2) otherwise, and the raw_syscalls:sys_enter tracepoint,
  * both read just before and just after each call; what the reads
  * themselves add is the same for the empty function and cancels in the
@@ -38,7 +38,7 @@ static uint64_t ins_now(struct meter *m)
 	uint64_t buf[3];
 
 	if (m->ins_page &&
-	    lope_mmap__read(m->ins_page, &lope_hw_reader, &c, NULL) == 0)
+	    lopelib_mmap__read(m->ins_page, &lopelib_hw_reader, &c, NULL) == 0)
 		return c.val;
 	if (read(m->ins_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
 		m->failed = 1;
@@ -212,7 +212,7 @@ static int open_attr(struct perf_event_attr *a)
 	do
 		fd = (int)syscall(SYS_perf_event_open, a, 0, -1, -1,
 				  PERF_FLAG_FD_CLOEXEC);
-	while (fd < 0 && errno == EOPNOTSUPP && lope_arch_relax_attr(a));
+	while (fd < 0 && errno == EOPNOTSUPP && lopelib_arch_relax_attr(a));
 	return fd;
 }
 
@@ -232,7 +232,7 @@ static int ins_fd_open(char *why, size_t len)
 	a.disabled = 1;
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			PERF_FORMAT_TOTAL_TIME_RUNNING;
-	lope_arch_prepare_attr(&a);
+	lopelib_arch_prepare_attr(&a);
 	fd = open_attr(&a);
 	if (fd < 0)
 		snprintf(why, len,
@@ -269,7 +269,7 @@ static int ins_open(struct meter *m, char *why, size_t len)
 		return -1;
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
 		 m->ins_fd, 0);
-	pc = p == MAP_FAILED || lope_guard__install() ? NULL : p;
+	pc = p == MAP_FAILED || lopelib_guard__install() ? NULL : p;
 	if (ioctl(m->ins_fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		snprintf(why, len,
 			 "ioctl(ENABLE) of the instructions counter: %s",

@@ -14,7 +14,7 @@
 
 #define LOPE_ARCH_NAME "aarch64"
 
-#define lope_arch_rmb() __asm__ __volatile__("dmb ishld" ::: "memory")
+#define lopelib_arch_rmb() __asm__ __volatile__("dmb ishld" ::: "memory")
 
 #define LOPE_ARM64_CYCLE_COUNTER 31
 
@@ -29,7 +29,7 @@
  * seqlock discards, and never faults.
  */
 static inline __attribute__((always_inline)) bool
-lope_arch_rdpmc(uint32_t counter, uint64_t *val)
+lopelib_arch_rdpmc(uint32_t counter, uint64_t *val)
 {
 	uint64_t v = 0;
 
@@ -73,7 +73,7 @@ lope_arch_rdpmc(uint32_t counter, uint64_t *val)
 	return true;
 }
 
-static inline uint64_t lope_arch_cycles(void)
+static inline uint64_t lopelib_arch_cycles(void)
 {
 	uint64_t v;
 
@@ -87,7 +87,7 @@ static inline uint64_t lope_arch_cycles(void)
  * and return are context-synchronizing, so the counter is read before
  * the call or after it, as wanted.
  */
-static inline void lope_arch_cycles_to(uint64_t *at)
+static inline void lopelib_arch_cycles_to(uint64_t *at)
 {
 	uint64_t v;
 
@@ -100,17 +100,17 @@ static inline void lope_arch_cycles_to(uint64_t *at)
  * bit 0 for a 64-bit counter: one overflow interrupt per
  * 2^64 events instead of one per 2^31 perturbing the measured program.
  * PMUs without 64-bit event counters (before PMUv3p5, e.g. Cortex-A72)
- * refuse it with user access (EOPNOTSUPP): lope_arch_relax_attr().
+ * refuse it with user access (EOPNOTSUPP): lopelib_arch_relax_attr().
  */
 #define LOPE_ARM64_LONG (1ull << 0)
 
-static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
+static inline void lopelib_arch_prepare_attr(struct perf_event_attr *attr)
 {
 	attr->config1 |= LOPE_ARM64_LONG | 1ull << 1;
 }
 
 /* What to drop when the kernel refuses the attribute: 1 if dropped. */
-static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
+static inline int lopelib_arch_relax_attr(struct perf_event_attr *attr)
 {
 	if (!(attr->config1 & LOPE_ARM64_LONG))
 		return 0;
@@ -123,7 +123,7 @@ static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
 
 #define LOPE_ARCH_READ_SIGNAL 0
 
-static inline bool lope_arch_guard_fixup(void *uc)
+static inline bool lopelib_arch_guard_fixup(void *uc)
 {
 	(void)uc;
 	return false;

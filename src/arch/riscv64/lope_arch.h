@@ -12,8 +12,8 @@
  * when it stops the counter: a read that loaded a non-zero index just
  * before the kernel took the counter away (a multiplexing rotation, a
  * disable, throttling) raises SIGILL.  Each csrr is therefore guarded:
- * lope_guard__install() (src/guard.c) sets a SIGILL handler that, through
- * lope_arch_guard_fixup(), recognises the read's three-instruction
+ * lopelib_guard__install() (src/guard.c) sets a SIGILL handler that, through
+ * lopelib_arch_guard_fixup(), recognises the read's three-instruction
  * pattern and skips it with its success flag clear, and the caller then
  * reads with read(2).
  */
@@ -29,7 +29,7 @@
 
 #define LOPE_ARCH_NAME "riscv64"
 
-#define lope_arch_rmb() __asm__ __volatile__("fence ir, ir" ::: "memory")
+#define lopelib_arch_rmb() __asm__ __volatile__("fence ir, ir" ::: "memory")
 
 /*
  * The guarded read of counter n: li ok,0; csrr v,0xC00+n; li ok,1, each
@@ -50,7 +50,7 @@
 
 /* Counter @counter (the page's index - 1) into *@val; false if it faulted. */
 static inline __attribute__((always_inline)) bool
-lope_arch_rdpmc(uint32_t counter, uint64_t *val)
+lopelib_arch_rdpmc(uint32_t counter, uint64_t *val)
 {
 	uint64_t v = 0;
 	long ok = 0;
@@ -93,7 +93,7 @@ lope_arch_rdpmc(uint32_t counter, uint64_t *val)
 	return ok;
 }
 
-static inline uint64_t lope_arch_cycles(void)
+static inline uint64_t lopelib_arch_cycles(void)
 {
 	uint64_t v;
 
@@ -102,18 +102,18 @@ static inline uint64_t lope_arch_cycles(void)
 }
 
 /* The clock into *@at, for a stamp on either side of a system call. */
-static inline void lope_arch_cycles_to(uint64_t *at)
+static inline void lopelib_arch_cycles_to(uint64_t *at)
 {
-	*at = lope_arch_cycles();
+	*at = lopelib_arch_cycles();
 }
 
 /* User access is the sysctl's and the mapping's: no attribute bit. */
-static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
+static inline void lopelib_arch_prepare_attr(struct perf_event_attr *attr)
 {
 	(void)attr;
 }
 
-static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
+static inline int lopelib_arch_relax_attr(struct perf_event_attr *attr)
 {
 	(void)attr;
 	return 0;
@@ -122,12 +122,12 @@ static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
 #define LOPE_ARCH_RDPMC_SWITCH "/proc/sys/kernel/perf_user_access"
 #define LOPE_ARCH_RDPMC_SWITCH_ALT LOPE_ARCH_RDPMC_SWITCH
 
-/* The encodings lope_arch_guard_fixup() looks for (RV64I). */
+/* The encodings lopelib_arch_guard_fixup() looks for (RV64I). */
 #define LOPE_RISCV_ADDI_X0(rd, imm) ((uint32_t)(imm) << 20 | (rd) << 7 | 0x13)
 #define LOPE_RISCV_CSRR_MASK 0xfe0ff07fu    /* csr[11:5], rs1, funct3, opcode */
 #define LOPE_RISCV_CSRR_COUNTER 0xc0002073u /* csrrs rd, 0xC00..0xC1F, x0 */
 
-static inline uint32_t lope_riscv_insn(uintptr_t pc)
+static inline uint32_t lopelib_riscv_insn(uintptr_t pc)
 {
 	uint16_t lo, hi; /* instructions are 2-byte aligned with RVC */
 
@@ -141,24 +141,24 @@ static inline uint32_t lope_riscv_insn(uintptr_t pc)
  * it and its "li ok, 1": the read returns false.  gregs[0] is the pc,
  * gregs[n] register xn.
  */
-static inline bool lope_arch_guard_fixup(void *uc)
+static inline bool lopelib_arch_guard_fixup(void *uc)
 {
 	unsigned long *r = ((ucontext_t *)uc)->uc_mcontext.__gregs;
 	uintptr_t pc = r[0];
-	uint32_t insn = lope_riscv_insn(pc), rd = insn >> 7 & 31, ok;
+	uint32_t insn = lopelib_riscv_insn(pc), rd = insn >> 7 & 31, ok;
 
 	if ((insn & LOPE_RISCV_CSRR_MASK) != LOPE_RISCV_CSRR_COUNTER)
 		return false;
-	ok = lope_riscv_insn(pc + 4) >> 7 & 31;
+	ok = lopelib_riscv_insn(pc + 4) >> 7 & 31;
 	if (ok == 0 || ok == rd ||
-	    lope_riscv_insn(pc + 4) != LOPE_RISCV_ADDI_X0(ok, 1) ||
-	    lope_riscv_insn(pc - 4) != LOPE_RISCV_ADDI_X0(ok, 0))
+	    lopelib_riscv_insn(pc + 4) != LOPE_RISCV_ADDI_X0(ok, 1) ||
+	    lopelib_riscv_insn(pc - 4) != LOPE_RISCV_ADDI_X0(ok, 0))
 		return false;
 	r[0] = pc + 8;
 	return true;
 }
 
-/* The signal a faulting read raises, for lope_arch_guard(). */
+/* The signal a faulting read raises, for lopelib_arch_guard(). */
 #define LOPE_ARCH_READ_SIGNAL SIGILL
 
 #endif /* LOPE_ARCH_H */

@@ -10,11 +10,11 @@
 #define LOPE_ARCH_NAME "x86_64"
 
 /* x86 loads are not reordered with other loads: a compiler barrier will do. */
-#define lope_arch_rmb() __asm__ __volatile__("" ::: "memory")
+#define lopelib_arch_rmb() __asm__ __volatile__("" ::: "memory")
 
 /* Counter @counter into *@val: the page allowed it, so it cannot fault. */
 static inline __attribute__((always_inline)) bool
-lope_arch_rdpmc(uint32_t counter, uint64_t *val)
+lopelib_arch_rdpmc(uint32_t counter, uint64_t *val)
 {
 	uint32_t lo, hi;
 
@@ -24,7 +24,7 @@ lope_arch_rdpmc(uint32_t counter, uint64_t *val)
 }
 
 /* rdtsc zeroes the upper halves of rax and rdx: no zero extension. */
-static inline uint64_t lope_arch_cycles(void)
+static inline uint64_t lopelib_arch_cycles(void)
 {
 	uint64_t lo, hi;
 
@@ -33,11 +33,11 @@ static inline uint64_t lope_arch_cycles(void)
 }
 
 /*
- * lope_arch_cycles() into *@at, for a stamp on either side of a system
+ * lopelib_arch_cycles() into *@at, for a stamp on either side of a system
  * call, as two 32-bit stores: one instruction less than joining the
  * halves in a register first.
  */
-static inline void lope_arch_cycles_to(uint64_t *at)
+static inline void lopelib_arch_cycles_to(uint64_t *at)
 {
 	__asm__ __volatile__("rdtsc\n\tmovl %%eax, %0\n\tmovl %%edx, 4+%0"
 			     : "=m"(*at)
@@ -46,13 +46,13 @@ static inline void lope_arch_cycles_to(uint64_t *at)
 }
 
 /* x86 needs no attribute bit to allow user-space reads. */
-static inline void lope_arch_prepare_attr(struct perf_event_attr *attr)
+static inline void lopelib_arch_prepare_attr(struct perf_event_attr *attr)
 {
 	(void)attr;
 }
 
 /* Nothing was asked for, so nothing can be dropped when refused. */
-static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
+static inline int lopelib_arch_relax_attr(struct perf_event_attr *attr)
 {
 	(void)attr;
 	return 0;
@@ -69,7 +69,7 @@ static inline int lope_arch_relax_attr(struct perf_event_attr *attr)
 /* No read faults once the page allows it (CR4.PCE is the task's). */
 #define LOPE_ARCH_READ_SIGNAL 0
 
-static inline bool lope_arch_guard_fixup(void *uc)
+static inline bool lopelib_arch_guard_fixup(void *uc)
 {
 	(void)uc;
 	return false;
