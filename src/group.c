@@ -46,22 +46,6 @@ static inline int read_exact(int fd, void *buf, size_t len)
 }
 
 /*
- * The latest sample's raw counts of event @i, in the group's one layout:
- * the kernel's PERF_FORMAT_GROUP buffer, or each event's sample.
- */
-static inline struct lope_counts sample_of(const struct lope_group *g, int i)
-{
-	struct lope_counts c;
-
-	if (g->sampler != LOPE_SAMPLE_GROUP)
-		return g->ev[i].sample;
-	c.val = g->buf[3 + i];
-	c.ena = g->buf[1];
-	c.run = g->buf[2];
-	return c;
-}
-
-/*
  * One read(2) of the leader with PERF_FORMAT_GROUP into g->buf; a
  * user-space group's sample is per event, so it goes on to each sample.
  */
@@ -198,59 +182,38 @@ static int sample(struct lope_group *g, bool timed)
 	return 0;
 }
 
-static int check_open(const struct lope_group *g)
+/*
+ * Not ready (g->read is read_cold()): closed, split (its parts are open,
+ * not itself), parked (stopped lazily), or stopped in the kernel or
+ * demoted with its bases still to take (settle()).  Each verb tests the
+ * first three from the fields, in that branch alone, and settles the last.
+ */
+static inline bool unready(const struct lope_group *g)
 {
-	if (!g)
-		return -EINVAL;
-	return lopelib_group__is_open(g) ? 0 : -EBADF;
+	return __builtin_expect(g->read == read_cold, 0);
 }
 
-/* check_open(), and the bases in place: before a new sample or their use. */
-static inline __attribute__((always_inline)) int
-check_ready(struct lope_group *g)
+static inline bool parked(const struct lope_group *g)
 {
-	if (__builtin_expect(!g, 0))
-		return -EINVAL;
-	return __builtin_expect(g->read != read_cold, 1) ? 0 : settle(g);
-}
-
-static void copy_sample(const struct lope_group *g, struct lope_counts *c)
-{
-	int i;
-
-	for (i = 0; i < g->nr; i++)
-		c[i] = sample_of(g, i);
+	return g->stop == LOPE_STOP_PARKED;
 }
 
 int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 {
-	int err = check_ready(g);
+	int err = 0;
 
-	if (!err && !c)
-		err = -EINVAL;
-	if (err == LOPE_SPLIT)
-		return c ? g->split->counts(g, c, false) : -EINVAL;
-	if (err == LOPE_PARKED) /* the stop's counts stand */
-		err = 0;
-	else if (!err)
+	if (!g || !c)
+		return -EINVAL;
+	if (unready(g) && !parked(g)) { /* a parked group's counts stand */
+		if (!g->opened)
+			return g->parts ? g->split->counts(g, c, false) :
+					  -EBADF;
+		err = settle(g);
+	}
+	if (!err && !parked(g))
 		err = sample(g, true);
 	if (!err)
-		copy_sample(g, c);
-	return err;
-}
-
-int lope_group__last_counts(const struct lope_group *g, struct lope_counts *c)
-{
-	int err = check_open(g);
-
-	if (!err && !c)
-		err = -EINVAL;
-	if (!err && g->parts)
-		return g->split->counts((struct lope_group *)g, c, true);
-	if (!err && g->last == LOPE_PATH_NONE)
-		err = -ENODATA;
-	if (!err)
-		copy_sample(g, c);
+		lopelib_group__copy_sample(g, c);
 	return err;
 }
 
@@ -272,7 +235,7 @@ static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 
 	for (i = 0; i < g->nr; i++) {
 		const struct lope_event *e = &g->ev[i];
-		struct lope_counts c = sample_of(g, i);
+		struct lope_counts c = lopelib_group__sample_of(g, i);
 
 		values[i] = (int64_t)lopelib_scaled(c.val - e->base.val,
 						    c.ena - e->base.ena,
@@ -292,19 +255,20 @@ static __attribute__((noinline)) int read_slow(struct lope_group *g,
 	return err;
 }
 
-/* Not ready: closed, split, or stopped with its bases still to copy. */
+/* Not ready: closed, split, parked, or with its bases still to take. */
 static __attribute__((noinline)) int read_cold(struct lope_group *g,
 					       int64_t *values)
 {
-	int err = check_ready(g);
+	int err;
 
-	if (err == LOPE_PARKED) {
+	if (parked(g)) {
 		values_slow(g, values); /* what was written, as it was */
 		return 0;
 	}
-	if (err)
-		return err == LOPE_SPLIT ? g->split->read(g, values) : err;
-	return g->read(g, values); /* settle() chose anew */
+	if (!g->opened)
+		return g->parts ? g->split->read(g, values) : -EBADF;
+	err = settle(g);
+	return err ? err : g->read(g, values); /* settle() chose anew */
 }
 
 /* A user-space group's common case, in a function of its own so that it
@@ -454,23 +418,20 @@ static void rebase(struct lope_group *g)
 	int i;
 
 	for (i = 0; i < g->nr; i++)
-		g->ev[i].base = sample_of(g, i);
+		g->ev[i].base = lopelib_group__sample_of(g, i);
 	g->leader_base_gap = g->ev[0].base.ena - g->ev[0].base.run;
 }
 
 /*
- * Ready @g: -EBADF if it is not open; else the sample a disable left as
- * the bases is copied to them, once, when something first needs them or
- * samples again.  The disable that left it costs no copy.
+ * Ready @g, open and stopped in the kernel or demoted: the sample a
+ * disable left as the bases is copied to them, once, when something first
+ * needs them or samples again (a demoted group samples again).  The
+ * disable that left it costs no copy.  0 or -errno.
  */
 static __attribute__((noinline)) int settle(struct lope_group *g)
 {
 	int err;
 
-	if (!g->opened)
-		return g->parts ? LOPE_SPLIT : -EBADF;
-	if (g->stop == LOPE_STOP_PARKED)
-		return LOPE_PARKED;
 	forget_read(g); /* the stop came between */
 	if (g->stop == LOPE_STOP_DEMOTED) {
 		/* Its counts went on until the demotion: sampled now that
@@ -572,23 +533,30 @@ static inline bool reusable_user(const struct lope_group *g)
  */
 int lope_group__reset(struct lope_group *g)
 {
-	int err = check_ready(g);
+	int err;
 
-	if (err == LOPE_PARKED) {
-		set_bases(g, NULL); /* already the stop's sample: values 0 */
-		choose(g, false);
-		return 0;
+	if (__builtin_expect(!g, 0))
+		return -EINVAL;
+	if (unready(g)) {
+		if (parked(g)) {
+			set_bases(g, NULL); /* the stop's sample: values 0 */
+			choose(g, false);
+			return 0;
+		}
+		if (!g->opened)
+			return g->parts ? g->split->reset(g) : -EBADF;
+		err = settle(g);
+		if (err)
+			return err;
 	}
-	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ? g->split->reset(g) : err;
 	if (g->sampler == LOPE_SAMPLE_USER) {
 		if (reusable_user(g))
 			goto bases; /* each event's sample is the read's */
 		if (__builtin_expect(reset_user_plain(g), 1))
 			return 0;
 		err = sample(g, false);
-	} else if (!reusable(g)) {
-		err = resample(g);
+	} else {
+		err = reusable(g) ? 0 : resample(g);
 	}
 	if (__builtin_expect(err, 0))
 		return err;
@@ -600,18 +568,21 @@ bases:
 
 int lope_group__write(struct lope_group *g, const int64_t *values)
 {
-	int err = check_ready(g);
+	int err = 0;
 
-	if (err >= 0 && !values) /* ready, split or parked */
+	if (!g || !values)
 		return -EINVAL;
-	if (err == LOPE_PARKED) {
-		set_bases(g, values); /* on the stop's sample, kept */
-		choose(g, false);
-		return 0;
+	if (unready(g)) {
+		if (parked(g)) {
+			set_bases(g, values); /* on the stop's sample, kept */
+			choose(g, false);
+			return 0;
+		}
+		if (!g->opened)
+			return g->parts ? g->split->write(g, values) : -EBADF;
+		err = settle(g);
 	}
-	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ? g->split->write(g, values) : err;
-	err = sample(g, false);
+	err = err ? err : sample(g, false);
 	if (!err)
 		set_bases(g, values);
 	return err;
@@ -646,12 +617,19 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 
 int lope_group__enable(struct lope_group *g)
 {
-	int err = check_ready(g);
+	int err;
 
-	if (err == LOPE_PARKED)
-		return unpark(g);
-	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ? g->split->enable(g) : err;
+	if (__builtin_expect(!g, 0))
+		return -EINVAL;
+	if (unready(g)) {
+		if (parked(g))
+			return unpark(g);
+		if (!g->opened)
+			return g->parts ? g->split->enable(g) : -EBADF;
+		err = settle(g);
+		if (err)
+			return err;
+	}
 	lopelib_set_running(g, true);
 	/* A forked child must not refresh (and so enable) the parent's. */
 	err = g->nr_overflow && !lopelib_group__forked(g) ?
@@ -714,16 +692,23 @@ static void park(struct lope_group *g)
 
 int lope_group__disable(struct lope_group *g, int64_t *values)
 {
-	int err = check_ready(g);
+	int err;
 
-	if (err == LOPE_PARKED) { /* stopped already */
-		if (values)
-			values_slow(g, values);
-		return 0;
+	if (__builtin_expect(!g, 0))
+		return -EINVAL;
+	if (unready(g)) {
+		if (parked(g)) { /* stopped already */
+			if (values)
+				values_slow(g, values);
+			return 0;
+		}
+		if (!g->opened)
+			return g->parts ? g->split->disable(g, values, false) :
+					  -EBADF;
+		err = settle(g);
+		if (err)
+			return err;
 	}
-	if (__builtin_expect(err, 0))
-		return err == LOPE_SPLIT ? g->split->disable(g, values, false) :
-					   err;
 	/* Listed: lazy, and enabled in the kernel; sampled as it runs. */
 	err = g->listed ? 0 : stop_leaders(g);
 	if (!err)

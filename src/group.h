@@ -153,15 +153,11 @@ struct lope_group {
 	struct lope_group *park_prev, *park_next;
 };
 
-/* What settle() returns for a split group: the caller hands it to split.c. */
-#define LOPE_SPLIT 1
-/* And for a parked one (doc/lazy-stop.md): its values stand still. */
-#define LOPE_PARKED 2
-
 /*
  * Open, itself or as the sum of its parts.  A split group's own "opened"
  * stays false and it is never ready, so that the one test the verbs make
- * of an ordinary group sends a split one to settle(), and on to split.c:
+ * of an ordinary group sends a split one to its not-ready branch, and on to
+ * split.c:
  * nothing is added to ordinary calls.
  */
 static inline bool lopelib_group__is_open(const struct lope_group *g)
@@ -230,6 +226,33 @@ void lopelib_group__check(const struct lope_group *g);
 #else
 #define LOPE_CHECK(g) ((void)0)
 #endif
+
+/*
+ * The latest sample's raw counts of event @i, in the group's one layout:
+ * the kernel's PERF_FORMAT_GROUP buffer, or each event's sample.
+ */
+static inline struct lope_counts
+lopelib_group__sample_of(const struct lope_group *g, int i)
+{
+	struct lope_counts c;
+
+	if (g->sampler != LOPE_SAMPLE_GROUP)
+		return g->ev[i].sample;
+	c.val = g->buf[3 + i];
+	c.ena = g->buf[1];
+	c.run = g->buf[2];
+	return c;
+}
+
+/* Every event's latest raw counts into @c. */
+static inline void lopelib_group__copy_sample(const struct lope_group *g,
+					      struct lope_counts *c)
+{
+	int i;
+
+	for (i = 0; i < g->nr; i++)
+		c[i] = lopelib_group__sample_of(g, i);
+}
 
 /*
  * Set g->read from the group's state: @ready (open, its bases in place),

@@ -128,6 +128,20 @@ enum lope_path lope_group__last_path(const struct lope_group *g)
 	return g->parts ? g->split->last_path(g) : g->last;
 }
 
+int lope_group__last_counts(const struct lope_group *g, struct lope_counts *c)
+{
+	if (!g || !c)
+		return -EINVAL;
+	if (!lopelib_group__is_open(g))
+		return -EBADF;
+	if (g->parts)
+		return g->split->counts((struct lope_group *)g, c, true);
+	if (g->last == LOPE_PATH_NONE)
+		return -ENODATA;
+	lopelib_group__copy_sample(g, c);
+	return 0;
+}
+
 int lope_group__nr_mapped(const struct lope_group *g)
 {
 	return g ? g->nr_mapped : -EINVAL;
