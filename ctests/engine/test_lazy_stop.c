@@ -345,6 +345,14 @@ static void test_reset_write(const char *name)
 		ok = !err && r0[0] == 5000 && exact(after_w[0] - 5000, N) &&
 		     r1[0] == 0 && exact(after_r[0], N);
 	}
+	/* Stopped lazily (interval() ends parked): bad input is refused. */
+	if (!err)
+		lope_check(lope_group__read_raw(g, NULL) == -EINVAL &&
+				   lope_group__write(g, NULL) == -EINVAL,
+			   "lazy_stop_parked_refuses_null_counts",
+			   "read_raw %d, write %d (want -EINVAL)",
+			   lope_group__read_raw(g, NULL),
+			   lope_group__write(g, NULL));
 	if (err)
 		lope_fail(name, "%s", strerror(-err));
 	else
