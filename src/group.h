@@ -128,7 +128,7 @@ struct lope_group {
 	int nr_mapped;
 	int nr_overflow; /* events with a period */
 	size_t page_size;
-	uint64_t *buf; /* group read(2) buffer: nr, ena, run, cap values */
+	uint64_t *buf; /* group read(2) buffer: nr, ena, run, ev_cap values */
 	/* Hybrid CPUs (split.c).  A group split over core PMUs (parts set,
 	 * from cores) is the sum of its parts: groups of their own, each
 	 * all of one core PMU (core, of core_of) or of none (core -1). */
