@@ -978,6 +978,19 @@ static void case_full_width(void)
  * helper that reads the stored one (QEMU 7.2's cmpxchg8b/16b, which the
  * patch fixes) loses CF and AF.
  */
+/* The sequence around @insn (a compare-exchange of m, or nothing). */
+#define FLAGS_AFTER_ADD(insn, f, m)                            \
+	__asm__ volatile("xor %%eax, %%eax\n\t"                \
+			 "xor %%edx, %%edx\n\t"                \
+			 "xor %%ebx, %%ebx\n\t"                \
+			 "jmp 1f\n"                            \
+			 "1:\tmov $-1, %%rcx\n\t"              \
+			 "add $1, %%rcx\n\t" insn "pushfq\n\t" \
+			 "pop %[f]"                            \
+			 : [f] "=r"(f), [m] "+m"(m)            \
+			 :                                     \
+			 : "rax", "rbx", "rcx", "rdx", "cc", "memory")
+
 static uint64_t flags_after_add(int which)
 {
 	static unsigned __int128 m __attribute__((aligned(16)));
@@ -985,41 +998,11 @@ static uint64_t flags_after_add(int which)
 
 	m = 0;
 	if (which == 16)
-		__asm__ volatile("xor %%eax, %%eax\n\t"
-				 "xor %%edx, %%edx\n\t"
-				 "xor %%ebx, %%ebx\n\t"
-				 "jmp 1f\n"
-				 "1:\tmov $-1, %%rcx\n\t"
-				 "add $1, %%rcx\n\t"
-				 "cmpxchg16b %[m]\n\t"
-				 "pushfq\n\t"
-				 "pop %[f]"
-				 : [f] "=r"(f), [m] "+m"(m)
-				 :
-				 : "rax", "rbx", "rcx", "rdx", "cc", "memory");
+		FLAGS_AFTER_ADD("cmpxchg16b %[m]\n\t", f, m);
 	else if (which == 8)
-		__asm__ volatile("xor %%eax, %%eax\n\t"
-				 "xor %%edx, %%edx\n\t"
-				 "xor %%ebx, %%ebx\n\t"
-				 "jmp 1f\n"
-				 "1:\tmov $-1, %%rcx\n\t"
-				 "add $1, %%rcx\n\t"
-				 "cmpxchg8b %[m]\n\t"
-				 "pushfq\n\t"
-				 "pop %[f]"
-				 : [f] "=r"(f), [m] "+m"(m)
-				 :
-				 : "rax", "rbx", "rcx", "rdx", "cc", "memory");
+		FLAGS_AFTER_ADD("cmpxchg8b %[m]\n\t", f, m);
 	else
-		__asm__ volatile("xor %%eax, %%eax\n\t"
-				 "jmp 1f\n"
-				 "1:\tmov $-1, %%rcx\n\t"
-				 "add $1, %%rcx\n\t"
-				 "pushfq\n\t"
-				 "pop %[f]"
-				 : [f] "=r"(f)
-				 :
-				 : "rax", "rcx", "cc", "memory");
+		FLAGS_AFTER_ADD("", f, m);
 	return f;
 }
 
