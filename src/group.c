@@ -533,7 +533,7 @@ static inline bool reusable_user(const struct lope_group *g)
  */
 int lope_group__reset(struct lope_group *g)
 {
-	int err;
+	int err = 0;
 
 	if (__builtin_expect(!g, 0))
 		return -EINVAL;
@@ -555,8 +555,8 @@ int lope_group__reset(struct lope_group *g)
 		if (__builtin_expect(reset_user_plain(g), 1))
 			return 0;
 		err = sample(g, false);
-	} else {
-		err = reusable(g) ? 0 : resample(g);
+	} else if (!reusable(g)) {
+		err = resample(g);
 	}
 	if (__builtin_expect(err, 0))
 		return err;
