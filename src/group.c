@@ -204,13 +204,17 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 
 	if (!g || !c)
 		return -EINVAL;
-	if (unready(g) && !parked(g)) { /* a parked group's counts stand */
+	if (unready(g)) {
+		if (parked(g)) { /* the stop's counts stand */
+			lopelib_group__copy_sample(g, c);
+			return 0;
+		}
 		if (!g->opened)
 			return g->parts ? g->split->counts(g, c, false) :
 					  -EBADF;
 		err = settle(g);
 	}
-	if (!err && !parked(g))
+	if (!err)
 		err = sample(g, true);
 	if (!err)
 		lopelib_group__copy_sample(g, c);
@@ -285,7 +289,8 @@ static __attribute__((noinline)) int read_user_values(struct lope_group *g,
 	return read_slow(g, values);
 }
 
-/* read_kernel_values()'s read(2) returned @n, not sysread_len: EINTR, or fail. */
+/* read_kernel_values()'s read(2) returned @n, not sysread_len: EINTR,
+ * or fail. */
 static __attribute__((noinline)) int
 read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 {
@@ -350,7 +355,8 @@ static inline __attribute__((always_inline)) void choose(struct lope_group *g,
 		g->read = g->ready_read;
 }
 
-/* open.c's: g->ready_read follows from how the group samples, then the choice. */
+/* open.c's: g->ready_read follows from how the group samples, then the
+ * choice. */
 void lopelib_group__choose(struct lope_group *g, bool ready)
 {
 	if (g->sampler == LOPE_SAMPLE_USER)

@@ -256,9 +256,9 @@ static inline void lopelib_group__copy_sample(const struct lope_group *g,
 
 /*
  * Set g->read from the group's state: @ready (open, its bases in place),
- * whether a write left offsets, how it samples (g->ready_read, worked out
- * here from g->sampler and g->sysread_len).  group.c's verbs that change the state
- * choose again; never a measured read.
+ * whether a write left offsets, how it samples (g->ready_read, worked
+ * out here from g->sampler and g->sysread_len).  group.c's verbs that
+ * change the state choose again; never a measured read.
  */
 void lopelib_group__choose(struct lope_group *g, bool ready);
 
@@ -321,7 +321,7 @@ static inline __attribute__((always_inline)) int
 lopelib_ioctl_leaders(struct lope_group *g, unsigned long request)
 {
 	if (lopelib_group__forked(g))
-		return 0; /* the parent's counters are not the child's to switch */
+		return 0; /* the parent's counters: not the child's to switch */
 	if (__builtin_expect(g->nr_leaders == 1, 1))
 		return lopelib_sys->ioctl(g->leader_fd, request, 0) < 0 ?
 			       lopelib_ioctl_error() :

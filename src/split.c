@@ -5,8 +5,9 @@
  * count everywhere, each an ordinary group with its own read path (a core
  * PMU's group reads its pages in user space on any cpu), and every verb
  * the sum of its parts.  The verbs reach here from group.c's slow paths
- * (a split group is never ready) through the operations lope_group__set_cores()
- * installs (split_ops), so a group that is not split pays nothing.
+ * (a split group is never ready) through the operations that
+ * lope_group__set_cores() installs (split_ops), so a group that is not
+ * split pays nothing.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -180,7 +181,7 @@ static int split_open(struct lope_group *g)
 		split_close(g);
 		return err;
 	}
-	/* g->opened stays false: the group is never ready, its verbs come here. */
+	/* g->opened stays false: never ready, its verbs come here. */
 	g->parts->last = LOPE_PATH_NONE;
 	return 0;
 }
