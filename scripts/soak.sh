@@ -11,6 +11,10 @@
 #   --busy RUNS     the runs (1-based, comma-separated, or "all") during
 #                   which one busy loop per online CPU spins at the soak's
 #                   own priority (default: none)
+#   --only RUNS     run only these of the N runs (1-based, comma-separated),
+#                   numbered and loaded as in the whole soak: a soak
+#                   longer than one sitting is run in parts ("-n 5 --busy
+#                   3,4,5 --only 4,5" after "... --only 1,2,3")
 #   --busy-cmd CMD  in the busy runs also run the shell command CMD over
 #                   and over under nice, beside the loops (a large
 #                   compile: "make -C DIR -j2 clean all"), and stop its
@@ -28,8 +32,9 @@
 # soaks what .ci/run runs (warnings as errors, the release check).
 # Output: one line a run ("run 2/5, busy: 4328 passed, 0 failed, 137
 # skipped in 9 min 40 s"), then the failed cases, most frequent first
-# ("3/5  ctests/papi/test_x: case_name  (runs 1,4,5)"), then
-# "soak: N runs, K with failures".  Exit status 1 when any run failed.
+# ("3/5  ctests/papi/test_x: case_name  (runs 1,4,5)", out of the runs
+# done), then "soak: N runs, K with failures" ("soak: runs 4,5 of 5, ..."
+# with --only).  Exit status 1 when any run failed.
 set -euo pipefail
 
 die() {
@@ -38,7 +43,7 @@ die() {
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-runs=5 busy='' busy_cmd='' from=$top rev='' papi_src='' work='' keep=0
+runs=5 busy='' only='' busy_cmd='' from=$top rev='' papi_src='' work='' keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n)
@@ -47,6 +52,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--busy)
 		busy=${2:?--busy needs run numbers or all}
+		shift 2
+		;;
+	--only)
+		only=${2:?--only needs run numbers}
 		shift 2
 		;;
 	--busy-cmd)
@@ -87,6 +96,22 @@ case $busy in
 all | '') ;;
 *[!0-9,]* | ,* | *, | *,,*) die "--busy wants run numbers (1,3) or all, not '$busy'" ;;
 esac
+if [ -n "$only" ]; then
+	case $only in
+	*[!0-9,]* | ,* | *, | *,,*) die "--only wants run numbers (4,5), not '$only'" ;;
+	esac
+	for k in ${only//,/ }; do
+		if [ "$k" -lt 1 ] || [ "$k" -gt "$runs" ]; then
+			die "--only: run $k is not one of the $runs runs"
+		fi
+	done
+	only=$(tr , '\n' <<<"$only" | sed 's/^0*//' | sort -nu | paste -sd ,)
+	which="runs $only of $runs"
+else
+	only=$(seq -s , 1 "$runs")
+	which="$runs runs"
+fi
+ran=$(tr , '\n' <<<"$only" | wc -l)
 [ -z "$papi_src" ] || [ -e "$papi_src" ] || die "no PAPI source at $papi_src"
 commit=$(git -C "$from" rev-parse -q --verify "${rev:-HEAD}^{commit}") ||
 	die "no commit ${rev:-HEAD} in $from"
@@ -110,16 +135,19 @@ stop_busy() {
 trap stop_busy EXIT
 trap 'stop_busy; exit 130' INT TERM
 
+in_list() { # in_list K LIST: K is one of LIST's comma-separated numbers
+	case ,$2, in *,$1,*) true ;; *) false ;; esac
+}
 is_busy() {
-	[ "$busy" = all ] || case ,$busy, in *,$1,*) true ;; *) false ;; esac
+	[ "$busy" = all ] || in_list "$1" "$busy"
 }
 
-echo "soak: scripts/test.sh $runs times, on $(git -C "$from" log -1 --format='%h %s' "$rev" | cut -c1-60)"
+echo "soak: scripts/test.sh, $which, on $(git -C "$from" log -1 --format='%h %s' "$rev" | cut -c1-60)"
 echo "soak: from $from, logs in $work, $ncpu CPUs, busy runs: ${busy:-none}${busy_cmd:+, with: nice $busy_cmd}"
 failures=$work/failures # "run<TAB>program: case" a line
 : >"$failures"
 bad_runs=0
-for i in $(seq 1 "$runs"); do
+for i in ${only//,/ }; do
 	dir=$work/run-$i log=$work/run-$i.log
 	rm -rf "$dir"
 	git clone -q --no-checkout "$from" "$dir"
@@ -168,10 +196,10 @@ done
 if [ -s "$failures" ]; then
 	echo
 	echo "failed cases (runs failed in / runs):"
-	awk -F '\t' -v n="$runs" '
+	awk -F '\t' -v n="$ran" '
 		!seen[$1 FS $2]++ { count[$2]++; which[$2] = which[$2] (which[$2] == "" ? "" : ",") $1 }
 		END { for (c in count) printf "%d/%d\t%s  (runs %s)\n", count[c], n, c, which[c] }' \
 		"$failures" | sort -t '/' -k1,1nr -k2 | sed 's/\t/  /'
 fi
-echo "soak: $runs runs, $bad_runs with failures"
+echo "soak: $which, $bad_runs with failures"
 [ "$bad_runs" -eq 0 ]

@@ -5,7 +5,9 @@
 # scripts/test.sh fails known cases in known runs, as the real one prints
 # them: the table counts each case in the runs it failed in, the busy runs
 # have one loop per CPU and the others none, no loop outlives the soak,
-# the exit status says whether a run failed, bad arguments are refused.
+# the exit status says whether a run failed, a soak in parts (--only)
+# numbers and loads its runs as the whole one would, bad arguments are
+# refused.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/ctests/report.sh"
@@ -96,11 +98,35 @@ rc=0
 check clean_soak_exit_0 "exit $rc: $(tr '\n' '|' <"$out")" \
 	eval '[ "$rc" -eq 0 ] && ! grep -q "^failed cases" "$out" && has "soak: 2 runs, 0 with failures"'
 
+# A soak in parts: runs 3 and 4 of 4, numbered and loaded as in the whole
+# soak (run 3 busy, run 4 quiet), counted out of the two run.
+echo 0 >"$state/runs" # the fake's runs 1 (case_x fails) and 2 (none)
+rc=0
+"$top/scripts/soak.sh" -n 4 --busy 2,3 --only 4,03 --from "$repo" --work "$tmp/work3" >"$out" 2>&1 || rc=$?
+sed 's/^/# /' "$out"
+part_run_lines() {
+	grep -q "^run 3/4, busy ($ncpu loops): 1 passed, 1 failed, 0 skipped in " "$out" &&
+		grep -q "^run 4/4, quiet: 1 passed, 0 failed, 0 skipped in " "$out"
+}
+check part_runs_numbered_as_in_the_whole \
+	"expected 'run 3/4, busy ($ncpu loops)' then 'run 4/4, quiet'" part_run_lines
+check part_counts_out_of_its_runs "no line '1/2  ctests/papi/test_a: case_x  (runs 3)'" \
+	has '1/2  ctests/papi/test_a: case_x  (runs 3)'
+check part_exit_1 "exit $rc, expected 1" [ "$rc" -eq 1 ]
+check part_last_line "last line: $(tail -n 1 "$out")" \
+	has 'soak: runs 3,4 of 4, 1 with failures'
+loops="$(wc -l <"$state/loops.1") $(wc -l <"$state/loops.2")"
+check part_busy_as_in_the_whole "loops seen in runs 3 and 4: $loops, expected $ncpu 0" \
+	[ "$loops" = "$ncpu 0" ]
+
 expect_bad_inputs "$top/scripts/soak.sh" soak "$tmp" <<'BAD'
 n_0|-n 0|-n wants a positive number
 n_x|-n x|-n wants a positive number
 busy_word|--busy some|--busy wants run numbers
 busy_empty_item|--busy 1,,2|--busy wants run numbers
+only_word|--only last|--only wants run numbers
+only_beyond_n|-n 2 --only 2,3|--only: run 3 is not one of the 2 runs
+only_0|--only 0|--only: run 0 is not one of the 5 runs
 rev|--rev nosuchrev|no commit nosuchrev in
 papi_src|--papi-src /nonexistent|no PAPI source at /nonexistent
 option|--what|unknown argument: --what
