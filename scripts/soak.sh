@@ -16,7 +16,8 @@
 #                   longer than one sitting is run in parts ("-n 5 --busy
 #                   3,4,5 --only 4,5" after "... --only 1,2,3")
 #   --busy-cmd CMD  in the busy runs also run the shell command CMD over
-#                   and over under nice, beside the loops (a large
+#                   and over at nice 10 (its autogroup too, where the
+#                   kernel has them), beside the loops (a large
 #                   compile: "make -C DIR -j2 clean all"), and stop its
 #                   whole process group at the run's end
 #   --from REPO     the repository to clone (default: this checkout)
@@ -165,7 +166,13 @@ for i in ${only//,/ }; do
 		done
 		if [ -n "$busy_cmd" ]; then
 			what="$what and: nice $busy_cmd"
-			setsid nice sh -c "while :; do $busy_cmd; done" >"$work/busy-cmd-$i.log" 2>&1 &
+			# Its own session, to stop it whole; setsid also gives it
+			# its own autogroup where the kernel has them, whose CPU
+			# share nice alone would not lower: nice the group as well.
+			# shellcheck disable=SC2016 # $1 is expanded by that sh
+			setsid sh -c 'echo 10 2>/dev/null >/proc/self/autogroup
+				exec nice sh -c "$1"' sh "while :; do $busy_cmd; done" \
+				>"$work/busy-cmd-$i.log" 2>&1 &
 			cmd_pid=$!
 		fi
 	fi

@@ -40,6 +40,13 @@ for p in /proc/[0-9]*; do
 		[ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" = "sh -c while :; do :; done " ] &&
 		echo "${p#/proc/}"
 done >"$state/loops.$n"
+# In a busy run, wait for the busy command's first record (10 s at most).
+if [ -s "$state/loops.$n" ]; then
+	for _ in $(seq 100); do
+		[ -s "$state/nice" ] && break
+		sleep 0.1
+	done
+fi
 f=0
 echo "## ctests/papi/test_a"
 echo "PASS: one"
@@ -68,7 +75,11 @@ check() {
 has() { grep -qx -- "$1" "$out"; }
 
 rc=0
-"$top/scripts/soak.sh" -n 4 --busy 2,3 --from "$repo" --work "$tmp/work" >"$out" 2>&1 || rc=$?
+# The busy command records its nice value and its autogroup's (where the
+# kernel has autogroups), as a compile beside the loops would run.
+# shellcheck disable=SC2016 # expanded by the busy command's shell
+busy_cmd='echo "$(nice) $(cat /proc/self/autogroup 2>/dev/null)" >>"$SOAK_FAKE_STATE/nice"; sleep 0.1'
+"$top/scripts/soak.sh" -n 4 --busy 2,3 --busy-cmd "$busy_cmd" --from "$repo" --work "$tmp/work" >"$out" 2>&1 || rc=$?
 sed 's/^/# /' "$out"
 check failed_runs_exit_1 "exit $rc, expected 1" [ "$rc" -eq 1 ]
 check case_counted_in_its_runs "no line '2/4  ctests/papi/test_a: case_x  (runs 1,3)'" \
@@ -76,11 +87,21 @@ check case_counted_in_its_runs "no line '2/4  ctests/papi/test_a: case_x  (runs 
 check unknown_cpu_case_counted "no line for test_b's [unknown CPU] case_y in run 3" \
 	has '1/4  ctests/papi/test_b: \[unknown CPU\] case_y  (runs 3)'
 check a_line_a_run "expected 4 'run k/4' lines, run 2 busy and passing" \
-	grep -q "^run 2/4, busy ($ncpu loops): 1 passed, 0 failed, 0 skipped in " "$out"
+	grep -q "^run 2/4, busy ($ncpu loops) and: nice .*: 1 passed, 0 failed, 0 skipped in " "$out"
 check last_line "last line: $(tail -n 1 "$out")" has 'soak: 4 runs, 2 with failures'
 loops=$(for k in 1 2 3 4; do printf '%s ' "$(wc -l <"$state/loops.$k")"; done)
 check busy_loops_only_in_busy_runs \
 	"loops seen in runs 1-4: $loops, expected 0 $ncpu $ncpu 0" [ "$loops" = "0 $ncpu $ncpu 0 " ]
+# niced: every record says nice 10 and, with autogroups, "... nice 10".
+niced() {
+	[ -s "$state/nice" ] || return 1
+	if [ -e /proc/self/autogroup ]; then
+		! grep -qv '^10 /autogroup-[0-9]* nice 10$' "$state/nice"
+	else
+		! grep -qvx '10 ' "$state/nice"
+	fi
+}
+check busy_command_niced "records: $(sort -u "$state/nice" 2>/dev/null | tr '\n' '|')" niced
 left=
 while read -r p; do
 	! kill -0 "$p" 2>/dev/null || left="$left $p"
@@ -88,7 +109,7 @@ done < <(cat "$state/loops.2" "$state/loops.3")
 check no_loop_outlives_the_soak "still running:$left" [ -z "$left" ]
 kept=$(cd "$tmp/work" && printf "%s " *)
 check clones_removed_logs_kept "work dir has: $kept" \
-	[ "$kept" = "failures run-1.log run-2.log run-3.log run-4.log " ]
+	[ "$kept" = "busy-cmd-2.log busy-cmd-3.log failures run-1.log run-2.log run-3.log run-4.log " ]
 
 # Every run passing: exit 0 and no table.
 echo 3 >"$state/runs" # the next runs are 4 and 5: no failure
