@@ -120,7 +120,7 @@ check clean_soak_exit_0 "exit $rc: $(tr '\n' '|' <"$out")" \
 	eval '[ "$rc" -eq 0 ] && ! grep -q "^failed cases" "$out" && has "soak: 2 runs, 0 with failures"'
 
 # A soak in parts: runs 3 and 4 of 4, numbered and loaded as in the whole
-# soak (run 3 busy, run 4 quiet), counted out of the two run.
+# soak (run 3 busy, run 4 quiet), counted out of the two runs done.
 echo 0 >"$state/runs" # the fake's runs 1 (case_x fails) and 2 (none)
 rc=0
 "$top/scripts/soak.sh" -n 4 --busy 2,3 --only 4,03 --from "$repo" --work "$tmp/work3" >"$out" 2>&1 || rc=$?
