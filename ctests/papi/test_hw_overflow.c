@@ -6,31 +6,39 @@
  * the machine has no core PMU (ctests/lib/core_pmu.h), and where the
  * kernel cannot sample instructions.
  *
- * The kernel arms the counter one period T below its overflow and rearms
- * it at each interrupt, so on a PMU that interrupts at the overflowing
- * instruction a run that counted v instructions takes exactly
- * floor(v / T) interrupts, however long the calls around the loop.
- * Whether this PMU does is measured first, without PAPI: a perf_event
- * sampling the same loop with the same period, its samples counted in
- * its ring buffer, RUNS times (pmu_is_exact; QEMU's Arm PMU takes a few
- * of the samples, its RISC-V one all but on a first, cold run).  The
- * kernel signals an overflow from deferred work, which can wait for a
- * timer tick, and PAPI drops a signal for a stopped set, so every run
- * sleeps SETTLE_US in the kernel before it stops (no user instruction
- * counts there).  Cases, RUNS runs each
- * after one not judged (run -1: QEMU's RISC-V PMU loses interrupts on
- * code it runs for the first time):
- *  - overflow_handler_calls_bounded: the handler runs at least once and
- *    at most floor(v / T) times, v what PAPI_stop returns, and v covers
- *    the loop;
+ * The kernel arms the counter to overflow after what remains of the
+ * period T and, at each interrupt, for the next T (when an interrupt
+ * comes later than a whole period after the overflow, one sample stands
+ * for the periods it covered).  PAPI_start's reset zeroes the count but
+ * not that remainder, so the interrupts carry on from run to run: once
+ * the runs since the period was set have counted C instructions in all,
+ * a PMU that interrupts at the overflowing instruction has interrupted
+ * exactly floor(C / T) times and any PMU at most that many, however long
+ * the calls around the loop.  (One run of v instructions alone can take
+ * floor(v / T) + 1: the first when the runs before left little of T.)
+ * Whether this PMU is exact is measured first, without PAPI: a
+ * perf_event sampling the same loop with the same period, its samples
+ * counted in its ring buffer, RUNS times, each a new event
+ * (pmu_is_exact; QEMU's Arm PMU takes a few of the samples, its RISC-V
+ * one all but on a first, cold run).  The kernel signals an overflow
+ * from deferred work, which can wait for a timer tick, and PAPI drops a
+ * signal for a stopped set, so every run sleeps SETTLE_US in the kernel
+ * before it stops (no user instruction counts there).  Cases, RUNS runs
+ * each after one not judged (run -1: QEMU's RISC-V PMU loses interrupts
+ * on code it runs for the first time), C and the calls counted from run
+ * -1 on:
+ *  - overflow_handler_calls_bounded: the handler runs at least once in
+ *    every run, at most floor(C / T) times in all, and every run's count
+ *    v (what PAPI_stop returns) covers the loop;
  *  - overflow_handler_calls_exact (where the PMU samples exactly; else a
- *    SKIP with its samples): exactly floor(v / T) times;
+ *    SKIP with its samples): exactly floor(C / T) times in all;
  *  - overflow_handler_on_the_set: every call names the set and has a bit
  *    set in its overflow vector;
  *  - profil_samples_in_the_loop (where the PMU samples exactly):
  *    PAPI_profil over loop2's code counts floor(v / T) samples less at
- *    most 2: those whose interrupt came in the calls before or after the
- *    loop (each shorter than T, so at most one each).
+ *    most 2: the loop's 2N instructions lie between 19 T and 20 T, so it
+ *    takes 19 or 20 interrupts wherever the period stands, and the calls
+ *    around it are shorter than T (v is under 21 T).
  * T is 1,000,003 instructions (a prime, so no multiple of the loop's
  * period lines up) and the loop 10^7 iterations: 19 or 20 interrupts, a
  * rate far below the kernel's sampling limits.
@@ -202,7 +210,8 @@ static int run(int set, long long *v)
 
 static void overflow_cases(int set, int code)
 {
-	long long v = 0;
+	/* this run's count; the count and the calls from run -1 on */
+	long long v = 0, all = 0, all_calls = 0;
 	int r, rc, bounded = 1, exact = 1, mine = 1;
 	char why[256] = "", whyx[256] = "";
 
@@ -225,24 +234,28 @@ static void overflow_cases(int set, int code)
 			snprintf(whyx, sizeof(whyx), "%s", why);
 			break;
 		}
-		lope_info("run %d: %lld instructions, %d handler calls "
-			  "(period %lld)",
-			  r, v, (int)calls, T);
+		all += v;
+		all_calls += calls;
+		lope_info("run %d: %lld instructions, %d handler calls; from "
+			  "run -1 on %lld instructions, %lld calls (period "
+			  "%lld: %lld overflows)",
+			  r, v, (int)calls, all, all_calls, T, all / T);
 		if (r < 0)
 			continue; /* the warm-up */
-		if (bounded &&
-		    (v < 2 * (long long)N || calls < 1 || calls > v / T)) {
+		if (bounded && (v < 2 * (long long)N || calls < 1 ||
+				all_calls > all / T)) {
 			snprintf(why, sizeof(why),
-				 "run %d: %d calls for %lld instructions, want "
-				 "1 to %lld (and at least %lu instructions)",
-				 r, (int)calls, v, v / T, 2 * N);
+				 "run %d: %d calls for %lld instructions (at "
+				 "least 1 and %lu instructions wanted); from "
+				 "run -1 on %lld calls for %lld overflows",
+				 r, (int)calls, v, 2 * N, all_calls, all / T);
 			bounded = 0;
 		}
-		if (exact && calls != v / T) {
+		if (exact && all_calls != all / T) {
 			snprintf(whyx, sizeof(whyx),
-				 "run %d: %d calls for %lld instructions, want "
-				 "%lld",
-				 r, (int)calls, v, v / T);
+				 "run %d: from run -1 on %lld calls for %lld "
+				 "instructions, want %lld",
+				 r, all_calls, all, all / T);
 			exact = 0;
 		}
 		mine &= strays == 0;
