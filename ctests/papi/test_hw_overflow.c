@@ -9,12 +9,13 @@
  * The kernel arms the counter to overflow after what remains of the
  * period T and, at each interrupt, for the next T (when an interrupt
  * comes later than a whole period after the overflow, one sample stands
- * for the periods it covered).  PAPI_start's reset zeroes the count but
- * not that remainder, so the interrupts carry on from run to run: once
- * the runs since the period was set have counted C instructions in all,
- * a PMU that interrupts at the overflowing instruction has interrupted
- * exactly floor(C / T) times and any PMU at most that many, however long
- * the calls around the loop.  (One run of v instructions alone can take
+ * for the periods it covered).  PAPI_start's reset leaves that remainder
+ * (ours takes the counts as bases, stock's PERF_EVENT_IOC_RESET zeroes
+ * the count), so the interrupts carry on from run to run: once the runs
+ * since the period was set have counted C instructions in all, a PMU
+ * that interrupts at the overflowing instruction has interrupted exactly
+ * floor(C / T) times and any PMU at most that many, however long the
+ * calls around the loop.  (One run of v instructions alone can take
  * floor(v / T) + 1: the first when the runs before left little of T.)
  * Whether this PMU is exact is measured first, without PAPI: a
  * perf_event sampling the same loop with the same period, its samples
