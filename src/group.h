@@ -26,18 +26,29 @@ struct lope_event {
 	struct perf_event_attr attr;
 	uint64_t period; /* overflow every period; 0: none */
 	int signo;       /* the overflow signal */
-	void *ring; /* user page + LOPE_RING_PAGES of samples; NULL: none */
-	/* What we believe the kernel's event_limit is: overflows left before
-	 * it stops the event.  The signal handler changes it, so volatile. */
+	void *ring;      /* its page and the samples' pages; NULL: none */
+	/*
+	 * The kernel's event_limit: overflows left before it stops the
+	 * event, and the samples taken since it was last counted down.
+	 * The signal handler changes them, so volatile.
+	 */
 	volatile sig_atomic_t budget;
+	volatile sig_atomic_t taken;
+	/*
+	 * Overflows (overflow.c): the raw count at which the next multiple
+	 * of the period is due; the latest sample that showed the count,
+	 * its count and address; the overflows found and not yet handed out,
+	 * those nearer that sample's count than the one that found them
+	 * first, with the two addresses.
+	 */
+	uint64_t due;
+	uint64_t seen, seen_ip;
+	uint64_t early, owed;
+	uint64_t early_ip, owed_ip;
 };
 
 /* Overflow signals that can wait for one event (see overflow.c). */
 #define LOPE_OVERFLOW_BUDGET 16
-
-/* Data pages of a sampling event's ring buffer (a power of two): one
- * holds 256 IP samples, far more than a budget's worth. */
-#define LOPE_RING_PAGES 1
 
 /*
  * How an open group takes a sample, fixed when it opens: the layout of
@@ -283,7 +294,8 @@ struct lope_split_ops {
 	/* The descriptor of event @idx: its first part's, which owns it. */
 	int (*fd)(const struct lope_group *g, int idx);
 	int (*find_fd)(const struct lope_group *g, int fd);
-	int (*samples)(struct lope_group *g, int idx, uint64_t *ips, int max);
+	int (*overflows)(struct lope_group *g, int idx,
+			 struct lope_overflow *out, int max);
 	int (*rearm)(struct lope_group *g, int idx, int code);
 	/*
 	 * Is part @g read while the thread is on a cpu of another core

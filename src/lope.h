@@ -232,10 +232,10 @@ LOPE_API int lope_group__nr_mapped(const struct lope_group *g);
  * the event's descriptor, to the thread that opens the group.  The event
  * counts on; at most a small budget of overflow signals can wait (the
  * kernel stops the event when it is used up), and lope_group__rearm(),
- * called once per signal, renews it.  Where the kernel allows
- * it, a ring buffer of 1 + LOPE_RING_PAGES pages holds the sampled
- * instruction addresses; its first page is the event's own page, read as
- * before (rdpmc or read(2)).  @period 0 turns overflow off.  Applied by
+ * called once per signal, renews it.  Where the kernel allows it, a ring
+ * buffer holds a sample per overflow (its address and the group's
+ * counts); its first page is the event's own page, read as before (rdpmc
+ * or read(2)).  @period 0 turns overflow off.  Applied by
  * lope_group__open(): the group must not be open (-EBUSY).  -EOPNOTSUPP
  * with LOPE_INHERIT: the kernel cannot re-arm inherited events.
  */
@@ -247,13 +247,30 @@ LOPE_API int lope_group__set_overflow(struct lope_group *g, int idx,
  */
 /* The index of the event whose descriptor is @fd (si_fd), or -ENOENT. */
 LOPE_API int lope_group__find_fd(const struct lope_group *g, int fd);
+
+/* One overflow: event @idx passed a multiple of its period at @ip. */
+struct lope_overflow {
+	uint64_t ip; /* the sampled instruction address; 0: not known */
+	int idx;
+};
+
 /*
- * Take up to @max sampled instruction addresses of event @idx out of its
- * ring buffer, oldest first; returns how many, or -ENOBUFS when the event
- * has no ring buffer (the caller can use the signal context's address).
+ * The overflows behind a signal of event @idx, oldest first, up to @max
+ * into @out; returns how many (call again while it returns @max), or
+ * -ENOBUFS when the event has no ring buffer (then the signal is the one
+ * overflow, at the signal context's address).  One per sample in the
+ * ring, and also the multiples of some sampling event's period that its
+ * count passed without a sample: the kernel samples a software clock of
+ * the user domain only while the thread is in user space, so an expiry
+ * that comes while the thread is in the kernel (delivering the signal of
+ * another sampling event, say) is dropped, though the clock counts on.
+ * Such an overflow is found in a later sample of the group (its counts)
+ * and has that sample's address; a sample of a multiple already given
+ * that way gives none.  So each sampling event overflows once per
+ * period of its count.
  */
-LOPE_API int lope_group__samples(struct lope_group *g, int idx, uint64_t *ips,
-				 int max);
+LOPE_API int lope_group__overflows(struct lope_group *g, int idx,
+				   struct lope_overflow *out, int max);
 /*
  * Once per overflow signal of event @idx, with its si_code @code (POLL_HUP:
  * the budget ran out and the kernel stopped the event).  Renews the budget

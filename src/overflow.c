@@ -18,7 +18,10 @@
  * switch when its PMU differs from the leader's (doc/design.md, "Counting
  * on, with a budget", has the measurement).  With a budget the event
  * never stops while the handler keeps up, and the refresh is one ioctl
- * per half budget.
+ * per half budget.  The kernel counts the budget down by overflows, not
+ * by signals (an overflow that comes before the previous one's signal
+ * was sent adds none), so the engine counts it down by the samples it
+ * takes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +30,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -59,13 +63,18 @@ int lope_group__set_overflow(struct lope_group *g, int idx, uint64_t period,
 	return 0;
 }
 
-/* The engine owns the sampling fields: @a gets @e's, nothing else. */
+/*
+ * The engine owns the sampling fields: @a gets @e's, nothing else.  A
+ * sample is the address and the counts (the group's, where its read(2) is
+ * one PERF_FORMAT_GROUP read): lope_group__overflows() finds in them the
+ * overflows the kernel did not sample.
+ */
 void lopelib_overflow__prepare_attr(const struct lope_event *e,
 				    struct perf_event_attr *a)
 {
 	a->freq = 0;
 	a->sample_period = e->period;
-	a->sample_type = e->period ? PERF_SAMPLE_IP : 0;
+	a->sample_type = e->period ? PERF_SAMPLE_IP | PERF_SAMPLE_READ : 0;
 	a->wakeup_events = e->period ? 1 : 0; /* a wakeup per sample */
 	a->watermark = 0;
 }
@@ -89,9 +98,31 @@ static int route_signal(int fd, int signo)
 	return 0;
 }
 
+/*
+ * A sample's bytes: the header, the address, then the read: nr, enabled
+ * and running time, and nr values for a group read; else the value and
+ * the two times.
+ */
+static size_t sample_len(const struct lope_group *g)
+{
+	return sizeof(struct perf_event_header) +
+	       sizeof(uint64_t) * (1 + 3 + (g->grouped ? (size_t)g->nr : 0));
+}
+
+/* Data pages of a ring (a power of two): room for two budgets' samples,
+ * so the kernel never has to drop one while the handler keeps up. */
+static size_t ring_pages(const struct lope_group *g)
+{
+	size_t need = 2 * LOPE_OVERFLOW_BUDGET * sample_len(g), n = 1;
+
+	while (n * g->page_size < need)
+		n *= 2;
+	return n;
+}
+
 static size_t ring_len(const struct lope_group *g)
 {
-	return (1 + LOPE_RING_PAGES) * g->page_size;
+	return (1 + ring_pages(g)) * g->page_size;
 }
 
 /*
@@ -115,6 +146,12 @@ int lopelib_overflow__open(struct lope_group *g, struct lope_event *e)
 	if (err)
 		return err;
 	e->budget = 0; /* event_limit 0 means unlimited: arm before enable */
+	e->taken = 0;
+	e->due = e->period; /* a new event counts from 0 */
+	e->seen = 0;
+	e->seen_ip = 0;
+	e->early = 0;
+	e->owed = 0;
 	map_ring(g, e);
 	return 0;
 }
@@ -124,6 +161,19 @@ void lopelib_overflow__close(struct lope_group *g, struct lope_event *e)
 	/* Our own mapping: nothing to do if munmap fails. */
 	(void)lopelib_sys->munmap(e->ring, ring_len(g));
 	e->ring = NULL;
+}
+
+/*
+ * Count the budget down by the samples taken since (each was an
+ * overflow), by one a signal without a ring buffer; at 0 the kernel
+ * stopped the event.
+ */
+static void count_down(struct lope_event *e, int signals)
+{
+	int used = e->ring ? e->taken : signals;
+
+	e->taken = 0;
+	e->budget = used >= e->budget ? 0 : e->budget - used;
 }
 
 /* Raise the kernel's event_limit to the full budget. */
@@ -148,7 +198,10 @@ int lopelib_overflow__arm(struct lope_group *g)
 	for (i = g->nr - 1; i >= 0; i--) {
 		struct lope_event *e = &g->ev[i];
 
-		if (!e->period || e->budget == LOPE_OVERFLOW_BUDGET)
+		if (!e->period)
+			continue;
+		count_down(e, 0); /* samples taken since: PAPI_stop's */
+		if (e->budget == LOPE_OVERFLOW_BUDGET)
 			continue;
 		err = top_up(e);
 		if (err)
@@ -158,10 +211,8 @@ int lopelib_overflow__arm(struct lope_group *g)
 }
 
 /*
- * Every signal took one from the limit; POLL_HUP says it reached 0 and
- * the kernel stopped the event.  The count here can run ahead of the
- * kernel's (two overflows before its signal work ran make one signal):
- * then the limit reaches 0 early, and POLL_HUP sets things right.
+ * Every overflow took one from the limit; POLL_HUP says it reached 0 and
+ * the kernel stopped the event.
  */
 int lope_group__rearm(struct lope_group *g, int idx, int code)
 {
@@ -171,10 +222,9 @@ int lope_group__rearm(struct lope_group *g, int idx, int code)
 		return -EINVAL;
 	if (g->parts)
 		return g->split->rearm(g, idx, code);
+	count_down(e, 1);
 	if (code == POLL_HUP)
 		e->budget = 0;
-	else if (e->budget > 0)
-		e->budget--;
 	if (!g->running || e->budget > LOPE_OVERFLOW_BUDGET / 2)
 		return 0; /* stopped: lope_group__enable() tops it up */
 	return top_up(e);
@@ -194,55 +244,200 @@ int lope_group__find_fd(const struct lope_group *g, int fd)
 	return -ENOENT;
 }
 
-/* Copy @len bytes at ring position @pos, wrapping at the end of the data. */
-static void ring_copy(const unsigned char *data, uint64_t size, uint64_t pos,
-		      void *dst, size_t len)
+/* Is @c at least @d (counts that may wrap)? */
+static bool reached(uint64_t c, uint64_t d)
 {
-	size_t off = (size_t)(pos & (size - 1));
-	size_t first = size - off < len ? (size_t)(size - off) : len;
-
-	memcpy(dst, data + off, first);
-	memcpy((unsigned char *)dst + first, data, len - first);
+	return c - d < (uint64_t)INT64_MAX;
 }
 
 /*
- * Records from data_tail to data_head: PERF_RECORD_SAMPLE carries the IP
- * (the only sample_type bit set); LOST, THROTTLE and the like are
- * skipped.  The acquire load of data_head orders the record reads after
- * it, the release store of data_tail lets the kernel reuse the space only
- * after they are done.
+ * Event @e's multiple of its period due now, which the sample at count
+ * @c and address @ip shows passed: owed, at the address of whichever
+ * sample's count was nearer, the one before (e->seen) or this one.
  */
-int lope_group__samples(struct lope_group *g, int idx, uint64_t *ips, int max)
+static void owe_due(struct lope_event *e, uint64_t c, uint64_t ip)
+{
+	uint64_t before = reached(e->due, e->seen) ? e->due - e->seen :
+						     e->seen - e->due;
+
+	if (before < c - e->due) {
+		e->early++;
+		e->early_ip = e->seen_ip;
+	} else {
+		e->owed++;
+		e->owed_ip = ip;
+	}
+	e->due += e->period;
+}
+
+/*
+ * The sample at count @c and address @ip, of another event, shows that
+ * event @e passed the multiple of its period due, by an eighth of a
+ * period or more, and took no sample of it: each such multiple is owed.
+ * The kernel samples within microseconds of the multiple (its timer runs
+ * a little behind the count, by microseconds a context switch), so an
+ * eighth is far more than it takes, and still finds a dropped sample by
+ * the next sample of the other event in most sets.
+ */
+static void owe_passed(struct lope_event *e, uint64_t c, uint64_t ip)
+{
+	while (reached(c, e->due + e->period / 8))
+		owe_due(e, c, ip);
+	e->seen = c;
+	e->seen_ip = ip;
+}
+
+/*
+ * @e's own sample at count @c: the multiple nearest @c, and those it
+ * passed since the one due.  A multiple already owed (its sample came
+ * more than half a period late) adds none.  The multiples stay those of
+ * the count, where the kernel's timer may drift from them (a software
+ * clock's falls behind by microseconds a context switch): an event
+ * overflows floor(count / period) times, give or take the latest one.
+ */
+static void owe_sample(struct lope_event *e, uint64_t c, uint64_t ip)
+{
+	if (reached(c, e->due - e->period / 2)) {
+		while (reached(c, e->due + e->period / 2))
+			owe_due(e, c, ip);
+		e->owed++;
+		e->owed_ip = ip;
+		e->due += e->period;
+	}
+	e->seen = c;
+	e->seen_ip = ip;
+}
+
+/* Hand out what every sampling event of @g is owed, up to @max. */
+static int hand_out(struct lope_group *g, struct lope_overflow *out, int max)
+{
+	struct lope_event *e;
+	int n = 0, i;
+
+	for (i = 0; i < g->nr && n < max; i++) {
+		e = &g->ev[i];
+		for (; e->early && n < max; e->early--, n++) {
+			out[n].ip = e->early_ip;
+			out[n].idx = i;
+		}
+		for (; e->owed && n < max; e->owed--, n++) {
+			out[n].ip = e->owed_ip;
+			out[n].idx = i;
+		}
+	}
+	return n;
+}
+
+/* A ring's data: @size bytes (a power of two) at @data. */
+struct ring {
+	const unsigned char *data;
+	uint64_t size;
+};
+
+/* Copy @len bytes at ring position @pos, wrapping at the end of the data. */
+static void ring_copy(struct ring r, uint64_t pos, void *dst, size_t len)
+{
+	size_t off = (size_t)(pos & (r.size - 1));
+	size_t first = r.size - off < len ? (size_t)(r.size - off) : len;
+
+	memcpy(dst, r.data + off, first);
+	memcpy((unsigned char *)dst + first, r.data, len - first);
+}
+
+/* The @k-th 8 bytes of the record at @pos. */
+static uint64_t word(struct ring r, uint64_t pos, size_t k)
+{
+	uint64_t w;
+
+	ring_copy(r, pos + k * sizeof(w), &w, sizeof(w));
+	return w;
+}
+
+/*
+ * @idx's record at @pos, of header @h: a sample owes its own overflow and
+ * shows, in the group's counts, those of the other events that the kernel
+ * did not sample; a lost record owes the overflows it counts, at no
+ * known address.  Other records (throttling) owe nothing.
+ */
+static void take_record(struct lope_group *g, int idx, struct ring r,
+			uint64_t pos, const struct perf_event_header *h)
+{
+	struct lope_event *e = &g->ev[idx];
+	uint64_t ip, lost;
+	int i;
+
+	if (h->type == PERF_RECORD_LOST && h->size >= 3 * sizeof(ip)) {
+		lost = word(r, pos, 2);
+		e->owed += lost;
+		e->owed_ip = 0;
+		e->due += lost * e->period;
+		e->seen = e->due - e->period; /* its latest, about */
+		e->seen_ip = 0;
+		e->taken += (sig_atomic_t)lost;
+		return;
+	}
+	if (h->type != PERF_RECORD_SAMPLE || h->size < 2 * sizeof(ip))
+		return;
+	e->taken++;
+	ip = word(r, pos, 1);
+	if (h->size < sample_len(g) ||
+	    (g->grouped && word(r, pos, 2) != (uint64_t)g->nr)) {
+		e->owed++; /* not our layout: the overflow, no counts */
+		e->owed_ip = ip;
+		e->seen = e->due;
+		e->seen_ip = ip;
+		e->due += e->period;
+		return;
+	}
+	if (!g->grouped) {
+		owe_sample(e, word(r, pos, 2), ip);
+		return;
+	}
+	for (i = 0; i < g->nr; i++) {
+		if (i == idx)
+			owe_sample(e, word(r, pos, 5 + (size_t)i), ip);
+		else if (g->ev[i].period && g->ev[i].ring)
+			owe_passed(&g->ev[i], word(r, pos, 5 + (size_t)i), ip);
+	}
+}
+
+/*
+ * Records from data_tail to data_head, taken one at a time while there
+ * is room for what they owe.  The acquire load of data_head orders the
+ * record reads after it, the release store of data_tail lets the kernel
+ * reuse the space only after they are done.
+ */
+int lope_group__overflows(struct lope_group *g, int idx,
+			  struct lope_overflow *out, int max)
 {
 	struct lope_event *e = event_of(g, idx);
 	struct perf_event_mmap_page *pc;
-	const unsigned char *data;
-	uint64_t head, tail, size;
 	struct perf_event_header h;
-	int n = 0;
+	uint64_t head, tail;
+	struct ring r;
+	int n;
 
-	if (!e || !ips || max < 0)
+	if (!e || !out || max < 0)
 		return -EINVAL;
 	if (g->parts)
-		return g->split->samples(g, idx, ips, max);
+		return g->split->overflows(g, idx, out, max);
 	if (!e->ring)
 		return -ENOBUFS;
 	pc = e->ring;
-	data = (const unsigned char *)e->ring + g->page_size;
-	size = LOPE_RING_PAGES * g->page_size;
+	r.data = (const unsigned char *)e->ring + g->page_size;
+	r.size = ring_pages(g) * g->page_size;
 	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	tail = pc->data_tail;
+	n = hand_out(g, out, max);
 	while (tail != head && n < max) {
-		ring_copy(data, size, tail, &h, sizeof(h));
+		ring_copy(r, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size > head - tail) {
 			tail = head; /* not a record: drop what is there */
 			break;
 		}
-		if (h.type == PERF_RECORD_SAMPLE &&
-		    h.size >= sizeof(h) + sizeof(*ips))
-			ring_copy(data, size, tail + sizeof(h), &ips[n++],
-				  sizeof(*ips));
+		take_record(g, idx, r, tail, &h);
 		tail += h.size;
+		n += hand_out(g, out + n, max - n);
 	}
 	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
 	return n;

@@ -383,11 +383,15 @@ static int split_find_fd(const struct lope_group *g, int fd)
 	return -ENOENT;
 }
 
-/* Every part's samples of event @idx, part after part. */
-static int split_samples(struct lope_group *g, int idx, uint64_t *ips, int max)
+/*
+ * Every part's overflows behind a signal of event @idx, part after part,
+ * each named by the split group's index of its event.
+ */
+static int split_overflows(struct lope_group *g, int idx,
+			   struct lope_overflow *out, int max)
 {
 	struct lope_split *p = g->parts;
-	int k, j, n = 0, r, rings = 0;
+	int k, j, i, n = 0, r, rings = 0;
 
 	for (k = 0; k <= LOPE_CORES_MAX; k++) {
 		if (!p->g[k])
@@ -395,11 +399,13 @@ static int split_samples(struct lope_group *g, int idx, uint64_t *ips, int max)
 		for (j = 0; j < p->g[k]->nr; j++) {
 			if (p->event_of[k][j] != idx)
 				continue;
-			r = lope_group__samples(p->g[k], j, ips + n, max - n);
+			r = lope_group__overflows(p->g[k], j, out + n, max - n);
 			if (r == -ENOBUFS)
 				continue;
 			if (r < 0)
 				return r;
+			for (i = n; i < n + r; i++)
+				out[i].idx = p->event_of[k][out[i].idx];
 			rings++;
 			n += r;
 		}
@@ -451,7 +457,7 @@ static const struct lope_split_ops split_ops = {
 	.last_path = split_last_path,
 	.fd = split_fd,
 	.find_fd = split_find_fd,
-	.samples = split_samples,
+	.overflows = split_overflows,
 	.rearm = split_rearm,
 	.off = split_off,
 };

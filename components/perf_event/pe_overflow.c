@@ -16,7 +16,7 @@
 #include "lope.h"
 #include "pe_set.h"
 
-/* Sampled addresses taken out of a ring buffer at a time. */
+/* Overflows taken from the engine at a time. */
 #define PE_SAMPLES 16
 
 /*
@@ -97,39 +97,53 @@ static int profile_index(const EventSetInfo_t *esi, int pos)
 }
 
 /*
- * Every address waiting in @pos's ring buffer goes into its histogram;
- * without a ring buffer, @fallback (the signal context's) if not 0.
+ * One overflow of position @pos at @address: a hit in its histogram, or
+ * a call of PAPI's handler (through the framework, with @hc and @thread
+ * when there is a signal context).
  */
-static void profile_samples(EventSetInfo_t *esi, pe_control_t *c, int pos,
-			    vptr_t fallback)
+static void dispatch(ThreadInfo_t **thread, EventSetInfo_t *esi,
+		     pe_control_t *c, _papi_hwi_context_t *hc, int pos,
+		     vptr_t address)
 {
-	uint64_t ips[PE_SAMPLES];
-	int k = profile_index(esi, pos), n, i;
+	int k;
 
-	if (k < 0)
+	if (pos < 0 || pos >= PE_MAX_OVERFLOW_POS || !c->ev[pos].period)
 		return;
-	do {
-		n = lope_group__samples(c->grp, pos, ips, PE_SAMPLES);
-		for (i = 0; i < n; i++)
-			_papi_hwi_dispatch_profile(esi, (vptr_t)ips[i], 0, k);
-	} while (n == PE_SAMPLES);
-	if (n < 0 && fallback)
-		_papi_hwi_dispatch_profile(esi, fallback, 0, k);
+	if (c->ev[pos].profiling) {
+		k = profile_index(esi, pos);
+		if (k >= 0)
+			_papi_hwi_dispatch_profile(esi, address, 0, k);
+	} else if (hc) {
+		_papi_hwi_dispatch_overflow_signal(hc, address, NULL,
+						   (long long)(1ULL << pos), 0,
+						   thread, pe_cidx);
+	}
 }
 
-/* The latest sampled address, else where the signal interrupted. */
-static vptr_t overflow_address(pe_control_t *c, int pos, vptr_t fallback)
+/*
+ * Every overflow behind a signal of position @pos, each on its own
+ * sampled address (@here, the signal context's, where none is known):
+ * the engine finds in the samples of one event the overflows of others
+ * that the kernel did not sample (lope.h).  Without a ring buffer the
+ * signal is the one overflow, at @here, if @here is known.  The handler
+ * may stop the set (PAPI_stop in it): then c->grp is gone.
+ */
+static void dispatch_all(ThreadInfo_t **thread, EventSetInfo_t *esi,
+			 pe_control_t *c, _papi_hwi_context_t *hc, int pos,
+			 vptr_t here)
 {
-	uint64_t ips[PE_SAMPLES];
-	vptr_t address = fallback;
-	int n;
+	struct lope_overflow o[PE_SAMPLES];
+	int n, i;
 
 	do {
-		n = lope_group__samples(c->grp, pos, ips, PE_SAMPLES);
-		if (n > 0)
-			address = (vptr_t)ips[n - 1];
+		n = c->grp ? lope_group__overflows(c->grp, pos, o, PE_SAMPLES) :
+			     0;
+		for (i = 0; i < n; i++)
+			dispatch(thread, esi, c, hc, o[i].idx,
+				 o[i].ip ? (vptr_t)o[i].ip : here);
 	} while (n == PE_SAMPLES);
-	return address;
+	if (n == -ENOBUFS && here)
+		dispatch(thread, esi, c, hc, pos, here);
 }
 
 /* PAPI_stop: what is still in the ring buffers goes to the histograms. */
@@ -138,34 +152,27 @@ int pe_stop_profiling(ThreadInfo_t *thread, EventSetInfo_t *esi)
 	pe_control_t *c = (pe_control_t *)esi->ctl_state;
 	int i;
 
-	(void)thread;
 	for (i = 0; i < c->nr; i++)
 		if (c->ev[i].profiling)
-			profile_samples(esi, c, i, 0);
+			dispatch_all(&thread, esi, c, NULL, i, 0);
 	return PAPI_OK;
 }
 
 /*
  * Our overflow signal: the event is the one whose descriptor is si_fd;
  * the overflow vector has its position's bit.  Then the engine counts
- * the signal against the event's budget of waiting signals and renews it
- * when half is used (see src/overflow.c).
+ * the samples against the event's budget of waiting signals and renews
+ * it when half is used (see src/overflow.c).
  */
 static void hw_overflow(ThreadInfo_t *thread, EventSetInfo_t *esi,
 			_papi_hwi_context_t *hc)
 {
 	pe_control_t *c = (pe_control_t *)esi->ctl_state;
-	vptr_t here = GET_OVERFLOW_ADDRESS((*hc));
 	int pos = lope_group__find_fd(c->grp, hc->si->si_fd);
 
 	if (pos < 0 || pos >= PE_MAX_OVERFLOW_POS || !c->ev[pos].period)
 		return; /* from a group closed since */
-	if (c->ev[pos].profiling)
-		profile_samples(esi, c, pos, here);
-	else
-		_papi_hwi_dispatch_overflow_signal(
-			hc, overflow_address(c, pos, here), NULL,
-			(long long)(1ULL << pos), 0, &thread, pe_cidx);
+	dispatch_all(&thread, esi, c, hc, pos, GET_OVERFLOW_ADDRESS((*hc)));
 	/* PAPI's handler may have stopped the set (no re-arm then). */
 	if (c->grp && lope_group__rearm(c->grp, pos, hc->si->si_code) < 0)
 		SUBDBG("re-arming overflow of position %d failed\n", pos);

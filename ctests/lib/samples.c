@@ -43,6 +43,13 @@ long long samples_least(long long cpu, long long switches, long long p,
 	return n > 0 ? n : 0;
 }
 
+long long samples_of_count(long long count, long long p, int runs)
+{
+	long long n = count / p - 1 - runs;
+
+	return n > 0 ? n : 0;
+}
+
 long long samples_switches(void)
 {
 	struct rusage ru;

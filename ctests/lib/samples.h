@@ -40,15 +40,26 @@ long long samples_most(long long hi, long long p, int runs);
  * perf_event_max_sample_rate could throttle the event, one a tick still
  * passes: 1 at most.
  *
- * Not for the user domain: there the kernel also drops every expiry that
- * comes while the thread is in the kernel (its system calls and page
- * faults, the delivery of the overflow signal itself), and nothing a run
- * measures bounds how many.  A user-domain caller can ask for one sample
- * at least, and for every sample's address.
+ * In the user domain the kernel also drops every expiry that comes while
+ * the thread is in the kernel (its system calls and page faults, the
+ * delivery of the overflow signal itself); our library hands them out all
+ * the same, found in later samples: samples_of_count() bounds those.
  */
 #define SAMPLES_SWITCH_NS 20000LL
 long long samples_least(long long cpu, long long switches, long long p,
 			int runs);
+
+/*
+ * The least by the event's own count, in any domain: the engine hands out
+ * one overflow per multiple of the period that the event's count passed
+ * (lope_group__overflows(), src/lope.h), also those the kernel did not
+ * sample (a user-domain clock's expiry that came while the thread was in
+ * the kernel).  It finds them in the samples, so the multiples after the
+ * latest sample wait for the next one: that of the stop's own system call,
+ * and the latest, which the next run's samples show.  Over @runs runs
+ * whose values (PAPI_stop's) sum to @count: @count / @p - 1 - @runs.
+ */
+long long samples_of_count(long long count, long long p, int runs);
 
 /*
  * This thread's context switches so far, voluntary or not; -1 when

@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit test of lope_group__overflows() on simulated ring buffers: what a
+ * signal of one sampling event hands out, from the records the kernel
+ * writes (PERF_SAMPLE_IP | PERF_SAMPLE_READ, the group's counts in each
+ * sample).  Rows of records and calls, each with the overflows it must
+ * give, in order, with their event and address:
+ *  - one overflow per sample, at the sample's address;
+ *  - a multiple of a period that the count passed without a sample (the
+ *    kernel drops a user-domain clock's expiry that comes while the
+ *    thread is in the kernel) is found in a later sample, of the event
+ *    itself or of another event of the group, and given at the address
+ *    of the sample whose count was nearer to it;
+ *  - a sample that comes after its multiple was given that way gives
+ *    none, and the next multiple is due a period after it;
+ *  - a lost record's overflows, with no address; throttling records give
+ *    none; a record of another layout gives its one overflow; a record
+ *    whose size runs past the data drops the rest;
+ *  - records that wrap around the end of the ring, and more overflows
+ *    than the caller's room: handed out over several calls;
+ * and the budget: counted down by the samples taken, not by signals.
+ * Then the same on the kernel's own rings: two software clocks of the user
+ * domain in one group, the second period twice the first, sampled over
+ * 300 ms; every multiple of each period that the count passed is handed
+ * out once, whatever the kernel dropped.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "group.h"
+#include "report.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PAGE 4096u
+#define P 1000u   /* event 0's period */
+#define NEV 3     /* events in the rows' groups */
+#define MAXOUT 16 /* overflows a row can want */
+
+enum op {
+	END,
+	SAMPLE, /* a sample in ring .ev: address .ip, the group's counts .c */
+	LOST,   /* a lost record in ring .ev, of .c[0] samples */
+	THROTTLE,
+	FOREIGN, /* a sample whose read has another number of events */
+	BROKEN,  /* a header whose size runs past the data */
+	CALL,    /* lope_group__overflows(.ev), .ip: the room (0: MAXOUT) */
+	AT,      /* the ring positions start at .ip (its wrap) */
+};
+
+struct step {
+	enum op op;
+	int ev;
+	uint64_t ip;
+	uint64_t c[NEV];
+};
+
+struct got {
+	int idx;
+	uint64_t ip;
+};
+
+static const struct row {
+	int line;
+	const char *name;
+	uint64_t period[NEV]; /* 0: not sampling */
+	int grouped;
+	struct step steps[10];
+	struct got want[MAXOUT];
+	int nwant;
+} rows[] = {
+	{ __LINE__,
+	  "one_sample_one_overflow_at_its_address",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P + 3, 7, 9 } }, { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 } },
+	  1 },
+	{ __LINE__,
+	  "samples_at_each_multiple_one_each",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, 0, 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P + 40, 0, 0 } },
+	    { SAMPLE, 0, 0x30, { 3 * P + 80, 0, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 }, { 0, 0x30 } },
+	  3 },
+	/* The member's expiry at 2P fired while the kernel delivered the
+	 * leader's signal: the leader's next sample shows it, nearer the
+	 * leader's sample at 2P than the one at 3P. */
+	{ __LINE__,
+	  "member_dropped_found_in_the_leader_s_sample",
+	  { P, 2 * P, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, P + 1, 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P, 2 * P - 2, 0 } },
+	    { SAMPLE, 0, 0x30, { 3 * P, 3 * P - 1, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 }, { 0, 0x30 }, { 1, 0x20 } },
+	  4 },
+	{ __LINE__,
+	  "not_an_eighth_of_a_period_past_not_owed_yet",
+	  { P, 2 * P, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, P, 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P, 2 * P + P / 4 - 1, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 } },
+	  2 },
+	/* ... and its own sample, more than half a period late, is the
+	 * multiple already given: nothing more. */
+	{ __LINE__,
+	  "member_found_then_its_late_sample_gives_none",
+	  { P, 2 * P, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, P, 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P, 2 * P + P / 4, 0 } },
+	    { CALL, 0, 0, { 0 } },
+	    { SAMPLE, 1, 0x40, { 2 * P + 10, 2 * P + 2, 0 } },
+	    { CALL, 1, 0, { 0 } },
+	    { SAMPLE, 1, 0x50, { 3 * P - 10, 4 * P + 5, 0 } },
+	    { CALL, 1, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 }, { 1, 0x20 }, { 1, 0x50 } },
+	  4 },
+	/* Its own next sample shows a multiple skipped (no other event saw
+	 * it): given, at the nearer sample's address. */
+	{ __LINE__,
+	  "own_sample_after_a_gap_gives_the_skipped_one",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, 0, 0 } },
+	    { SAMPLE, 0, 0x20, { 3 * P + 5, 0, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x10 }, { 0, 0x20 } },
+	  3 },
+	{ __LINE__,
+	  "own_sample_after_two_gaps_each_at_the_nearer_sample",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P - 400, 0, 0 } },
+	    { SAMPLE, 0, 0x20, { 4 * P + 50, 0, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x10 }, { 0, 0x20 }, { 0, 0x20 } },
+	  4 },
+	/* The multiples are the count's, not the samples': samples that
+	 * drift late by up to half a period still give one each. */
+	{ __LINE__,
+	  "multiples_of_the_count_not_of_the_samples",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P + 100, 0, 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P + 300, 0, 0 } },
+	    { SAMPLE, 0, 0x30, { 3 * P + 499, 0, 0 } },
+	    { SAMPLE, 0, 0x40, { 4 * P - 400, 0, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 }, { 0, 0x30 }, { 0, 0x40 } },
+	  4 },
+	/* Two members dropped at once, three periods apart in the leader's
+	 * count: each found, each at its own nearer address. */
+	{ __LINE__,
+	  "two_members_each_found_at_its_nearer_sample",
+	  { P, 2 * P, 3 * P },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, P, P } },
+	    { SAMPLE, 0, 0x20, { 2 * P, 2 * P - 1, 2 * P } },
+	    { SAMPLE, 0, 0x30, { 3 * P, 3 * P, 3 * P - 1 } },
+	    { SAMPLE, 0, 0x40, { 4 * P, 4 * P, 4 * P } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 },
+	    { 0, 0x20 },
+	    { 0, 0x30 },
+	    { 1, 0x20 },
+	    { 0, 0x40 },
+	    { 2, 0x30 } },
+	  6 },
+	/* Separate kernel groups: a sample reads its own count alone. */
+	{ __LINE__,
+	  "separate_groups_own_count_alone",
+	  { P, 2 * P, 0 },
+	  0,
+	  { { SAMPLE, 1, 0x10, { 2 * P, 0, 0 } },
+	    { SAMPLE, 1, 0x20, { 6 * P + 1, 0, 0 } },
+	    { CALL, 1, 0, { 0 } } },
+	  { { 1, 0x10 }, { 1, 0x10 }, { 1, 0x20 } },
+	  3 },
+	{ __LINE__,
+	  "lost_record_its_overflows_no_address",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, 0, 0 } },
+	    { LOST, 0, 0, { 3, 0, 0 } },
+	    { SAMPLE, 0, 0x20, { 5 * P, 0, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0x20 } },
+	  5 },
+	{ __LINE__,
+	  "throttle_record_gives_none",
+	  { P, 0, 0 },
+	  1,
+	  { { THROTTLE, 0, 0, { 0 } },
+	    { SAMPLE, 0, 0x10, { P, 0, 0 } },
+	    { THROTTLE, 0, 0, { 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 } },
+	  1 },
+	{ __LINE__,
+	  "sample_of_another_layout_its_one_overflow",
+	  { P, 0, 0 },
+	  1,
+	  { { FOREIGN, 0, 0x10, { 9 * P, 0, 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P, 0, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 } },
+	  2 },
+	{ __LINE__,
+	  "broken_header_drops_the_rest",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { P, 0, 0 } },
+	    { BROKEN, 0, 0, { 0 } },
+	    { CALL, 0, 0, { 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P, 0, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 } },
+	  2 },
+	{ __LINE__,
+	  "records_wrap_around_the_ring_s_end",
+	  { P, 2 * P, 0 },
+	  1,
+	  { { AT, 0, PAGE - 20, { 0 } },
+	    { SAMPLE, 0, 0x10, { P, P, 0 } },
+	    { SAMPLE, 0, 0x20, { 2 * P, 2 * P - 1, 0 } },
+	    { SAMPLE, 0, 0x30, { 3 * P, 3 * P, 0 } },
+	    { CALL, 0, 0, { 0 } } },
+	  { { 0, 0x10 }, { 0, 0x20 }, { 0, 0x30 }, { 1, 0x20 } },
+	  4 },
+	{ __LINE__,
+	  "more_than_the_room_over_several_calls",
+	  { P, 0, 0 },
+	  1,
+	  { { SAMPLE, 0, 0x10, { 5 * P, 0, 0 } },
+	    { CALL, 0, 2, { 0 } },
+	    { CALL, 0, 2, { 0 } },
+	    { CALL, 0, 2, { 0 } } },
+	  { { 0, 0 }, { 0, 0 }, { 0, 0x10 }, { 0, 0x10 }, { 0, 0x10 } },
+	  5 },
+};
+
+/* The rows' group: NEV events, each sampling one with a ring. */
+struct fake {
+	struct lope_group g;
+	struct lope_event ev[NEV];
+	unsigned char *ring[NEV];
+	uint64_t head[NEV];
+};
+
+/* Data bytes of a fake ring: the engine's size for NEV events, 1 page. */
+static unsigned char *data_of(struct fake *f, int i)
+{
+	return f->ring[i] + PAGE;
+}
+
+static void put(struct fake *f, int i, const uint64_t *w, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		uint64_t off = (f->head[i] + 8 * k) & (PAGE - 1);
+
+		memcpy(data_of(f, i) + off, &w[k], sizeof(*w));
+	}
+	f->head[i] += 8 * n;
+	((struct perf_event_mmap_page *)f->ring[i])->data_head = f->head[i];
+}
+
+static uint64_t header(uint32_t type, size_t words)
+{
+	struct perf_event_header h = {
+		.type = type,
+		.size = (uint16_t)(8 * words),
+	};
+	uint64_t w;
+
+	memcpy(&w, &h, sizeof(w));
+	return w;
+}
+
+static void record(struct fake *f, const struct step *s)
+{
+	uint64_t w[8];
+	size_t n = 0, k;
+
+	switch (s->op) {
+	case SAMPLE:
+	case FOREIGN:
+		w[n++] = 0;
+		w[n++] = s->ip;
+		if (f->g.grouped) {
+			w[n++] = s->op == FOREIGN ? NEV + 1 : NEV;
+			w[n++] = 1; /* enabled, running: not used */
+			w[n++] = 1;
+			for (k = 0; k < NEV; k++)
+				w[n++] = s->c[k];
+		} else {
+			w[n++] = s->c[0];
+			w[n++] = 1;
+			w[n++] = 1;
+		}
+		w[0] = header(PERF_RECORD_SAMPLE, n);
+		break;
+	case LOST:
+		w[n++] = header(PERF_RECORD_LOST, 3);
+		w[n++] = 0; /* id */
+		w[n++] = s->c[0];
+		break;
+	case THROTTLE:
+		w[n++] = header(PERF_RECORD_THROTTLE, 4);
+		w[n++] = 0;
+		w[n++] = 0;
+		w[n++] = 0;
+		break;
+	case BROKEN:
+		w[n++] = header(PERF_RECORD_SAMPLE, 100);
+		break;
+	default:
+		return;
+	}
+	put(f, s->ev, w, n);
+}
+
+static int fake_open(struct fake *f, const uint64_t *period, int grouped)
+{
+	int i;
+
+	memset(f, 0, sizeof(*f));
+	f->g.nr = NEV;
+	f->g.ev = f->ev;
+	f->g.grouped = grouped;
+	f->g.opened = true;
+	f->g.page_size = PAGE;
+	for (i = 0; i < NEV; i++) {
+		f->ev[i].fd = -1;
+		f->ev[i].period = period[i];
+		f->ev[i].due = period[i];
+		f->ev[i].budget = LOPE_OVERFLOW_BUDGET;
+		if (!period[i])
+			continue;
+		f->ring[i] = aligned_alloc(PAGE, 2 * PAGE);
+		if (!f->ring[i])
+			return -ENOMEM;
+		memset(f->ring[i], 0, 2 * PAGE);
+		f->ev[i].ring = f->ring[i];
+	}
+	return 0;
+}
+
+static void fake_close(struct fake *f)
+{
+	int i;
+
+	for (i = 0; i < NEV; i++)
+		free(f->ring[i]);
+}
+
+static void set_at(struct fake *f, uint64_t pos)
+{
+	int i;
+
+	for (i = 0; i < NEV; i++) {
+		struct perf_event_mmap_page *pc = (void *)f->ring[i];
+
+		if (!pc)
+			continue;
+		f->head[i] = pos;
+		pc->data_head = pos;
+		pc->data_tail = pos;
+	}
+}
+
+/* Run @r's steps; what the calls gave into @got; their count, or -errno. */
+static int run_row(const struct row *r, struct got *got, int *ngot)
+{
+	struct lope_overflow o[MAXOUT];
+	struct fake f;
+	const struct step *s;
+	int n, k, max;
+
+	*ngot = 0;
+	n = fake_open(&f, r->period, r->grouped);
+	for (s = r->steps; !n && s->op != END; s++) {
+		if (s->op == AT)
+			set_at(&f, s->ip);
+		if (s->op != CALL) {
+			record(&f, s);
+			continue;
+		}
+		max = s->ip ? (int)s->ip : MAXOUT;
+		n = lope_group__overflows(&f.g, s->ev, o, max);
+		for (k = 0; k < n && *ngot < MAXOUT; k++, (*ngot)++) {
+			got[*ngot].idx = o[k].idx;
+			got[*ngot].ip = o[k].ip;
+		}
+		n = n < 0 ? n : 0;
+	}
+	fake_close(&f);
+	return n;
+}
+
+static void test_rows(void)
+{
+	struct got got[MAXOUT];
+	char why[256];
+	size_t i;
+	int k, n, rc, ok;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct row *r = &rows[i];
+
+		rc = run_row(r, got, &n);
+		ok = rc == 0 && n == r->nwant;
+		for (k = 0; ok && k < n; k++)
+			ok = got[k].idx == r->want[k].idx &&
+			     got[k].ip == r->want[k].ip;
+		why[0] = 0;
+		for (k = 0; k < n && strlen(why) < sizeof(why) - 40; k++)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 " %d@0x%" PRIx64, got[k].idx, got[k].ip);
+		lope_check(ok, r->name,
+			   "row at line %d: rc %d, %d overflows:%s", r->line,
+			   rc, n, why);
+	}
+}
+
+/* The budget goes down by the samples taken, one a signal without. */
+static void test_budget(void)
+{
+	static const uint64_t period[NEV] = { P, 0, 0 };
+	struct step sample = { SAMPLE, 0, 0x10, { 0, 0, 0 } };
+	struct lope_overflow o[MAXOUT];
+	struct fake f;
+	int i, n, rc;
+
+	if (!lope_check(fake_open(&f, period, 1) == 0, "budget_setup",
+			"out of memory"))
+		return;
+	for (i = 1; i <= 5; i++) {
+		sample.c[0] = i * P;
+		record(&f, &sample);
+	}
+	n = lope_group__overflows(&f.g, 0, o, MAXOUT);
+	rc = lope_group__rearm(&f.g, 0, POLL_IN); /* stopped: no ioctl */
+	lope_check(n == 5 && rc == 0 &&
+			   f.ev[0].budget == LOPE_OVERFLOW_BUDGET - 5 &&
+			   f.ev[0].taken == 0,
+		   "budget_counted_down_by_the_samples_taken",
+		   "%d overflows, rearm %d, budget %d", n, rc,
+		   (int)f.ev[0].budget);
+	rc = lope_group__rearm(&f.g, 0, POLL_IN); /* a signal, no sample */
+	lope_check(rc == 0 && f.ev[0].budget == LOPE_OVERFLOW_BUDGET - 5,
+		   "budget_a_signal_without_a_sample_takes_none", "budget %d",
+		   (int)f.ev[0].budget);
+	rc = lope_group__rearm(&f.g, 0, POLL_HUP);
+	lope_check(rc == 0 && f.ev[0].budget == 0,
+		   "budget_poll_hup_says_it_ran_out", "budget %d",
+		   (int)f.ev[0].budget);
+	f.ev[0].ring = NULL;
+	f.ev[0].budget = 3;
+	n = lope_group__overflows(&f.g, 0, o, MAXOUT);
+	rc = lope_group__rearm(&f.g, 0, POLL_IN);
+	lope_check(n == -ENOBUFS && rc == 0 && f.ev[0].budget == 2,
+		   "budget_without_a_ring_one_a_signal", "%d, budget %d", n,
+		   (int)f.ev[0].budget);
+	fake_close(&f);
+}
+
+static void test_bad_input(void)
+{
+	static const uint64_t period[NEV] = { P, 0, 0 };
+	struct lope_overflow o[1];
+	struct fake f;
+	int ok;
+
+	if (!lope_check(fake_open(&f, period, 1) == 0, "bad_input_setup",
+			"out of memory"))
+		return;
+	ok = lope_group__overflows(NULL, 0, o, 1) == -EINVAL &&
+	     lope_group__overflows(&f.g, -1, o, 1) == -EINVAL &&
+	     lope_group__overflows(&f.g, NEV, o, 1) == -EINVAL &&
+	     lope_group__overflows(&f.g, 0, NULL, 1) == -EINVAL &&
+	     lope_group__overflows(&f.g, 0, o, -1) == -EINVAL &&
+	     lope_group__overflows(&f.g, 1, o, 1) == -ENOBUFS &&
+	     lope_group__overflows(&f.g, 0, o, 0) == 0;
+	lope_check(ok, "bad_input_einval_and_no_ring_enobufs",
+		   "an error code differs");
+	fake_close(&f);
+}
+
+/* Take and count every overflow of event @idx's ring; 0 or -errno. */
+static int drain(struct lope_group *g, int idx, long *given)
+{
+	struct lope_overflow o[MAXOUT];
+	int n;
+
+	while ((n = lope_group__overflows(g, idx, o, MAXOUT)) > 0)
+		while (n--)
+			given[o[n].idx]++;
+	return n;
+}
+
+static void quiet_handler(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The kernel's rings: two clocks of the user domain in one group, 1 ms
+ * and 2 ms, delivering their signals to a handler that does nothing; the
+ * overflows are taken here, and the budget renewed, as a handler would,
+ * by a loop that asks the clock for the time on every turn: a system
+ * call, in which the kernel drops the clocks' expiries.  Every multiple
+ * of a period that the latest sample's count had passed is handed out
+ * once: between the multiples that count passed by an eighth of a period
+ * (what another event's sample shows) and the one nearest it (what the
+ * event's own sample shows).  Those of the time after the latest sample
+ * wait for a later one.
+ */
+static void test_kernel(void)
+{
+	static const uint64_t config[2] = { PERF_COUNT_SW_TASK_CLOCK,
+					    PERF_COUNT_SW_CPU_CLOCK };
+	static const uint64_t period[2] = { 1000000, 2000000 };
+	struct lope_group *g = NULL;
+	long given[2] = { 0, 0 }, sampled[2] = { 0, 0 };
+	int i, rc = lope_group__new(&g, 0, -1, 0);
+	long long t;
+
+	for (i = 0; !rc && i < 2; i++) {
+		struct perf_event_attr a = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = config[i],
+			.exclude_kernel = 1,
+			.exclude_hv = 1,
+		};
+
+		rc = lope_group__add(g, &a);
+		if (rc >= 0)
+			rc = lope_group__set_overflow(g, i, period[i],
+						      SIGRTMIN + 2);
+	}
+	signal(SIGRTMIN + 2, quiet_handler);
+	if (!rc)
+		rc = lope_group__open(g);
+	if (!rc)
+		rc = lope_group__enable(g);
+	for (t = thread_ns(); !rc && thread_ns() - t < 300000000;)
+		for (i = 0; !rc && i < 2; i++) {
+			rc = drain(g, i, given);
+			sampled[i] += g->ev[i].taken;
+			if (!rc)
+				rc = lope_group__rearm(g, i, POLL_IN);
+		}
+	if (!rc)
+		rc = lope_group__disable(g, NULL);
+	for (i = 0; !rc && i < 2; i++) {
+		rc = drain(g, i, given);
+		sampled[i] += g->ev[i].taken;
+	}
+	for (i = 0; i < 2; i++) {
+		uint64_t seen = rc ? 0 : g->ev[i].seen, p = period[i];
+		long lo = (long)((seen - p / 8) / p),
+		     hi = (long)((seen + p / 2) / p);
+
+		lope_info("%s: the latest sample showed %" PRIu64
+			  " ns; %ld samples, %ld overflows",
+			  i ? "cpu-clock" : "task-clock", seen, sampled[i],
+			  given[i]);
+		lope_check(!rc && seen >= p && given[i] >= lo && given[i] <= hi,
+			   i ? "kernel_cpu_clock_2_ms_every_period_once" :
+			       "kernel_task_clock_1_ms_every_period_once",
+			   "rc %d, %ld overflows, %ld to %ld wanted", rc,
+			   given[i], lo, hi);
+	}
+	lope_group__delete(g);
+	signal(SIGRTMIN + 2, SIG_DFL);
+}
+
+int main(void)
+{
+	test_rows();
+	test_budget();
+	test_bad_input();
+	test_kernel();
+	return lope_done();
+}
