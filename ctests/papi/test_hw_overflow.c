@@ -40,6 +40,12 @@
  *    most 2: the loop's 2N instructions lie between 19 T and 20 T, so it
  *    takes 19 or 20 interrupts wherever the period stands, and the calls
  *    around it are shorter than T (v is under 21 T).
+ *  - two_events_ins_and_cyc_*: the three overflow cases again on a set of
+ *    PAPI_TOT_INS every T and PAPI_TOT_CYC every 2 T, each event's calls
+ *    (PAPI_get_overflow_event_index) against its own count: two sampling
+ *    events in one set, whose overflows come together where the cycles
+ *    are the instructions (QEMU's icount); exact where the PMU's
+ *    instructions are.
  * T is 1,000,003 instructions (a prime, so no multiple of the loop's
  * period lines up) and the loop 10^7 iterations: 19 or 20 interrupts, a
  * rate far below the kernel's sampling limits.
@@ -74,21 +80,34 @@ static const char *const cases[] = {
 	"overflow_handler_calls_exact",
 	"overflow_handler_on_the_set",
 	"profil_samples_in_the_loop",
+	/* the two events' cases: from NCASES1 on */
+	"two_events_ins_and_cyc_calls_bounded",
+	"two_events_ins_and_cyc_calls_exact",
+	"two_events_ins_and_cyc_on_the_set",
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
+#define NCASES1 4
 
-static volatile sig_atomic_t calls, strays;
+/* The handler's calls per event index of the set, and its strays. */
+static volatile sig_atomic_t calls[2], strays;
 static int the_set = PAPI_NULL;
 /* "" where the PMU samples exactly, else why not */
 static char inexact[256];
 
 static void handler(int set, void *address, long long vector, void *context)
 {
+	int idx[2], n = 2, i;
+
 	(void)address;
 	(void)context;
-	calls++;
-	if (set != the_set || vector == 0)
+	if (set != the_set ||
+	    PAPI_get_overflow_event_index(set, vector, idx, &n) != PAPI_OK ||
+	    n < 1) {
 		strays++;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		calls[idx[i] & 1]++;
 }
 
 /* The samples in @mp's ring buffer (1 + RING_PAGES pages of @pg bytes). */
@@ -181,26 +200,27 @@ static int pmu_is_exact(void)
 	return 0;
 }
 
-/* A user-domain set of PAPI_TOT_INS alone, and the event's code. */
-static int make_set(int *set, int *code)
+/* A user-domain set of @n presets @names, and their codes. */
+static int make_set(int *set, const char *const *names, int n, int *code)
 {
-	int rc = make_empty_set(set);
+	int rc = make_empty_set(set), i;
 
 	if (rc == PAPI_OK)
 		rc = set_domain(*set, PAPI_DOM_USER);
-	if (rc == PAPI_OK)
-		rc = PAPI_event_name_to_code("PAPI_TOT_INS", code);
-	if (rc == PAPI_OK)
-		rc = PAPI_add_event(*set, *code);
+	for (i = 0; rc == PAPI_OK && i < n; i++) {
+		rc = PAPI_event_name_to_code(names[i], &code[i]);
+		if (rc == PAPI_OK)
+			rc = PAPI_add_event(*set, code[i]);
+	}
 	return rc;
 }
 
-/* One run of the loop between PAPI_start and PAPI_stop: its count in *v. */
+/* One run of the loop between PAPI_start and PAPI_stop: its counts in @v. */
 static int run(int set, long long *v)
 {
 	int rc;
 
-	calls = strays = 0;
+	calls[0] = calls[1] = strays = 0;
 	rc = PAPI_start(set);
 	if (rc != PAPI_OK)
 		return rc;
@@ -209,25 +229,32 @@ static int run(int set, long long *v)
 	return PAPI_stop(set, v);
 }
 
-static void overflow_cases(int set, int code)
+/*
+ * Overflow on the @n events of @set, event i every @period[i], judged as
+ * @names[i]: the cases @c[0] (bounded), @c[1] (exact) and @c[2] (on the
+ * set).  An event other than instructions has no exactness check of its
+ * own: its calls are exact where the PMU's instructions are.
+ */
+static void overflow_cases(int set, const int *code, const char *const *names,
+			   const long long *period, int n, const char *const *c)
 {
-	/* this run's count; the count and the calls from run -1 on */
-	long long v = 0, all = 0, all_calls = 0;
-	int r, rc, bounded = 1, exact = 1, mine = 1;
+	/* this run's counts; the counts and the calls from run -1 on */
+	long long v[2] = { 0, 0 }, all[2] = { 0, 0 }, all_calls[2] = { 0, 0 };
+	int r, rc = PAPI_OK, i, bounded = 1, exact = 1, mine = 1;
 	char why[256] = "", whyx[256] = "";
 
-	rc = PAPI_overflow(set, code, (int)T, 0, handler);
+	for (i = 0; rc == PAPI_OK && i < n; i++)
+		rc = PAPI_overflow(set, code[i], (int)period[i], 0, handler);
 	if (rc != PAPI_OK) {
 		snprintf(why, sizeof(why),
-			 "PAPI_overflow on PAPI_TOT_INS: %s (no sampling of "
-			 "instructions here)",
-			 papi_err(rc));
+			 "PAPI_overflow on %s: %s (no sampling of it here)",
+			 names[i - 1], papi_err(rc));
 		for (r = 0; r < 3; r++)
-			lope_skip(cases[r], why);
+			lope_skip(c[r], why);
 		return;
 	}
 	for (r = -1; r < RUNS; r++) {
-		rc = run(set, &v);
+		rc = run(set, v);
 		if (rc != PAPI_OK) {
 			snprintf(why, sizeof(why), "run %d: %s", r,
 				 papi_err(rc));
@@ -235,42 +262,53 @@ static void overflow_cases(int set, int code)
 			snprintf(whyx, sizeof(whyx), "%s", why);
 			break;
 		}
-		all += v;
-		all_calls += calls;
-		lope_info("run %d: %lld instructions, %d handler calls; from "
-			  "run -1 on %lld instructions, %lld calls (period "
-			  "%lld: %lld overflows)",
-			  r, v, (int)calls, all, all_calls, T, all / T);
-		if (r < 0)
-			continue; /* the warm-up */
-		if (bounded && (v < 2 * (long long)N || calls < 1 ||
-				all_calls > all / T)) {
-			snprintf(why, sizeof(why),
-				 "run %d: %d calls for %lld instructions (at "
-				 "least 1 and %lu instructions wanted); from "
-				 "run -1 on %lld calls for %lld overflows",
-				 r, (int)calls, v, 2 * N, all_calls, all / T);
-			bounded = 0;
-		}
-		if (exact && all_calls != all / T) {
-			snprintf(whyx, sizeof(whyx),
-				 "run %d: from run -1 on %lld calls for %lld "
-				 "instructions, want %lld",
-				 r, all_calls, all, all / T);
-			exact = 0;
+		for (i = 0; i < n; i++) {
+			all[i] += v[i];
+			all_calls[i] += calls[i];
+			lope_info("run %d: %s %lld, %d handler calls; from "
+				  "run -1 on %lld, %lld calls (period %lld: "
+				  "%lld overflows)",
+				  r, names[i], v[i], (int)calls[i], all[i],
+				  all_calls[i], period[i], all[i] / period[i]);
+			if (r < 0)
+				continue; /* the warm-up */
+			if (bounded && ((i == 0 && v[i] < 2 * (long long)N) ||
+					calls[i] < 1 ||
+					all_calls[i] > all[i] / period[i])) {
+				snprintf(why, sizeof(why),
+					 "run %d: %s: %d calls for %lld (at "
+					 "least 1, and %lu instructions, "
+					 "wanted); from run -1 on %lld calls "
+					 "for %lld overflows",
+					 r, names[i], (int)calls[i], v[i],
+					 2 * N, all_calls[i],
+					 all[i] / period[i]);
+				bounded = 0;
+			}
+			if (exact && all_calls[i] != all[i] / period[i]) {
+				snprintf(whyx, sizeof(whyx),
+					 "run %d: %s: from run -1 on %lld "
+					 "calls for %lld, want %lld",
+					 r, names[i], all_calls[i], all[i],
+					 all[i] / period[i]);
+				exact = 0;
+			}
 		}
 		mine &= strays == 0;
 	}
-	lope_check(bounded, cases[0], "%s", why);
+	lope_check(bounded, c[0], "%s", why);
 	if (inexact[0])
-		lope_skip(cases[1], inexact);
+		lope_skip(c[1], inexact);
 	else
-		lope_check(exact, cases[1], "%s", whyx);
-	lope_check(mine, cases[2], "%d calls of another set or vector",
+		lope_check(exact, c[1], "%s", whyx);
+	lope_check(mine, c[2], "%d calls of another set or vector",
 		   (int)strays);
-	rc = PAPI_overflow(set, code, 0, 0, handler);
-	if (rc != PAPI_OK)
-		lope_fail(cases[0], "turning overflow off: %s", papi_err(rc));
+	for (i = 0; i < n; i++) {
+		rc = PAPI_overflow(set, code[i], 0, 0, handler);
+		if (rc != PAPI_OK)
+			lope_fail(c[0], "turning overflow off: %s",
+				  papi_err(rc));
+	}
 }
 
 static void profil_case(int set, int code)
@@ -319,8 +357,33 @@ static void profil_case(int set, int code)
 		    PAPI_PROFIL_POSIX);
 }
 
+/*
+ * Instructions and cycles sampled together, cycles every 2 T: where the
+ * cycles are the instructions (QEMU's icount), their overflows come
+ * together, each on its own counter and its own signal.
+ */
+static void two_events(void)
+{
+	static const char *const names[] = { "PAPI_TOT_INS", "PAPI_TOT_CYC" };
+	static const long long period[] = { T, 2 * T };
+	int set = PAPI_NULL, code[2] = { 0, 0 }, rc, i;
+
+	rc = make_set(&set, names, 2, code);
+	the_set = set;
+	if (rc == PAPI_OK)
+		overflow_cases(set, code, names, period, 2, cases + NCASES1);
+	else
+		for (i = NCASES1; i < NCASES; i++)
+			lope_skip(cases[i],
+				  "PAPI_TOT_INS with PAPI_TOT_CYC: %s",
+				  papi_err(rc));
+	drop_set(&set);
+}
+
 int main(void)
 {
+	static const char *const names[] = { "PAPI_TOT_INS" };
+	static const long long period[] = { T };
 	int code = 0, rc, i;
 	char why[128];
 
@@ -339,15 +402,15 @@ int main(void)
 		return lope_done();
 	}
 	papi_init_or_exit();
-	rc = make_set(&the_set, &code);
+	rc = make_set(&the_set, names, 1, &code);
 	if (rc != PAPI_OK) {
-		for (i = 0; i < NCASES; i++)
+		for (i = 0; i < NCASES1; i++)
 			lope_skip(cases[i], papi_err(rc));
-		drop_set(&the_set);
-		return lope_done();
+	} else {
+		overflow_cases(the_set, &code, names, period, 1, cases);
+		profil_case(the_set, code);
 	}
-	overflow_cases(the_set, code);
-	profil_case(the_set, code);
 	drop_set(&the_set);
+	two_events();
 	return lope_done();
 }
