@@ -26,7 +26,8 @@ utils_papi_overhead_SOURCES = utils/overhead/main.c \
 	utils/overhead/pick.c utils/overhead/events.c utils/overhead/cases.c \
 	utils/overhead/meter.c utils/overhead/meter_cg.c \
 	utils/overhead/papi_worker.c utils/overhead/framework.c \
-	utils/overhead/floor_worker.c utils/overhead/parent.c \
+	utils/overhead/floor_worker.c utils/overhead/sampling.c \
+	utils/overhead/parent.c \
 	utils/overhead/report.c utils/overhead/goals.c utils/overhead/csv.c \
 	utils/overhead/plot.c src/guard.c $(LOPE_WORKER_SOURCES)
 utils_papi_overhead_CPPFLAGS = $(LOPE_WORKER_CPPFLAGS) $(LOPE_CPPFLAGS) \

@@ -8,7 +8,8 @@
 #     stop, read, accum, reset, read+reset) for each set of 1 to K >= 2
 #     events (the scaling) with the ours-rdpmc / ours-read / stock / floor
 #     columns, the rows on new sets (start, first and second read, with
-#     their minor faults) and of the k-th read after a start, the goals;
+#     their minor faults) and of the k-th read after a start, the
+#     sampling table (a cost per sample for each set size), the goals;
 #     --plot writes a PNG (signature checked); --compare the stock build
 #     prints ours/stock ratios; --csv has the same number of fields on
 #     every line and every kind of case; each bad input (unknown event,
@@ -103,6 +104,15 @@ done <<'EOF2'
 first;^PAPI_(start/new|read/new[12])$;3
 repeated;^PAPI_read/[1-8]$;8
 EOF2
+# The sampling table: a row per set size, ours counted.
+nsample=$(awk '/^sampling \(/ { on = 1; next } /^goals/ { on = 0 }
+	on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' \
+	"$tmp/default.out")
+if [ "$nsample" -ge 2 ]; then
+	pass overhead_default_section_sampling
+else
+	fail overhead_default_section_sampling "$nsample set sizes with a cost per sample: $(grep -A6 '^sampling (' "$tmp/default.out" | tr '\n' ' ' | cut -c1-300)"
+fi
 if grep -Eq '^goals' "$tmp/default.out"; then
 	pass overhead_default_section_goals
 else
@@ -194,8 +204,8 @@ if [ "$rc" -ne 0 ]; then
 	fail overhead_csv "exit $rc: $(head -c 300 "$tmp/csv.err")"
 elif [ "${fields% }" != 18 ]; then
 	fail overhead_csv "fields per line differ: $fields (want 18 on every line)"
-elif [ "$calls" -ne 17 ]; then
-	fail overhead_csv "$calls calls in the case lines (want 17)"
+elif [ "$calls" -ne 19 ]; then
+	fail overhead_csv "$calls calls in the case lines (want 19)"
 else
 	missing=
 	for k in papi ev1 ev2 fw raw null first repeat goal; do

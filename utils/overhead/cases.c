@@ -101,6 +101,12 @@ const struct case_def cases[] = {
 	NTH(6),
 	NTH(7),
 	NTH(8),
+	/* sampling.c's: a spin on the started set, less the empty target's
+	 * spin; the floor's is a bare sampling group's */
+	{ "loop", "spin", "loop", "loop", NULL, st_spin, NULL, 1, CASE_SAMPLES,
+	  0 },
+	{ "sample", "spin, sampled", "sample", "loop", NULL, st_spin, NULL, 1,
+	  CASE_SAMPLES, 0 },
 };
 const int ncases = ARRAY_SIZE(cases);
 
@@ -163,22 +169,27 @@ static long minflt(void)
 }
 
 /* One iteration of @c on @t, the measured step between @m's on and off;
- * the minor faults around it (getrusage, outside the window) if asked. */
+ * the minor faults around it (getrusage, outside the window) or the
+ * samples in it, if asked. */
 static int iteration(const struct case_def *c, struct target *t,
 		     struct meter *m)
 {
 	long f0 = 0;
+	uint64_t s0;
 	int rc;
 
 	if (c->before && (rc = c->before(t, c)))
 		return rc;
 	if (c->flags & CASE_FAULTS)
 		f0 = minflt();
+	s0 = sampling_count();
 	m->on(m);
 	rc = c->measured(t, c);
 	m->off(m);
 	if (c->flags & CASE_FAULTS)
-		meter_faults(m, (uint64_t)(minflt() - f0));
+		meter_extra(m, (uint64_t)(minflt() - f0));
+	if (c->flags & CASE_SAMPLES)
+		meter_extra(m, sampling_count() - s0);
 	if (rc || (c->after && (rc = c->after(t, c))))
 		return rc;
 	return 0;
@@ -226,6 +237,8 @@ static int run_case(const struct case_def *c, struct target *t, struct meter *m,
 	}
 	if ((c->flags & CASE_SET3) && n > NEW_SET_N)
 		n = NEW_SET_N;
+	if ((c->flags & CASE_SAMPLES) && n > SAMPLE_N)
+		n = SAMPLE_N;
 	snprintf(label, sizeof(label), "%s %s %d", t->name, c->call, nev);
 	rc = loop(c, t, &warm_meter, WARMUP);
 	if (!rc) {
@@ -263,6 +276,7 @@ int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
 
 	for (c = cases; c < cases + ncases; c++)
 		if (wanted(c->call, calls) &&
+		    (calls || !(c->flags & CASE_SAMPLES)) &&
 		    (!(c->flags & CASE_SET3) ||
 		     (set3 && !strcmp(t->name, "papi"))) &&
 		    run_case(c, t, m, n, nev))
@@ -272,8 +286,9 @@ int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
 
 int run_null(struct meter *m, long n)
 {
-	static const char *const calls[NCALLS + 1] = {
-		"start", "stop", "read", "accum", "reset", "read_reset", NULL,
+	static const char *const calls[NCALLS + 2] = {
+		"start", "stop",       "read", "accum",
+		"reset", "read_reset", "loop", NULL,
 	};
 	long long v[MAX_EVENTS];
 	struct target t = { .name = "null", .api = &null_api, .v = v };

@@ -12,7 +12,7 @@
 
 #define CSV_HEADER                                                           \
 	"kind,meter,column,target,call,events,n,value,mean,min,max,p10,p25," \
-	"p75,p90,syscalls,faults,detail"
+	"p75,p90,syscalls,extra,detail"
 
 /* @v with @fmt, or nothing if < 0; then a comma. */
 static void csv_num(const char *fmt, double v)
@@ -65,7 +65,7 @@ static void csv_figures(const struct ovh *o, const struct col *c,
 		else
 			putchar(',');
 	csv_num("%.3f", per_call(o, c, r->target, r->call, r->nev, Q_SYS));
-	csv_num("%.3f", per_call(o, c, r->target, r->call, r->nev, Q_FLT));
+	csv_num("%.3f", per_call(o, c, r->target, r->call, r->nev, Q_EXTRA));
 }
 
 static void csv_col(const struct ovh *o, const struct col *c)

@@ -10,7 +10,8 @@
  * unless it multiplexes, so the kernel's cost of the times shows.
  * Where the counters can be read in user space, target "user": a bare
  * seqlock-and-counter-read loop over the events' pages (lopelib_mmap__read
- * with the engine's per-arch reader, no scaling).
+ * with the engine's per-arch reader, no scaling).  And the sampling floor
+ * (sampling.c, target "raw", case "sample").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -273,7 +274,9 @@ int floor_worker(const struct wargs *a)
 	}
 	hw_probe(hw_why, sizeof(hw_why));
 	run_null(m, a->n);
-	for (k = 1; k <= a->nev; k++)
+	for (k = 1; k <= a->nev; k++) {
 		floor_set(ev, k, m, a->n, hw_why);
+		sampling_raw(ev, k, m, a->n);
+	}
 	return EX_OK;
 }

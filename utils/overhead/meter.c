@@ -88,7 +88,7 @@ void meter_begin(struct meter *m, const char *label, long n)
 	if (n > m->cap) {
 		m->val = xrealloc(m->val, (size_t)n, sizeof(*m->val));
 		m->sys = xrealloc(m->sys, (size_t)n, sizeof(*m->sys));
-		m->flt = xrealloc(m->flt, (size_t)n, sizeof(*m->flt));
+		m->extra = xrealloc(m->extra, (size_t)n, sizeof(*m->extra));
 		m->cap = n;
 	}
 	m->n = 0;
@@ -102,14 +102,14 @@ void meter_record(struct meter *m, uint64_t val, uint64_t sys)
 		return;
 	m->val[m->n] = val;
 	m->sys[m->n] = sys;
-	m->flt[m->n] = 0;
+	m->extra[m->n] = 0;
 	m->n++;
 }
 
-void meter_faults(struct meter *m, uint64_t flt)
+void meter_extra(struct meter *m, uint64_t extra)
 {
 	if (m->n > 0)
-		m->flt[m->n - 1] = flt;
+		m->extra[m->n - 1] = extra;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -189,7 +189,7 @@ static void emit_paths(const struct meter *m)
 void meter_end(struct meter *m)
 {
 	const struct meter *s = m->apart ? m->apart : m;
-	char val[160], sys[160], flt[160];
+	char val[160], sys[160], extra[160];
 
 	if (m->failed || s->failed) {
 		emit("err %s a counter could not be read (multiplexed?)",
@@ -198,8 +198,8 @@ void meter_end(struct meter *m)
 	}
 	stats_str(val, sizeof(val), m->val, m->n, m->val_counted);
 	stats_str(sys, sizeof(sys), s->sys, s->n, s->sys_counted);
-	stats_str(flt, sizeof(flt), m->flt, m->n, 1);
-	emit("case %s %ld %s %s %s", m->label, m->n, val, sys, flt);
+	stats_str(extra, sizeof(extra), m->extra, m->n, 1);
+	emit("case %s %ld %s %s %s", m->label, m->n, val, sys, extra);
 	if (m->exact && m->val_counted)
 		emit_paths(m);
 }

@@ -108,6 +108,9 @@ static struct meter cg_meter = {
 	.interleave = 1,
 	.no_user = "valgrind does not execute user-space counter reads "
 		   "(rdpmc, mrs): -m counter counts them",
+	.no_sampling = "valgrind runs the overflow handler when it chooses, "
+		       "and counts no kernel instruction: -m counter counts "
+		       "a sample",
 	.ins_fd = -1,
 	.sys_fd = -1,
 	.io_fd = -1,

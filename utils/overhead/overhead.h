@@ -17,7 +17,8 @@
  * One table of cases (cases.c) serves every meter: a row is a call (start,
  * stop, read, accum, reset, read+reset; start and the first reads on a new
  * set; the k-th read after a start), made N times on a set of 1 to K events
- * (the last two kinds: of 3 events)
+ * (the last two kinds: of 3 events); and a spin, bare and sampled, for
+ * what a sample costs
  * through a target's table of functions: PAPI (target "papi"), PAPI with
  * an empty component ("fw", framework.c), the bare system calls ("raw",
  * "untimed") and the user-space loop ("user", floor_worker.c), and empty
@@ -34,6 +35,7 @@
  *   papi_worker.c  worker: PAPI event sets, ours or stock
  *   framework.c    worker: PAPI's framework with an empty component
  *   floor_worker.c worker: the raw perf_event floor
+ *   sampling.c     worker: what a sample costs, through PAPI and bare
  *   parent.c       parent: the meter, the columns, their rounds, results
  *   report.c       parent: the tables
  *   goals.c        parent: the goals
@@ -60,8 +62,11 @@ _Static_assert(MAX_EVENTS <= WORKER_MAX_EVENTS, "worker_set_*() take our sets");
 #define NEW_SET_N 200 /* the most calls of a case on new sets */
 #define SET3 3        /* the events of the cases on one set size */
 #define SET3_OF(nev) ((nev) < SET3 ? (nev) : SET3)
-#define SYS_N 200          /* timer: calls counted in system calls apart */
-#define WORKER_TIMEOUT 600 /* seconds; valgrind is slow */
+#define SYS_N 200            /* timer: calls counted in system calls apart */
+#define SAMPLE_N 50          /* the most calls of the sampling cases */
+#define SAMPLE_PERIOD 100003 /* every sampled event's (a prime) ... */
+#define CLOCK_PERIOD 20011   /* ... but the clocks', in ns */
+#define WORKER_TIMEOUT 600   /* seconds; valgrind is slow */
 
 /* ------------------------------------------------------------------ */
 /* Events (events.c)                                                   */
@@ -109,7 +114,7 @@ struct target {
 struct case_def;
 typedef int (*step_fn)(struct target *t, const struct case_def *c);
 
-enum { CASE_SET3 = 1, CASE_NEW = 2, CASE_FAULTS = 4 };
+enum { CASE_SET3 = 1, CASE_NEW = 2, CASE_FAULTS = 4, CASE_SAMPLES = 8 };
 
 /*
  * One row of the table: per iteration @before (uncounted), @measured
@@ -124,7 +129,8 @@ struct case_def {
 	int running;
 	int flags; /* CASE_SET3: papi on the set of SET3 events only;
 		    * CASE_NEW: on a new set each time; CASE_FAULTS: minor
-		    * faults counted too */
+		    * faults counted too; CASE_SAMPLES: sampling.c's, its
+		    * samples counted too, run only when asked for */
 	int nth;   /* the reads after a start before the measured one */
 };
 extern const struct case_def cases[];
@@ -141,7 +147,8 @@ const struct case_def *case_find(const char *call);
  * How a case's measured calls are counted, each on its own: a value
  * (cycles or instructions) and the system calls (with callgrind: the
  * read-family ones, from /proc/self/io), by which the parent tells the
- * paths of a call apart; and in some cases the minor faults.
+ * paths of a call apart; and in some cases an extra count: the minor
+ * faults, or the overflow samples.
  */
 struct meter {
 	void (*on)(struct meter *m);  /* just before the measured call */
@@ -151,7 +158,8 @@ struct meter {
 	int interleave;      /* an uncounted call before each counted one */
 	struct meter *apart; /* counts the system calls in a pass of its own */
 	const char *no_user; /* why user-space counter reads cannot run */
-	uint64_t *val, *sys, *flt; /* per call of the case */
+	const char *no_sampling;     /* why a sample cannot be counted */
+	uint64_t *val, *sys, *extra; /* per call of the case */
 	long n, cap;
 	int failed;
 	char label[64]; /* the case: "TARGET CALL NEV" */
@@ -171,11 +179,11 @@ struct meter {
 void meter_begin(struct meter *m, const char *label, long n);
 /* One call's counts. */
 void meter_record(struct meter *m, uint64_t val, uint64_t sys);
-/* The last call's minor faults. */
-void meter_faults(struct meter *m, uint64_t flt);
+/* The last call's extra count: its minor faults or its samples. */
+void meter_extra(struct meter *m, uint64_t extra);
 /*
- * Emit the case's lines: "case TARGET CALL NEV N VAL SYS FLT", each of
- * VAL, SYS and FLT "n,sum,min,max,p10,p25,p50,p75,p90" or "-", then for an
+ * Emit the case's lines: "case TARGET CALL NEV N VAL SYS EXTRA", each of
+ * VAL, SYS and EXTRA "n,sum,min,max,p10,p25,p50,p75,p90" or "-", then for an
  * exact meter one "path TARGET CALL NEV SYS CALLS MIN MAX" per number of
  * system calls the calls made.
  */
@@ -209,6 +217,21 @@ int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
 int run_null(struct meter *m, long n);
 /* "err TARGET CALL NEV WHY" for every case of @target. */
 void cases_err(const char *target, int nev, const char *why);
+
+/*
+ * Sampling (sampling.c): the cases "loop" (a spin on the started set) and
+ * "sample" (the spin with every event overflowing every SAMPLE_PERIOD),
+ * whose step is st_spin() and whose extra count is sampling_count()'s
+ * growth over the call.  sampling_papi(): both through PAPI on @t's set
+ * (of t->nev events, named t->names), which ends stopped, overflow off;
+ * sampling_raw(): "sample" on a bare sampling group of @ev[0..k), the
+ * floor.  0, or -1 after an "err" line.
+ */
+int st_spin(struct target *t, const struct case_def *c);
+uint64_t sampling_count(void);
+int sampling_papi(struct target *t, struct meter *m, long n);
+int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m,
+		 long n);
 
 /* Worker arguments, as the parent passes them. */
 struct wargs {
@@ -257,7 +280,7 @@ struct res {
 	char call[12];
 	int nev;
 	int round;
-	struct count val, sys, flt;
+	struct count val, sys, extra;
 	struct path path[MAX_PATHS]; /* by system calls, fewest first */
 	int npaths;
 	int kind;
@@ -324,7 +347,8 @@ enum quantity {
 	Q_P90,
 	Q_SYS,     /* system calls, the mean */
 	Q_SYS_MAX, /* the most one call made */
-	Q_FLT,     /* minor faults, the mean (not less anything) */
+	Q_EXTRA,   /* the extra count (faults, samples), the mean, not less
+		    * anything */
 };
 /* @q of @target @call on @nev events in column @c, the median over the
  * rounds; < 0 if not measured. */

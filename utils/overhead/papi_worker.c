@@ -2,7 +2,7 @@
 /*
  * The PAPI worker: on event sets of 1 to k events, every case through
  * PAPI (target "papi"), then the same with PAPI's framework alone
- * (target "fw", framework.c).  The events: the ones given, or the first
+ * (target "fw", framework.c), then the sampling cases (sampling.c).  The events: the ones given, or the first
  * worker's choice: generic hardware events where they can be added and
  * started, else software events.
  */
@@ -79,6 +79,8 @@ static void measure_set(char **names, int k, int set3, struct meter *m, long n)
 		framework_cases(t.set, v, m, n, k);
 	else
 		cases_err("fw", k, PAPI_strerror(rc));
+	t.running = 0; /* framework_cases() stopped it */
+	sampling_papi(&t, m, n);
 	set_delete(&t.set);
 }
 

@@ -56,21 +56,21 @@ static void count_parse(struct count *c, const char *s)
 		       &c->s[6], &c->s[7], &c->s[8]) == NSTAT;
 }
 
-/* "case TARGET CALL NEV N VAL SYS FLT": the counts this run took. */
+/* "case TARGET CALL NEV N VAL SYS EXTRA": the counts this run took. */
 static void case_line(const struct run *x, const char *line)
 {
-	char target[8], call[12], val[160], sys[160], flt[160];
+	char target[8], call[12], val[160], sys[160], extra[160];
 	struct res *r;
 	long n;
 	int nev;
 
 	if (sscanf(line, "case %7s %11s %d %ld %159s %159s %159s", target, call,
-		   &nev, &n, val, sys, flt) != 7)
+		   &nev, &n, val, sys, extra) != 7)
 		return;
 	r = res_get(x->c, target, call, nev);
 	if (!x->valgrind) {
 		count_parse(&r->sys, sys);
-		count_parse(&r->flt, flt);
+		count_parse(&r->extra, extra);
 	}
 	if (x->valgrind || strcmp(x->o->meter, "callgrind"))
 		count_parse(&r->val, val);
@@ -359,15 +359,15 @@ static int one_round(const struct ovh *o, const struct res *r,
 	const struct count *a = q >= Q_SYS ? &r->sys : &r->val;
 	const struct count *b = q >= Q_SYS ? &z->sys : &z->val;
 
-	if (q == Q_FLT)
-		a = b = &r->flt;
+	if (q == Q_EXTRA)
+		a = b = &r->extra;
 	if (!a->ok || !b->ok || a->s[S_N] <= 0 || b->s[S_N] <= 0)
 		return 0;
 	if (q == Q_VAL)
 		*v = base_of(o, r) - base_of(o, z);
 	else if (q == Q_SYS_MAX)
 		*v = a->s[S_MAX] - b->s[S_MIN];
-	else if (q == Q_FLT)
+	else if (q == Q_EXTRA)
 		*v = a->s[S_SUM] / a->s[S_N];
 	else if (q == Q_MEAN || q == Q_SYS)
 		*v = a->s[S_SUM] / a->s[S_N] - b->s[S_SUM] / b->s[S_N];

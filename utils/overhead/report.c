@@ -183,7 +183,7 @@ static void print_faults(const struct ovh *o)
 			if (cases[i].flags & CASE_FAULTS) {
 				num(b, sizeof(b), "%.2f",
 				    per_call(o, c, "papi", cases[i].call,
-					     SET3_OF(o->nev), Q_FLT));
+					     SET3_OF(o->nev), Q_EXTRA));
 				printf("%s%s", j++ ? "/" : " ", b);
 			}
 		printf("%s", k < WORKER_STOCK ? ";" : "");
@@ -203,7 +203,8 @@ static void print_table(const struct ovh *o)
 		for (k = 1; k <= o->nev; k++)
 			print_row(o, &cases[i], k);
 	for (i = NCALLS; i < ncases; i++)
-		print_row(o, &cases[i], SET3_OF(o->nev));
+		if (!(cases[i].flags & CASE_SAMPLES))
+			print_row(o, &cases[i], SET3_OF(o->nev));
 	printf("(%s per call; ours = %s; floor: start ioctl(ENABLE), stop "
 	       "ioctl(DISABLE),\n reset ioctl(RESET), the others read(group); "
 	       "framework: PAPI's own around an empty\n component; share: the "
@@ -295,6 +296,78 @@ static void print_varies(const struct ovh *o)
 		       seen - MAX_VARIES);
 }
 
+/* @a / @b, or -1 if either is missing or @b is 0. */
+static double over(double a, double b)
+{
+	return a < 0 || b <= 0 ? -1 : a / b;
+}
+
+/*
+ * @q of a sample in column @c (@target on @nev events): the sampled
+ * spin's less the bare spin's, over its samples; < 0 if not measured.
+ * The value is the means' difference with an exact meter (the calls
+ * differ by the samples they took), the medians' with the timer.
+ */
+static double per_sample(const struct ovh *o, const struct col *c,
+			 const char *target, int nev, enum quantity q)
+{
+	if (q == Q_VAL && o->exact)
+		q = Q_MEAN;
+	return over(per_call(o, c, target, "sample", nev, q),
+		    per_call(o, c, target, "sample", nev, Q_EXTRA));
+}
+
+/* A sample's cost in column @c as a cell: the number, or why none. */
+static void sample_cell(char *buf, size_t len, const struct ovh *o,
+			const struct col *c, const char *target, int nev)
+{
+	double v = per_sample(o, c, target, nev, Q_VAL);
+
+	if (v < 0)
+		cell(buf, len, o, c, target, "sample", nev);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/*
+ * The sampling table: per sample, ours, stock and the floor, every event
+ * of the set sampling; the samples a spin took, and the system calls a
+ * sample made.
+ */
+static void print_sampling(const struct ovh *o)
+{
+	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
+	const struct col *fl = &o->col[WORKER_FLOOR];
+	double v, s, f;
+	char b[8][32];
+	int k;
+
+	printf("\nsampling (%s per sample: a spin, %ld calls, every event of "
+	       "the set overflowing\nevery %d (the clocks every %d ns), "
+	       "less the bare spin, over the spin's samples;\nours = %s):\n"
+	       "%3s %10s %10s %10s %10s %10s %12s %s\n",
+	       o->unit, o->o.n < SAMPLE_N ? o->o.n : SAMPLE_N, SAMPLE_PERIOD,
+	       CLOCK_PERIOD, rdpmc_ok(o) ? "ours-rdpmc" : "ours-read", "ev",
+	       "ours", "stock", "floor", "ours/stock", "ours/floor",
+	       "samples/spin", "syscalls/sample ours/stock");
+	for (k = 1; k <= o->nev; k++) {
+		v = per_sample(o, ob, "papi", k, Q_VAL);
+		s = per_sample(o, st, "papi", k, Q_VAL);
+		f = per_sample(o, fl, "raw", k, Q_VAL);
+		sample_cell(b[0], 32, o, ob, "papi", k);
+		sample_cell(b[1], 32, o, st, "papi", k);
+		sample_cell(b[2], 32, o, fl, "raw", k);
+		ratio(b[3], 32, v, s);
+		ratio(b[4], 32, v, f);
+		num(b[5], 32, "%.1f",
+		    per_call(o, ob, "papi", "sample", k, Q_EXTRA));
+		num(b[6], 32, "%.2f", per_sample(o, ob, "papi", k, Q_SYS));
+		num(b[7], 32, "%.2f", per_sample(o, st, "papi", k, Q_SYS));
+		printf("%3d %10s %10s %10s %10s %10s %12s %5s / %s\n", k, b[0],
+		       b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+	}
+}
+
 static void print_floor(const struct ovh *o)
 {
 	const struct col *fl = &o->col[WORKER_FLOOR];
@@ -378,6 +451,7 @@ void print_report(const struct ovh *o)
 	print_table(o);
 	print_varies(o);
 	print_floor(o);
+	print_sampling(o);
 	if (o->o.verbose)
 		print_dist(o);
 	print_goals(o);
