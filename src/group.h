@@ -48,7 +48,7 @@ struct lope_event {
 };
 
 /* Overflow signals that can wait for one event (see overflow.c). */
-#define LOPE_OVERFLOW_BUDGET 16
+#define LOPE_OVERFLOW_BUDGET 64
 
 /*
  * How an open group takes a sample, fixed when it opens: the layout of

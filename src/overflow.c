@@ -109,11 +109,12 @@ static size_t sample_len(const struct lope_group *g)
 	       sizeof(uint64_t) * (1 + 3 + (g->grouped ? (size_t)g->nr : 0));
 }
 
-/* Data pages of a ring (a power of two): room for two budgets' samples,
- * so the kernel never has to drop one while the handler keeps up. */
+/* Data pages of a ring (a power of two): room for a budget's samples,
+ * all that can come while the signal is blocked (beyond, the kernel would
+ * write a lost record, which also counts its overflows). */
 static size_t ring_pages(const struct lope_group *g)
 {
-	size_t need = 2 * LOPE_OVERFLOW_BUDGET * sample_len(g), n = 1;
+	size_t need = LOPE_OVERFLOW_BUDGET * sample_len(g), n = 1;
 
 	while (n * g->page_size < need)
 		n *= 2;

@@ -260,6 +260,8 @@ static void test_threads(void)
 	pthread_t t[2];
 	int i, made[2];
 
+	/* PAPI keeps its state per thread only once told how to tell them */
+	thread_init_or_exit("thread_init", pthread_self);
 	for (i = 0; i < 2; i++)
 		made[i] = pthread_create(&t[i], NULL, thread_main, &r[i]) == 0;
 	for (i = 0; i < 2; i++) {
