@@ -6,7 +6,8 @@
 # the two-PMU machine's device tree, riscv64's cross compiler, and what
 # builds x86-64's QEMU with an emulated PMU (ctests/guest/build-qemu-x86.sh)
 # and the firmware it boots; Slurm, MUNGE and Open MPI for the parallel
-# jobs' tests, with no daemon started.  Their kernels, arm64's and x86-64's
+# jobs' tests, with no daemon started; what HPCToolkit builds with (its
+# test, ctests/hpctoolkit).  Their kernels, arm64's and x86-64's
 # libpfm4, and riscv64's QEMU 10 and OpenSBI, which QEMU 7.2's libraries
 # run, are fetched by ctests/guest/fetch.sh.
 # Run as root, or as a user who may sudo.
@@ -59,9 +60,19 @@ amd64) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 	device-tree-compiler gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 	ninja-build meson python3 patch xz-utils libglib2.0-dev libpixman-1-dev
 	libfdt-dev zlib1g-dev qemu-system-data seabios ipxe-qemu
-	debian-archive-keyring) ;;
-*) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated machines' tests need an x86-64 host; not installing their tools" ;;
+	debian-archive-keyring
+	cmake libboost-dev libboost-atomic-dev libboost-chrono-dev
+	libboost-date-time-dev libboost-filesystem-dev libboost-graph-dev
+	libboost-regex-dev libboost-system-dev libboost-thread-dev
+	libboost-timer-dev libtbb-dev libelf-dev libdw-dev libunwind-dev
+	libxerces-c-dev libiberty-dev liblzma-dev libbz2-dev libyaml-cpp-dev
+	libpapi-dev python3-ruamel.yaml) ;;
+*) echo "install-deps.sh: $(dpkg --print-architecture) host: the emulated machines' and HPCToolkit's tests need an x86-64 host; not installing their tools" ;;
 esac
+# cmake to libpapi-dev: HPCToolkit and its Dyninst, built from their
+# release tarballs (ctests/hpctoolkit/build-hpctoolkit.sh, x86-64 only:
+# Intel XED); python3-ruamel.yaml: HPCToolkit's database reader, which its
+# test uses (ctests/hpctoolkit/test_hpctoolkit.sh).
 
 # munge, slurmctld and slurmd come with init scripts and systemd units that
 # their postinst starts.  The tests start their own daemons, on their own

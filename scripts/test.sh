@@ -12,22 +12,33 @@ if ! make -j2; then
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-# The x86-64 machine's QEMU (ctests/guest/build-qemu-x86.sh) builds in the
-# background while the host's tests run, which leave a CPU idle; its test
-# comes late in the list and waits for this build (or makes its own if it
-# failed).  Only where that machine runs: an amd64 host, guests not off.
-qemu_log=$PWD/guest/build-qemu-x86.log
-if [ "${LOPE_GUEST:-1}" != 0 ] && [ -z "${LOPE_X86_QEMU:-}" ] &&
-	[ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ]; then
-	mkdir -p guest
-	setsid nice ctests/guest/build-qemu-x86.sh \
-		"${LOPE_QEMU_CACHE:-/var/cache/lope}" >"$qemu_log" 2>&1 &
-	qemu_pid=$!
+# The x86-64 machine's QEMU (ctests/guest/build-qemu-x86.sh) and then
+# HPCToolkit (ctests/hpctoolkit/build-hpctoolkit.sh) build in the
+# background while the host's tests run, which leave a CPU idle; their
+# tests come late in the list and wait for these builds (or make their
+# own if one failed).  QEMU only where that machine runs (guests not off),
+# HPCToolkit unless LOPE_HPCTOOLKIT is 0 or names a prefix; both on an
+# amd64 host, cached in LOPE_QEMU_CACHE (/var/cache/lope).
+build_log=$PWD/guest/build-background.log
+if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ]; then
+	builds=()
+	[ "${LOPE_GUEST:-1}" = 0 ] || [ -n "${LOPE_X86_QEMU:-}" ] ||
+		builds+=(ctests/guest/build-qemu-x86.sh)
+	[ -n "${LOPE_HPCTOOLKIT:-}" ] ||
+		builds+=(ctests/hpctoolkit/build-hpctoolkit.sh)
+	if [ ${#builds[@]} -gt 0 ]; then
+		mkdir -p guest
+		# shellcheck disable=SC2016 # the inner bash expands them
+		setsid nice bash -c 'for b in "${@:2}"; do "$b" "$1"; done' _ \
+			"${LOPE_QEMU_CACHE:-/var/cache/lope}" "${builds[@]}" \
+			>"$build_log" 2>&1 &
+		build_pid=$!
+	fi
 fi
 log=$(mktemp)
 # (its own process group: a build still running at the end is stopped
 # whole)
-trap 'rm -f "$log"; [ -z "${qemu_pid:-}" ] || kill -- "-$qemu_pid" 2>/dev/null || true' EXIT
+trap 'rm -f "$log"; [ -z "${build_pid:-}" ] || kill -- "-$build_pid" 2>/dev/null || true' EXIT
 # make adds its own lines after a failing runner; keep them, but finish
 # with the runner's summary.
 rc=0
