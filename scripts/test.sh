@@ -18,20 +18,22 @@ fi
 # tests come late in the list and wait for these builds (or make their
 # own if one failed).  QEMU only where that machine runs (guests not off),
 # HPCToolkit unless LOPE_HPCTOOLKIT is 0 or names a prefix; both on an
-# amd64 host, cached in LOPE_QEMU_CACHE (/var/cache/lope).
+# amd64 host, cached in LOPE_QEMU_CACHE and LOPE_HPCTOOLKIT_CACHE (the
+# first's value, /var/cache/lope by default).
 build_log=$PWD/guest/build-background.log
+qemu_cache=${LOPE_QEMU_CACHE:-/var/cache/lope}
 if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ]; then
 	builds=()
 	[ "${LOPE_GUEST:-1}" = 0 ] || [ -n "${LOPE_X86_QEMU:-}" ] ||
-		builds+=(ctests/guest/build-qemu-x86.sh)
+		builds+=(ctests/guest/build-qemu-x86.sh "$qemu_cache")
 	[ -n "${LOPE_HPCTOOLKIT:-}" ] ||
-		builds+=(ctests/hpctoolkit/build-hpctoolkit.sh)
+		builds+=(ctests/hpctoolkit/build-hpctoolkit.sh
+			"${LOPE_HPCTOOLKIT_CACHE:-$qemu_cache}")
 	if [ ${#builds[@]} -gt 0 ]; then
 		mkdir -p guest
 		# shellcheck disable=SC2016 # the inner bash expands them
-		setsid nice bash -c 'for b in "${@:2}"; do "$b" "$1"; done' _ \
-			"${LOPE_QEMU_CACHE:-/var/cache/lope}" "${builds[@]}" \
-			>"$build_log" 2>&1 &
+		setsid nice bash -c 'while [ $# -gt 1 ]; do "$1" "$2"; shift 2; done' \
+			_ "${builds[@]}" >"$build_log" 2>&1 &
 		build_pid=$!
 	fi
 fi

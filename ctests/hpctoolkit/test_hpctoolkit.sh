@@ -28,8 +28,8 @@
 # case is a SKIP saying why.  The build waits for one already running
 # (scripts/test.sh starts it in the background).
 #
-# Environment: LOPE_HPCTOOLKIT_CACHE (default /var/cache/lope), where
-# the build is kept; LOPE_HPCTOOLKIT=PREFIX, an HPCToolkit to use as it
+# Environment: LOPE_HPCTOOLKIT_CACHE (default LOPE_QEMU_CACHE's value,
+# /var/cache/lope), where the build is kept; LOPE_HPCTOOLKIT=PREFIX, an HPCToolkit to use as it
 # is, or 0: none, every case a SKIP (scripts/test.sh then builds none).
 #
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
@@ -67,7 +67,8 @@ elif [ -n "${LOPE_HPCTOOLKIT:-}" ]; then
 else
 	t0=$(date +%s)
 	prefix=$("$here/build-hpctoolkit.sh" \
-		"${LOPE_HPCTOOLKIT_CACHE:-/var/cache/lope}" 2>"$tmp/build.err")
+		"${LOPE_HPCTOOLKIT_CACHE:-${LOPE_QEMU_CACHE:-/var/cache/lope}}" \
+		2>"$tmp/build.err")
 	rc=$?
 	if [ "$rc" -eq 3 ]; then
 		skip_all "$(tail -n 1 "$tmp/build.err")"
