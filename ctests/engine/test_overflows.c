@@ -53,7 +53,7 @@ enum op {
 	FOREIGN, /* a sample whose read has another number of events */
 	BROKEN,  /* a header whose size runs past the data */
 	CALL,    /* lope_group__overflows(.ev), .ip: the room (0: MAXOUT) */
-	AT,      /* the ring positions start at .ip (its wrap) */
+	AT,      /* the ring positions start at .ip (8-aligned, as the kernel's) */
 };
 
 struct step {
@@ -236,7 +236,7 @@ static const struct row {
 	  "records_wrap_around_the_ring_s_end",
 	  { P, 2 * P, 0 },
 	  1,
-	  { { AT, 0, PAGE - 20, { 0 } },
+	  { { AT, 0, PAGE - 24, { 0 } },
 	    { SAMPLE, 0, 0x10, { P, P, 0 } },
 	    { SAMPLE, 0, 0x20, { 2 * P, 2 * P - 1, 0 } },
 	    { SAMPLE, 0, 0x30, { 3 * P, 3 * P, 0 } },
