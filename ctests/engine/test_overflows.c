@@ -53,7 +53,7 @@ enum op {
 	FOREIGN, /* a sample whose read has another number of events */
 	BROKEN,  /* a header whose size runs past the data */
 	CALL,    /* lope_group__overflows(.ev), .ip: the room (0: MAXOUT) */
-	AT,      /* the ring positions start at .ip (8-aligned, as the kernel's) */
+	AT,      /* ring positions from .ip (8-aligned, as the kernel's) */
 };
 
 struct step {
