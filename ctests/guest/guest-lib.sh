@@ -37,6 +37,9 @@ GUEST_TESTS=$(lists tests "$LIST" guest)
 NOT_IN_GUEST=$(lists tests "$LIST" | grep -v '\.sh$' | grep -vxF "$GUEST_TESTS" || true)
 OURS_ENV="env=LD_LIBRARY_PATH=/papi/ours env=PAPI_OURS_BUILDDIR=/papi/ours"
 STOCK_ENV="env=LD_LIBRARY_PATH=/papi/stock"
+# The machine's own make variables for guest.mk (test_x86_64.sh's
+# HPCTOOLKIT), if any.
+GUEST_MAKE_VARS=()
 
 # plan_error NAME WHY: the plan of the boot being planned ($key, set by
 # make_plans) cannot be made as the list says: the machine is not booted,
@@ -651,7 +654,8 @@ build() {
 	# Our make's jobserver is not ours to use: a -j2 of our own.
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory \
 		-f "$top_srcdir/ctests/guest/guest.mk" -j2 srcdir="$top_srcdir" \
-		GUEST="$GUEST" PAPI_SRC="$papi_src" O="$O" >"$O/build.log" 2>&1 || rc=$?
+		GUEST="$GUEST" PAPI_SRC="$papi_src" O="$O" "${GUEST_MAKE_VARS[@]}" \
+		>"$O/build.log" 2>&1 || rc=$?
 	grep '^# ' "$O/build.log" || true
 	if [ "$rc" -ne 0 ]; then
 		tail -n 20 "$O/build.log" | sed 's/^/# /'

@@ -152,8 +152,14 @@ UTILS := papi_overhead papi_accuracy papi_stat
 BIN := $(O)/bin
 # x86_64: the emulated PMU's own check (ctests/guest/x86pmu-check.c).
 PMU_CHECK := $(if $(filter x86_64,$(GUEST)),x86pmu-check)
+# x86_64 with HPCTOOLKIT, the prefix of ctests/hpctoolkit's build: hpcrun's
+# runtime in /hpc, the program it profiles and hpcrun's stand-in
+# (ctests/hpctoolkit/hpc_count.c, hpcguest.c).
+HPCTOOLKIT ?=
+HPC_PROGRAMS := $(if $(and $(filter x86_64,$(GUEST)),$(HPCTOOLKIT)),hpc_count \
+	hpcguest)
 PROGRAMS := $(addprefix $(BIN)/,$(ENGINE_TESTS) $(PAPI_TESTS) $(UTILS) \
-	three init $(PMU_CHECK))
+	three init $(PMU_CHECK) $(HPC_PROGRAMS))
 
 all: $(O)/initrd.cpio.gz $(O)/kernel
 .PHONY: all
@@ -288,6 +294,11 @@ $(BIN)/three: $(srcdir)/ctests/guest/three-$(GUEST).S
 	@mkdir -p $(BIN)
 	@$(CC) -nostdlib -static $< -o $@
 
+$(addprefix $(BIN)/,$(HPC_PROGRAMS)): $(BIN)/%: $(srcdir)/ctests/hpctoolkit/%.c
+	@mkdir -p $(BIN)
+	@echo "  CC       guest/$*"
+	@$(CC) $(CFLAGS) $(WARN) $< -o $@
+
 $(BIN)/x86pmu-check: $(srcdir)/ctests/guest/x86pmu-check.c
 	@mkdir -p $(BIN)
 	@echo "  CC       guest/x86pmu-check"
@@ -312,8 +323,20 @@ papi_progs = cd $(1)/src && find utils validation_tests ctests components/*/test
 			echo "$$f"; \
 	done
 
+# hpc_runtime DIR: what hpcrun's script preloads (libhpcrun.so,
+# libmonitor.so), the auditor and the libraries libhpcrun.so loads itself
+# (lib/hpctoolkit's), and hpcfnbounds, laid out in DIR as hpcguest
+# expects; their libraries come with everyone's (libs.sh).
+hpc_runtime = mkdir -p $(1)/lib/hpctoolkit $(1)/libexec/hpctoolkit && \
+	cp -P $(HPCTOOLKIT)/lib/hpctoolkit/*.so* $(1)/lib/hpctoolkit/ && \
+	cp -P $(HPCTOOLKIT)/deps/libmonitor/lib/libmonitor.so* $(1)/lib/ && \
+	cp $(HPCTOOLKIT)/libexec/hpctoolkit/hpcfnbounds \
+		$(1)/libexec/hpctoolkit/ && \
+	find $(1) -type f -exec $(STRIP) --strip-debug {} +
+
 $(O)/root.stamp: $(PROGRAMS) $(O)/papi/ours.built $(O)/papi/stock.built \
-		$(srcdir)/ctests/guest/guest.mk $(TEST_LIST)
+		$(srcdir)/ctests/guest/guest.mk $(TEST_LIST) \
+		$(if $(HPC_PROGRAMS),$(HPCTOOLKIT)/BUILT)
 	@echo "# guest: assembling the initramfs"
 	@rm -rf $(O)/root && mkdir -p $(O)/root/bin $(O)/root/lib \
 		$(O)/root/proc $(O)/root/sys $(O)/root/dev $(O)/root/tmp
@@ -331,8 +354,10 @@ $(O)/root.stamp: $(PROGRAMS) $(O)/papi/ours.built $(O)/papi/stock.built \
 				$(O)/papi/$$t/src/$$p || exit 1; \
 		done; \
 	done
+	@$(if $(HPC_PROGRAMS),$(call hpc_runtime,$(O)/root/hpc))
 	@bash $(srcdir)/ctests/guest/libs.sh "$(READELF)" $(O)/root \
 		$(PFM_LIB) $$($(CC) -print-sysroot)/lib \
+		$(if $(HPC_PROGRAMS),$(HPCTOOLKIT)/deps/libmonitor/lib) \
 		/usr/$(patsubst %-,%,$(CROSS))/lib $(NATIVE_LIBDIRS)
 	@touch $@
 

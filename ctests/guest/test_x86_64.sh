@@ -109,7 +109,71 @@ plan_x86() {
 		-- /bin/papi_overhead -k 2 -n 300 -r 1
 	emit papi_overhead_counter check:overhead_counter 300 "$OURS_ENV" \
 		-- /bin/papi_overhead -m counter -k 3
+	plan_hpcrun
 }
+
+# HPCToolkit's hpcrun (through hpcguest: the machine has no shell) on
+# hpc_count, whose loop line runs exactly 20 periods of instructions, our
+# libpapi preloaded: PAPI_TOT_INS every P, then with PAPI_TOT_CYC every 2 P
+# (the cycles are the instructions under icount).  The measurements come
+# back on the console; check_hpcrun_* run hpcstruct and hpcprof here.
+HPC_P=1000003
+plan_hpcrun() {
+	local pre="env=LD_PRELOAD=/papi/ours/libpapi.so.7.0" c
+	if [ -z "$HPC" ]; then
+		for c in hpcrun_ins hpcrun_ins_cyc; do
+			skip "$(label_of "$key") $c" "$HPC_WHY"
+		done
+		return 0
+	fi
+	emit hpcrun_ins check:hpcrun_ins 300 "$OURS_ENV" "$pre" -- \
+		/bin/hpcguest /hpc /tmp/hpc_ins "papi::PAPI_TOT_INS@$HPC_P" -- \
+		/bin/hpc_count
+	emit hpcrun_ins_cyc check:hpcrun_ins_cyc 300 "$OURS_ENV" "$pre" -- \
+		/bin/hpcguest /hpc /tmp/hpc_ins_cyc "papi::PAPI_TOT_INS@$HPC_P" \
+		"papi::PAPI_TOT_CYC@$((2 * HPC_P))" -- /bin/hpc_count
+}
+
+# check_hpcrun CASE OUT STATUS EVENT:SAMPLES...: the measurements into a
+# database (guest_profile.sh), and each EVENT's samples exactly SAMPLES,
+# every one on the loop's line (the program's other user instructions
+# after hpcrun starts counting are fewer than a period).
+check_hpcrun() {
+	local case=$1 out=$2 status=$3 dir line spec ev want p got total why=''
+	shift 3
+	dir=$R/hpcrun/${case##* }
+	mkdir -p "$R/hpcrun"
+	line=$(grep -n '/\* loop \*/' "$top_srcdir/ctests/hpctoolkit/hpc_count.c" | cut -d: -f1)
+	if [ "$status" != exit=0 ]; then
+		fail "$case" "$status: $(grep -v '^[A-Za-z0-9+/=]*$' "$out" | tail -n 3 | tr '\n' ' ' | cut -c1-300)"
+		return
+	fi
+	if ! bash "$top_srcdir/ctests/hpctoolkit/guest_profile.sh" "$out" \
+		"$HPC" "$O/bin" "$dir" 2>"$dir.err" ||
+		! PYTHONPATH=$HPC/lib/python /usr/bin/python3 \
+			"$top_srcdir/ctests/hpctoolkit/hpcdb_lines.py" \
+			"$dir/database" hpc_count.c "$line" "$line" \
+			>"$dir/lines" 2>>"$dir.err"; then
+		fail "$case" "no database: $(tail -n 3 "$dir.err" | tr '\n' ' ' | cut -c1-300)"
+		return
+	fi
+	for spec in "$@"; do
+		ev=${spec%%:*} want=${spec#*:}
+		p=$HPC_P
+		[ "$ev" = PAPI_TOT_INS ] || p=$((2 * HPC_P))
+		read -r total got < <(awk -v e="$ev" '$3 == e { print $5, $7 }' "$dir/lines")
+		info "$case: $ev: $((${got:-0} / p)) samples on the loop's line (hpc_count.c:$line), $((${total:-0} / p)) in all"
+		[ "$((${got:-0} / p))" = "$want" ] && [ "${total:-0}" = "${got:-0}" ] ||
+			why="$why $ev: $((${got:-0} / p)) samples on the loop's line, $((${total:-0} / p)) in all, want $want on it and none elsewhere;"
+	done
+	if [ -z "$why" ]; then
+		pass "$case" "exact, on the loop's line (database: $dir/database)"
+	else
+		fail "$case" "$why"
+	fi
+}
+check_hpcrun_ins() { check_hpcrun "$@" PAPI_TOT_INS:20; }
+check_hpcrun_ins_cyc() { check_hpcrun "$@" PAPI_TOT_INS:20 PAPI_TOT_CYC:10; }
 
 # PAPI's long tests are left out (guest-lib.sh's CTESTS_LONG), and here
 # also those that took 30 s or more of the host's time per tree on a
@@ -213,8 +277,30 @@ qemu_build() {
 	fi
 }
 
+# HPCToolkit for the x86 machine's hpcrun cases: ctests/hpctoolkit's
+# build (waited for where scripts/test.sh builds it in the background),
+# LOPE_HPCTOOLKIT's prefix, or none (LOPE_HPCTOOLKIT=0, no tarballs, not
+# built: the cases SKIP, saying why).
+hpctoolkit_build() {
+	local out
+	HPC=
+	if [ "${LOPE_HPCTOOLKIT:-}" = 0 ]; then
+		HPC_WHY="LOPE_HPCTOOLKIT=0"
+	elif [ -n "${LOPE_HPCTOOLKIT:-}" ]; then
+		HPC=$LOPE_HPCTOOLKIT
+	elif out=$(bash "$top_srcdir/ctests/hpctoolkit/build-hpctoolkit.sh" \
+		"${LOPE_HPCTOOLKIT_CACHE:-${LOPE_QEMU_CACHE:-/var/cache/lope}}" \
+		2>"$O/hpctoolkit-build.log"); then
+		HPC=$out
+	else
+		HPC_WHY="no HPCToolkit: $(tail -n 1 "$O/hpctoolkit-build.log")"
+	fi
+	[ -z "$HPC" ] || GUEST_MAKE_VARS=("HPCTOOLKIT=$HPC")
+}
+
 if [ "${LOPE_GUEST:-1}" != 0 ]; then
 	mkdir -p "$O"
 	qemu_build
+	hpctoolkit_build
 fi
 guest_run "$@"
