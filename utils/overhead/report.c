@@ -127,6 +127,7 @@ static void print_header(const struct ovh *o)
 		printf("%-10s: not measured (%s)\n", "stock",
 		       o->o.dirs.no_compare ? "--no-compare" :
 					      "no stock build found");
+	print_col("floor", &c[WORKER_FLOOR]);
 	printf("counted   : %s: %s\n            system calls: %s\n", o->unit,
 	       c[WORKER_READ].val_why[0] ? c[WORKER_READ].val_why : "?",
 	       c[WORKER_READ].sys_why[0] ? c[WORKER_READ].sys_why : "?");
@@ -365,6 +366,14 @@ static void print_sampling(const struct ovh *o)
 		num(b[7], 32, "%.2f", per_sample(o, st, "papi", k, Q_SYS));
 		printf("%3d %10s %10s %10s %10s %10s %12s %5s / %s\n", k, b[0],
 		       b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+	}
+	for (k = 1; k <= o->nev; k++) {
+		const struct res *r = find_res(ob, "papi", "sample", k, 0);
+
+		if (r && r->kind == RES_NA) {
+			printf("%d ev and more: n/a: %s\n", k, r->msg);
+			break;
+		}
 	}
 }
 

@@ -118,12 +118,36 @@ static int can_sample(const struct meter *m, const char *target, int nev)
 	return 0;
 }
 
+/*
+ * PAPI_overflow takes at most the component's num_cntrs events of a set
+ * (papi.c: PAPI_ECNFLCT beyond).  1 if @t's set is within that, else 0
+ * after its "na" lines.
+ */
+static int within_overflow_limit(const struct target *t)
+{
+	const PAPI_component_info_t *ci;
+	int code;
+
+	if (PAPI_event_name_to_code(t->names[0], &code) != PAPI_OK)
+		return 1; /* PAPI_overflow says why */
+	ci = PAPI_get_component_info(PAPI_get_event_component(code));
+	if (!ci || t->nev <= ci->num_cntrs)
+		return 1;
+	emit("na %s loop %d PAPI_overflow takes at most %d events of a set "
+	     "(num_cntrs of %s)",
+	     t->name, t->nev, ci->num_cntrs, ci->name);
+	emit("na %s sample %d PAPI_overflow takes at most %d events of a set "
+	     "(num_cntrs of %s)",
+	     t->name, t->nev, ci->num_cntrs, ci->name);
+	return 0;
+}
+
 int sampling_papi(struct target *t, struct meter *m, long n)
 {
 	char why[300];
 	int rc;
 
-	if (!can_sample(m, t->name, t->nev))
+	if (!can_sample(m, t->name, t->nev) || !within_overflow_limit(t))
 		return 0;
 	rc = run_cases(t, m, n, t->nev, 0, loop_calls);
 
