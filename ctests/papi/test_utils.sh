@@ -221,6 +221,25 @@ else
 	fi
 fi
 
+# ---- the floor's sampling when the kernel cannot queue its signal -------
+# With RLIMIT_SIGPENDING 0 (as when a user's other processes hold every
+# queued signal) the kernel sends SIGIO instead of the ring's real-time
+# signal: the floor takes every ring then, and measures its samples.  Our
+# and stock's workers die of that SIGIO, as a PAPI program would.
+
+(
+	ulimit -i 0 &&
+		exec "$ovh" -n 20 -r 1 -k 1 --no-compare --csv
+) >"$tmp/sigio.csv" 2>"$tmp/sigio.err"
+rc=$?
+row=$(awk -F, '$1 == "case" && $3 == "floor" && $5 == "sample" { print $8, $17 }' "$tmp/sigio.csv")
+info "RLIMIT_SIGPENDING 0: exit $rc; floor sample (value, samples a spin): ${row:-none}"
+if awk -v r="$row" 'BEGIN { split(r, f, " "); exit !(f[1] > 0 && f[2] > 0) }'; then
+	pass overhead_floor_sampling_on_sigio
+else
+	fail overhead_floor_sampling_on_sigio "no floor sample with samples counted: $(head -c 300 "$tmp/sigio.err")"
+fi
+
 # ---- bad input ------------------------------------------------------------
 
 mkdir -p "$tmp/nolib"

@@ -17,7 +17,8 @@
  * with sample_period, one group, each with a ring buffer, its signal
  * routed to the thread (F_SETSIG, F_SETOWN_EX, O_ASYNC) and no limit on
  * the overflows, and a handler that only takes the ring's records (its
- * samples are counted there: one signal can stand for several).
+ * samples are counted there: one signal can stand for several; on
+ * SIGIO, the kernel's fallback, every ring's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -207,13 +208,21 @@ static void take_ring(int fd)
 	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
 }
 
+/*
+ * SIGNO names its event's descriptor.  SIGIO is the kernel's fallback
+ * when it cannot queue SIGNO (the user's RLIMIT_SIGPENDING reached, by
+ * any of its processes): it names none, so every ring is taken.
+ */
 static void raw_handler(int sig, siginfo_t *si, void *uc)
 {
-	int saved = errno;
+	int saved = errno, i;
 
-	(void)sig;
 	(void)uc;
-	take_ring(si->si_fd);
+	if (sig == SIGNO)
+		take_ring(si->si_fd);
+	else
+		for (i = 0; i < rs.nev; i++)
+			take_ring(rs.fd[i]);
 	errno = saved;
 }
 
@@ -232,10 +241,16 @@ static int rs_stop(int set, long long *v)
 
 static const struct api rs_api = { .start = rs_start, .stop = rs_stop };
 
+/* Close the group; a signal late for it finds no ring. */
 static void rs_close(void)
 {
+	sigset_t both, old;
 	int i;
 
+	sigemptyset(&both);
+	sigaddset(&both, SIGNO);
+	sigaddset(&both, SIGIO);
+	sigprocmask(SIG_BLOCK, &both, &old);
 	for (i = 0; i < rs.nev; i++) {
 		if (rs.ring[i])
 			munmap(rs.ring[i], rs.len);
@@ -243,6 +258,7 @@ static void rs_close(void)
 			close(rs.fd[i]);
 	}
 	memset(&rs, 0, sizeof(rs));
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Event @i of the group, sampling, its ring mapped, its signal routed. */
@@ -292,7 +308,9 @@ int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m, long n)
 	sa.sa_sigaction = raw_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGNO, &sa, NULL)) {
+	sigaddset(&sa.sa_mask, SIGNO);
+	sigaddset(&sa.sa_mask, SIGIO);
+	if (sigaction(SIGNO, &sa, NULL) || sigaction(SIGIO, &sa, NULL)) {
 		emit("err raw sample %d sigaction: %s", k, strerror(errno));
 		return -1;
 	}
