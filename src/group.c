@@ -123,31 +123,6 @@ static int read_user(struct lope_group *g)
 }
 
 /*
- * The common case of a user-space sample, in one pass: every event on its
- * counter and its enabled time equal to its running time.  @with_values:
- * each event's value into @values too: an event's enabled time less its running time
- * never shrinks, so such an event had them equal at its base too, and its
- * value is its count less its base, unscaled.  false: anything else
- * (each sample may be half rewritten; the caller samples again).
- */
-static inline __attribute__((always_inline)) bool
-read_user_plain(struct lope_group *g, int64_t *restrict values,
-		bool with_values)
-{
-	struct lope_event *e = g->ev;
-	const struct lope_event *last = g->sysread_last_ev;
-
-	do { /* an open group has an event */
-		if (!lopelib_mmap__read_plain(e->page, &lopelib_hw_reader,
-					      &e->sample))
-			return false;
-		if (with_values)
-			*values++ = (int64_t)(e->sample.val - e->base.val);
-	} while (++e <= last);
-	return true;
-}
-
-/*
  * A new sample: in user space where it works, else read(2).  @timed: a
  * read's, which a reset right after may take as its bases (the reset
  * rule, lope_group__reset()): a read(2) group's read(2) is timed by the
@@ -183,14 +158,14 @@ static int sample(struct lope_group *g, bool timed)
 }
 
 /*
- * Not ready (g->read is read_cold()): closed, split (its parts are open,
+ * Not ready (g->head.read is read_cold()): closed, split (its parts are open,
  * not itself), parked (stopped lazily), or stopped in the kernel or
  * demoted with its bases still to take (settle()).  Each verb tests the
  * first three from the fields, in that branch alone, and settles the last.
  */
 static inline bool unready(const struct lope_group *g)
 {
-	return __builtin_expect(g->read == read_cold, 0);
+	return __builtin_expect(g->head.read == read_cold, 0);
 }
 
 static inline bool parked(const struct lope_group *g)
@@ -272,21 +247,43 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
 	if (!g->opened)
 		return g->parts ? g->split->read(g, values) : -EBADF;
 	err = settle(g);
-	return err ? err : g->read(g, values); /* settle() chose anew */
+	return err ? err : g->head.read(g, values); /* settle() chose anew */
 }
 
-/* A user-space group's common case, in a function of its own so that it
- * needs few registers. */
-static __attribute__((noinline)) int read_user_values(struct lope_group *g,
-						      int64_t *values)
+/*
+ * A user-space group's common case, in one pass: every event on its
+ * counter and its enabled time equal to its running time.  An event's
+ * enabled time less its running time never shrinks, so such an event had
+ * them equal at its base too, and its value is its count less its base,
+ * unscaled.  Anything else goes to the slow path, which samples again
+ * (each sample may be half rewritten).
+ *
+ * In a function of its own that calls nothing (the slow path is a tail
+ * call), so that it saves no register.  The clock is stamped for the reset rule before the pages
+ * are read, so that nothing stays live across them: the rule's window
+ * is a system call, a few dozen instructions an event is nothing to it.
+ * A thread whose id is not cached yet (0) takes the slow path, which
+ * caches it.
+ */
+static __attribute__((noinline)) LOPE_SCALAR_STORES int
+read_user_values(struct lope_group *g, int64_t *values)
 {
-	if (__builtin_expect(lopelib_gettid() == g->owner, 1) &&
-	    __builtin_expect(read_user_plain(g, values, true), 1)) {
-		lopelib_arch_cycles_to(&g->read_end); /* the reset rule */
-		g->last = LOPE_PATH_RDPMC;
-		return 0;
-	}
-	return read_slow(g, values);
+	struct lope_event *e = g->ev;
+
+	if (__builtin_expect(lopelib_cached_tid != g->owner, 0))
+		return read_slow(g, values);
+	lopelib_arch_cycles_to(&g->read_end);
+	g->last = LOPE_PATH_RDPMC;
+	do { /* an open group has an event */
+		if (__builtin_expect(!lopelib_mmap__read_plain(
+					     e->page, &lopelib_hw_reader,
+					     &e->sample),
+				     0))
+			/* @values from where it is now: one register less */
+			return read_slow(g, values - (e - g->ev));
+		*values++ = (int64_t)(e->sample.val - e->base.val);
+	} while (++e <= g->sysread_last_ev);
+	return 0;
 }
 
 /* read_kernel_values()'s read(2) returned @n, not sysread_len: EINTR,
@@ -348,11 +345,11 @@ static inline __attribute__((always_inline)) void choose(struct lope_group *g,
 							 bool ready)
 {
 	if (!ready)
-		g->read = read_cold;
+		g->head.read = read_cold;
 	else if (g->written)
-		g->read = read_slow;
+		g->head.read = read_slow;
 	else
-		g->read = g->ready_read;
+		g->head.read = g->ready_read;
 }
 
 /* open.c's: g->ready_read follows from how the group samples, then the
@@ -374,7 +371,7 @@ int lope_group__read(struct lope_group *g, int64_t *values)
 {
 	if (__builtin_expect(!g || !values, 0))
 		return -EINVAL;
-	return g->read(g, values);
+	return g->head.read(g, values);
 }
 
 /* @wr (NULL: none) added to the values from now on. */
@@ -755,7 +752,7 @@ int lope_group__disable_after_read(struct lope_group *g)
 /* On a broken invariant: which one, on stderr, and abort. */
 void lopelib_group__check(const struct lope_group *g)
 {
-	bool ready = g->read != read_cold;
+	bool ready = g->head.read != read_cold;
 	const char *bad = NULL;
 
 	if (ready && (!g->opened || g->parts || g->stop != LOPE_STOP_NONE))

@@ -87,9 +87,10 @@ struct lope_group;
 typedef int (*lope_read_fn)(struct lope_group *g, int64_t *values);
 
 struct lope_group {
-	/* The measured calls' data. */
-	lope_read_fn read;
-	lope_read_fn ready_read; /* g->read when ready, nothing written */
+	/* The measured calls' data; first what lope_group__read() calls
+	 * (lope.h: the caller may call it itself). */
+	struct lope_group_head head;
+	lope_read_fn ready_read; /* head.read when ready, nothing written */
 	int nr;
 	enum lope_sampler sampler;
 	struct lope_event *ev;
@@ -266,7 +267,7 @@ static inline void lopelib_group__copy_sample(const struct lope_group *g,
 }
 
 /*
- * Set g->read from the group's state: @ready (open, its bases in place),
+ * Set g->head.read from the group's state: @ready (open, its bases in place),
  * whether a write left offsets, how it samples (g->ready_read, worked
  * out here from g->sampler and g->sysread_len).  group.c's verbs that
  * change the state choose again; never a measured read.
