@@ -465,7 +465,9 @@ reset_user_plain(struct lope_group *g)
 	const struct lope_event *last = g->sysread_last_ev;
 	struct lope_counts c;
 
-	if (__builtin_expect(lopelib_gettid() != g->owner || g->written, 0))
+	/* the thread's id as cached: not cached yet (0) takes the general
+	 * path, which caches it */
+	if (__builtin_expect(lopelib_cached_tid != g->owner || g->written, 0))
 		return false;
 	do { /* an open group has an event */
 		if (!lopelib_mmap__read_plain(e->page, &lopelib_hw_reader, &c))

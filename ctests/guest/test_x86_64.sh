@@ -212,6 +212,13 @@ plan_amd() {
 	emit test_start_stop tap "$1" "$OURS_ENV" -- /bin/test_start_stop
 	emit test_overflow tap "$1" "$OURS_ENV" -- /bin/test_overflow
 	emit test_hw_overflow tap "$1" "$OURS_ENV" -- /bin/test_hw_overflow
+	emit papi_overhead_counter check:overhead_counter_amd 300 "$OURS_ENV" \
+		-- /bin/papi_overhead -m counter -k 3
+}
+
+# The AMD machine's exact cost table, beside its boot's results.
+check_overhead_counter_amd() {
+	table "$@" '^PAPI_read ' "exact instruction table" amd/papi_overhead-counter.txt
 }
 
 # Two CPUs: the tests with guest-a57x2 (a reader moved between the CPUs,
