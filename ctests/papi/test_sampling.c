@@ -182,6 +182,16 @@ static void run_plan(const struct plan *pl, int runs, struct result *r)
 	drop_set(&set);
 }
 
+/* The events of @pl that sample. */
+static int sampling_events(const struct plan *pl)
+{
+	int i, n = 0;
+
+	for (i = 0; i < pl->n; i++)
+		n += pl->period[i] != 0;
+	return n;
+}
+
 /* The checks of @r: every run, and all the runs together. */
 static void report(const struct plan *pl, const char *how,
 		   const struct result *r)
@@ -206,8 +216,10 @@ static void report(const struct plan *pl, const char *how,
 	lope_name(name, sizeof(name), "%s%s every run once a period", pl->name,
 		  how);
 	lope_check(r->rc == PAPI_OK && r->runs > 0 && !r->bad_runs, name,
-		   "rc %s, %d bad runs of %d, the first: %s", papi_err(r->rc),
-		   r->bad_runs, r->runs, r->why);
+		   "rc %s, %d of %d runs of a sampling event outside the "
+		   "bounds, the first: %s",
+		   papi_err(r->rc), r->bad_runs, r->runs * sampling_events(pl),
+		   r->why);
 	lope_name(name, sizeof(name), "%s%s all runs once a period", pl->name,
 		  how);
 	lope_check(total_ok, name, "rc %s: %s", papi_err(r->rc), line);
