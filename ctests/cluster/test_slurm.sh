@@ -229,7 +229,7 @@ export SLURM_CONF=$tmp/slurm.conf
 : >"$tmp/plugstack.conf"
 cat >"$SLURM_CONF" <<EOF
 ClusterName=lopetest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$((ctld_port + 1))
 AuthType=auth/munge
@@ -261,7 +261,15 @@ MinJobAge=300
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$ncpu State=UNKNOWN
 PartitionName=lope Nodes=$host Default=YES MaxTime=10 State=UP
 EOF
-info "slurm.conf: ports $ctld_port and $((ctld_port + 1)), node $host with $ncpu CPUs"
+# No cgroups: since Slurm 24 slurmd will not start without a cgroup
+# filesystem unless its cgroup plugin is disabled (cgroup.conf, beside
+# slurm.conf; the value exists since 23.02), and a chroot or a container
+# may have none mounted (Debian 13's 24.11 in a debootstrap chroot).
+slurm_major=$(slurmctld -V 2>&1 | sed -n 's/^slurm[-a-z]* \([0-9][0-9]*\)\..*/\1/p')
+if [ "${slurm_major:-0}" -ge 24 ]; then
+	echo "CgroupPlugin=disabled" >"$tmp/cgroup.conf"
+fi
+info "slurm.conf: ports $ctld_port and $((ctld_port + 1)), node $host with $ncpu CPUs${slurm_major:+, Slurm $slurm_major}$([ -f "$tmp/cgroup.conf" ] && echo ', cgroup plugin disabled')"
 
 slurmctld -D -f "$SLURM_CONF" >"$tmp/log/slurmctld.out" 2>&1 &
 pid_of[slurmctld]=$!
