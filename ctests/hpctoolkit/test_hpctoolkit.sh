@@ -142,14 +142,22 @@ got=$(sed -n 's/^libpapi //p' "$tmp/llp.out")
 # cannot name the event either (its perf_event component disabled, as
 # under LIBPFM_FORCE_PMU=perf), hpcrun stops before the program runs.
 debian_has_event() {
-	! command -v papi_native_avail >/dev/null ||
-		env -u LD_LIBRARY_PATH -u LD_PRELOAD papi_native_avail \
-			-e perf::TASK-CLOCK 2>&1 | grep -q '^Event name:'
+	local out
+	command -v papi_native_avail >/dev/null || return 0
+	out=$(env -u LD_LIBRARY_PATH -u LD_PRELOAD papi_native_avail \
+		-e perf::TASK-CLOCK 2>&1)
+	[ "$(grep -c '^Event name:' <<<"$out")" -gt 0 ]
+}
+# Debian's perf_event component's state, as its papi_component_avail says.
+debian_perf_event() {
+	local out
+	out=$(env -u LD_LIBRARY_PATH -u LD_PRELOAD papi_component_avail 2>&1)
+	awk '$2 == "perf_event" { getline; sub(/^ *\\-> /, ""); print; exit }' <<<"$out"
 }
 if [ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$(readlink -f "$got")" != "$ours_real" ]; then
 	pass hpcrun_ld_library_path "LD_LIBRARY_PATH=$(dirname "$ours") loads $got: hpcrun puts its configured PAPI first"
 elif [ "$rc" -ne 0 ] && [ -z "$got" ] && ! debian_has_event; then
-	skip hpcrun_ld_library_path "hpcrun's configured PAPI (Debian's) does not know perf::TASK-CLOCK here: $(env -u LD_LIBRARY_PATH -u LD_PRELOAD papi_component_avail 2>&1 | grep -m1 -A1 'perf_event ' | tail -n 1 | sed 's/^ *\\-> //')"
+	skip hpcrun_ld_library_path "hpcrun's configured PAPI (Debian's) does not know perf::TASK-CLOCK here: $(debian_perf_event)"
 else
 	fail hpcrun_ld_library_path "exit $rc, loaded ${got:-nothing} (ours is $ours_real): $(head -c 300 "$tmp/llp.err")"
 fi
