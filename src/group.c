@@ -259,11 +259,11 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
  * (each sample may be half rewritten).
  *
  * In a function of its own that calls nothing (the slow path is a tail
- * call), so that it saves no register.  The clock is stamped for the reset rule before the pages
- * are read, so that nothing stays live across them: the rule's window
- * is a system call, a few dozen instructions an event is nothing to it.
- * A thread whose id is not cached yet (0) takes the slow path, which
- * caches it.
+ * call), so that it saves no register.  The clock is stamped for the
+ * reset rule before the pages are read, so that nothing stays live across
+ * them: the rule's window is a system call, a few dozen instructions an
+ * event are nothing to it.  A thread whose id is not cached yet (0) takes
+ * the slow path, which caches it.
  */
 static __attribute__((noinline)) LOPE_SCALAR_STORES int
 read_user_values(struct lope_group *g, int64_t *values)
