@@ -169,8 +169,14 @@ static int probe_event(char *why, size_t len)
 		err = say(-errno, why, len, "cannot enable the event: %s",
 			  strerror(errno));
 	else if (!pc->cap_user_rdpmc)
-		err = say(-EOPNOTSUPP, why, len,
-			  "kernel reports cap_user_rdpmc=0");
+		/* No switch at all: a kernel from before user-space
+		 * access (arm64 before 5.17). */
+		err = access(LOPE_ARCH_RDPMC_SWITCH, F_OK) == 0 ?
+			      say(-EOPNOTSUPP, why, len,
+				  "kernel reports cap_user_rdpmc=0") :
+			      say(-EOPNOTSUPP, why, len,
+				  "cap_user_rdpmc=0, no %s",
+				  strrchr(LOPE_ARCH_RDPMC_SWITCH, '/') + 1);
 	else if ((err = lopelib_guard__install()) != 0)
 		err = say(err, why, len, "cannot guard the counter read: %s",
 			  strerror(-err));

@@ -38,6 +38,16 @@
 # installed.  They come from the host's Debian mirror
 # (scripts/debian-mirror.sh).
 #
+# fetch.sh kernel GUEST SUITE CACHE OUT: another Debian release's kernel
+# for GUEST's machines (the kernel matrix, doc/kernels.md), copied to OUT;
+# prints its version.  The release's kernel metapackage (x86_64:
+# linux-image-cloud-amd64, arm64: linux-image-cloud-arm64, riscv64:
+# linux-image-riscv64) names the image package; where that holds no
+# kernel (sid's linux-image-VERSION), its linux-binary-VERSION does.
+# Kept in CACHE/kernels/ARCH/VERSION/ (CACHE/kernels/ARCH/SUITE names the
+# version the release served when last asked; apt's state is beside it),
+# so that a rerun, from any clone, downloads nothing.
+#
 # LOPE_GUEST_REFETCH=1 downloads again (a newer kernel, say).
 set -euo pipefail
 
@@ -138,7 +148,61 @@ download() {
 	mv "$cache/debs.new" "$cache/debs"
 }
 
+# kernel GUEST SUITE CACHE OUT
+kernel() {
+	local arch meta pkg dir ver f
+	case $1 in
+	x86_64) arch=amd64 meta=linux-image-cloud-amd64 ;;
+	arm64) arch=arm64 meta=linux-image-cloud-arm64 ;;
+	riscv64) arch=riscv64 meta=linux-image-riscv64 ;;
+	*) die "no guest $1" ;;
+	esac
+	mkdir -p "$3/kernels/$arch"
+	cache=$(cd "$3/kernels/$arch" && pwd)
+	# One fetch at a time per architecture (two clones, two scripts).
+	exec 9>"$cache/lock"
+	flock 9
+	ver=$(cat "$cache/$2" 2>/dev/null || true)
+	if [ "${LOPE_GUEST_REFETCH:-0}" = 1 ] || [ -z "$ver" ] ||
+		[ ! -f "$cache/$ver/kernel" ]; then
+		command -v apt-get >/dev/null || die "apt-get not found: cannot fetch Debian's $2 kernel"
+		mirror=$("$(dirname "$0")/../../scripts/debian-mirror.sh")
+		cache=$cache/apt-$2
+		mkdir -p "$cache"
+		sources "$arch" "$2" >&2
+		pkg=$(image "$arch" "$meta")
+		ver=${pkg#linux-image-}
+		dir=$cache/../$ver
+		rm -rf "$dir" "$cache/debs.new" "$cache/download.log"
+		mkdir -p "$dir" "$cache/debs.new"
+		get "$arch" "$pkg"
+		if ! dpkg-deb -c "$cache/debs.new/$pkg"_*.deb | grep '/vmlinu[xz]' >/dev/null; then
+			get "$arch" "$(apt_for "$arch" apt-cache depends "$pkg" |
+				awk '$1 == "Depends:" && $2 ~ /^linux-binary-/ { print $2; exit }')"
+		fi
+		for f in "$cache"/debs.new/*.deb; do
+			dpkg-deb --fsys-tarfile "$f" | tar -x -C "$dir" --wildcards \
+				'./boot/vmlinu[xz]-*' './usr/lib/modules/*/vmlinu[xz]' 2>/dev/null || true
+		done
+		f=$(find "$dir" -name 'vmlinu[xz]*' -type f | sed -n 1p)
+		[ -n "$f" ] || die "no kernel in $pkg (nor its linux-binary)"
+		mv "$f" "$dir/kernel"
+		rm -rf "${dir:?}/boot" "${dir:?}/usr" "$cache/debs.new"
+		cache=$cache/..
+		echo "$ver" >"$cache/$2"
+	fi
+	cp "$cache/$ver/kernel" "$4"
+	echo "$ver"
+}
+
 main() {
+	if [ "${1:-}" = kernel ]; then
+		[ $# -eq 5 ] || die "usage: fetch.sh kernel GUEST SUITE CACHE OUT"
+		command -v dpkg-deb >/dev/null || die "dpkg-deb not found (package dpkg)"
+		shift
+		kernel "$@"
+		return
+	fi
 	[ $# -eq 3 ] || die "usage: fetch.sh arm64|riscv64|x86_64 CACHE SYSROOT"
 	guest=$1
 	case $guest in arm64 | riscv64 | x86_64) ;; *) die "no guest $guest" ;; esac

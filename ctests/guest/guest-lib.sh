@@ -11,15 +11,51 @@
 # -M, device tree), CPU_OPTIONS and QEMU_OPTIONS (qemu_machine),
 # HOST_TOOLS (host_ready), KERNEL_ARGS (more of the kernel's command
 # line, may be unset), OVERHEAD_BOOT (the boot whose papi_overhead
-# tables are kept), CTESTS_NOT_RUN, and the functions plan_KEY for each
-# boot and, where PAPI's tests run, machine_text; then it calls guest_run.
+# tables are kept), CTESTS_NOT_RUN, KERNELS and MATRIX_MACHINES (the
+# kernel matrix, below), and the functions plan_KEY for each boot,
+# matrix_pmu_check and matrix_modes and, where PAPI's tests run,
+# machine_text; then it calls guest_run.
 # shellcheck disable=SC2034,SC2154 # variables of the sourcing script
 
 # shellcheck source=../report.sh
 . "$top_srcdir/ctests/report.sh"
 
+# ---------------------------------------------------------------------------
+# The kernel matrix (doc/kernels.md).  KERNELS: a line "VERSION SUITE"
+# for each Debian release's kernel the machines boot, the first the one
+# guest.mk unpacks, which the whole plans above run on; every other one
+# boots each of MATRIX_MACHINES ("KEY MACHINE CPU SECONDS LIMIT -M
+# TABLE": BOOTS' columns, and where in R the whole plan keeps the
+# machine's exact cost table on the first kernel) with the core plan (plan_matrix), as the boot
+# "KEY-VERSION", its cases named "[GUEST MACHINE linux-VERSION] ...", its kernel fetched by
+# fetch.sh kernel into LOPE_KERNEL_CACHE (default /var/cache/lope).
+# LOPE_GUEST_KERNELS (comma-separated versions, default all; "none")
+# chooses which of the others boot.  A boot of the matrix carries its
+# version as BOOTS' tenth column.
+matrix_boots() {
+	local ver suite want=${LOPE_GUEST_KERNELS:-}
+	[ "$want" != none ] || return 0
+	echo "$KERNELS" | awk 'NF' | tail -n +2 | while read -r ver suite; do
+		[ -z "$want" ] || [[ ,$want, == *",$ver,"* ]] || continue
+		echo "$MATRIX_MACHINES" | awk -v v="$ver" \
+			'NF { print $1 "-" v, $2 ":linux-" v, $3, 1, $4, $5, 300, $6, "-", v }'
+	done
+}
+
+# Every version LOPE_GUEST_KERNELS names is one of KERNELS'.
+check_kernels_wanted() {
+	local v have
+	have=$(echo "$KERNELS" | awk 'NF { printf "%s%s", s, $1; s = "," }')
+	for v in $(tr , " " <<<"${LOPE_GUEST_KERNELS:-}"); do
+		[ "$v" != none ] || continue
+		[[ ,$have, == *",$v,"* ]] && continue
+		fail "[$GUEST] kernels" "LOPE_GUEST_KERNELS names $v: the $GUEST machines boot $have"
+		exit 1
+	done
+}
+
 # label_of KEY: what the case names of boot KEY begin with, "[arm64 cortex-a57]".
-label_of() { echo "$BOOTS" | awk -v k="$1" -v g="$GUEST" '$1 == k { print "[" g " " $2 "]" }'; }
+label_of() { echo "$BOOTS" | awk -v k="$1" -v g="$GUEST" '$1 == k { gsub(/:/, " ", $2); print "[" g " " $2 "]" }'; }
 
 # ---------------------------------------------------------------------------
 # What each machine runs.  A plan line (ctests/guest/init.c):
@@ -168,6 +204,117 @@ not_run() { # not_run TREE TEST
 	} >"$f.out"
 	echo 0 >"$f.rc"
 	echo 0 >"$f.sec"
+}
+
+# The core plan, on every kernel of the matrix: the PMU's own check
+# (matrix_pmu_check), papi_avail's rdpmc line as the kernel allows it,
+# without user access and stock's, our component's reason, the other user-access modes
+# (matrix_modes), the tests of exact counts, of the user-space read
+# against read(2), of the lazy stop's 0 system calls, of overflow and
+# multiplexing, threads and fork, and the exact cost table.
+MATRIX_ENGINE_TESTS="test_hw_read test_lazy_stop"
+MATRIX_PAPI_TESTS="test_hw test_start_stop test_overflow test_hw_overflow
+test_multiplex test_threads test_fork_exec"
+plan_matrix() {
+	local t
+	matrix_pmu_check
+	emit papi_avail check:avail_kernel 60 "$OURS_ENV" -- /papi/ours/utils/papi_avail
+	emit papi_avail_no_user_access check:avail_no 60 user_access=0 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_avail
+	emit papi_avail_stock check:avail_stock 60 "$STOCK_ENV" -- /papi/stock/utils/papi_avail
+	emit papi_component_avail check:rdpmc_reason 60 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_component_avail
+	matrix_modes "$1"
+	for t in $MATRIX_ENGINE_TESTS; do
+		emit "$t" tap "$1" -- "/bin/$t"
+	done
+	for t in $MATRIX_PAPI_TESTS; do
+		emit "$t" tap "$1" "$OURS_ENV" -- "/bin/$t"
+	done
+	emit papi_overhead_counter check:overhead_kernel 300 "$OURS_ENV" \
+		-- /bin/papi_overhead -m counter -k 3
+}
+
+# The kernel version boot KEY runs, empty for guest.mk's own.
+boot_kernel() { echo "$BOOTS" | awk -v k="$1" '$1 == k { print $10 }'; }
+
+# Does the kernel of the boot being reported let user space read counters
+# at all?  Derived from the machine: /init found the switch that allows
+# it (arm64's and riscv64's sysctl, x86's rdpmc file; an arm64 kernel
+# before 5.17 has none, and its page always says cap_user_rdpmc 0).
+kernel_has_user_access() {
+	! grep -qx 'default_perf_user_access ?' "$R/$key/progs/info"
+}
+
+# papi_avail on a kernel of the matrix: yes where the kernel has user
+# access, else no, and our component's description gives the kernel's
+# reason (papi_component_avail's "rdpmc:"; papi_avail prints no reason).
+check_avail_kernel() {
+	if kernel_has_user_access; then
+		check_avail_yes "$@"
+	else
+		check_avail_no "$@"
+	fi
+}
+
+# Our component's description says why: "rdpmc: yes", or on a kernel
+# without user access the page's refusal and the missing switch.
+check_rdpmc_reason() {
+	if kernel_has_user_access; then
+		line_has "$@" 'rdpmc:' 'rdpmc: yes'
+	else
+		line_has "$@" 'rdpmc:' 'rdpmc: cap_user_rdpmc=0, no '
+	fi
+}
+
+# The table, beside the boot's results; on a kernel with user access,
+# ours makes no system call in PAPI_read, PAPI_start and PAPI_stop
+# (CASE.no_syscalls), and each call is within the goal against stock's
+# (CASE.against_stock: matrix_goal).
+check_overhead_kernel() {
+	local c=$1 out=$2 bad
+	table "$@" '^PAPI_read ' "exact instruction table" "$key/papi_overhead-counter.txt"
+	[ "$3" = exit=0 ] || return 0
+	if ! kernel_has_user_access; then
+		skip "$c.no_syscalls" "the kernel has no user-space counter access (papi_avail)"
+		skip "$c.against_stock" "the kernel has no user-space counter access (papi_avail)"
+		return
+	fi
+	bad=$(awk '$1 ~ /^PAPI_(read|start|stop)$/ && $(NF - 2) + 0 != 0 {
+		printf "%s %s ev: %s; ", $1, $2, $(NF - 2) }' "$out")
+	if [ -z "$bad" ]; then
+		pass "$c.no_syscalls" "PAPI_read, PAPI_start, PAPI_stop of 1 to 3 events: 0 system calls"
+	else
+		fail "$c.no_syscalls" "system calls of ours: $bad"
+	fi
+	matrix_goal "$c.against_stock" "$out"
+}
+
+# ratio_rows OUT MAX: the rows of the cost table (but a set's first start,
+# which opens its events) where ours is above MAX times stock's; "stock
+# disabled: WHY" where stock counted nothing.
+ratio_rows() {
+	awk -v max="$2" '
+		/^stock     : not measured: / { sub(/^stock     : not measured: /, ""); why = $0 }
+		/^call / { t = 1; next }
+		/^\(/ { t = 0 }
+		t && NF && $1 != "PAPI_start/new" {
+			o = $3; st = $5; gsub(/\*/, "", o); gsub(/\*/, "", st)
+			if (st !~ /^[0-9]+$/) { dis = 1; next }
+			if (o + 0 > max * st) printf "%s %s ev: %d > %s x %d; ", $1, $2, o, max, st
+		}
+		END { if (dis) printf "stock disabled: %s", why }' "$1"
+}
+
+# against_stock CASE OUT MAX WHAT: every row of ours at most MAX times stock's.
+against_stock() {
+	local bad
+	bad=$(ratio_rows "$2" "$3")
+	case $bad in
+	"stock disabled: "*) skip "$1" "no stock figure to compare with: ${bad#stock disabled: }" ;;
+	"") pass "$1" "$4" ;;
+	*) fail "$1" "$bad" ;;
+	esac
 }
 
 # ---------------------------------------------------------------------------
@@ -378,6 +525,30 @@ report_boot() {
 	if declare -F "boot_check_$key" >/dev/null; then
 		"boot_check_$key" "$label" "$d/progs/info"
 	fi
+	if [ -n "$(boot_kernel "$key")" ]; then
+		boot_check_kernel "$key" "$label" "$d/progs/info"
+	fi
+}
+
+# boot_check_kernel KEY LABEL INFO: a boot of the matrix ran the kernel
+# it was given (LABEL kernel: its release begins with the version), and
+# that kernel registered the core PMU (LABEL core_pmu: a PMU named as
+# MATRIX_CORE_PMU matches, in /init's list).
+boot_check_kernel() {
+	local ver rel pmus core
+	ver=$(boot_kernel "$1")
+	rel=$(sed -n 's/^kernel \([^ ]*\).*/\1/p' "$3")
+	case $rel in
+	"$ver".* | "$ver"-*) pass "$2 kernel" "$rel" ;;
+	*) fail "$2 kernel" "want Linux $ver, the guest ran ${rel:-no kernel it said}" ;;
+	esac
+	pmus=$(sed -n 's/^pmus //p' "$3")
+	core=$(awk -v re="^($MATRIX_CORE_PMU)\$" '{ for (i = 1; i <= NF; i++) if ($i ~ re) { print $i; exit } }' <<<"$pmus")
+	if [ -n "$core" ]; then
+		pass "$2 core_pmu" "$core"
+	else
+		fail "$2 core_pmu" "no PMU named $MATRIX_CORE_PMU among the kernel's: ${pmus:-none listed}"
+	fi
 }
 
 # The kernel's panic line, else the console's last lines.
@@ -419,15 +590,15 @@ qemu_machine() {
 }
 
 boot() { # boot KEY LIMIT: QEMU, output into $R/KEY
-	local d=$R/$1 t0 rc=0 tree dtb=()
-	tree=$(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $9 }')
+	local d=$R/$1 t0 rc=0 tree kernel dtb=()
+	read -r tree kernel < <(echo "$BOOTS" | awk -v k="$1" '$1 == k { print $9, $10 }')
 	[ "$tree" = - ] || dtb=(-dtb "$O/$tree.dtb")
 	qemu_machine "$1"
 	echo "$2" >"$d/limit"
 	: >"$d/stopped"
 	t0=$(date +%s)
 	cpu_limited "$2" "$d/stopped" "${qargs[@]}" "${dtb[@]}" \
-		-kernel "$O/kernel" -initrd "$O/initrd.gz" \
+		-kernel "$O/kernel${kernel:+-$kernel}" -initrd "$O/initrd.gz" \
 		-append "console=$CONSOLE panic=-1 quiet${KERNEL_ARGS:+ $KERNEL_ARGS} lope_plan=/plans/$1" \
 		</dev/null 2>&1 | stamp "$d/console.log" "$d/times" || rc=${PIPESTATUS[0]}
 	echo "$rc" >"$d/qemu.rc"
@@ -513,7 +684,7 @@ selected_boots() {
 LEFT_OUT=
 make_dtbs() {
 	local key tree label err
-	while read -r key _ _ _ _ _ _ _ tree; do
+	while read -r key _ _ _ _ _ _ _ tree _; do
 		[ "$tree" != - ] || continue
 		label=$(label_of "$key")
 		qemu_machine "$key"
@@ -540,14 +711,18 @@ make_plans() {
 	if grep -q "^ctests" <<<"$(selected_boots)"; then
 		rm -rf "$R/ctests" "$R/ctests.md" "$R/ctests.tsv"
 	fi
-	while read -r key _ _ _ _ _ t _; do
+	while read -r key _ _ _ _ _ t _ _ kernel; do
 		rm -rf "${R:?}/$key"
 		[ "$key" != "$OVERHEAD_BOOT" ] || rm -f "$R"/papi_overhead-*.txt
 		mkdir -p "$R/$key"
 		plan=$O/plans/plans/$key kinds=$R/$key/kinds.tsv
 		: >"$plan"
 		: >"$kinds"
-		"plan_$key" "$t"
+		if [ -n "$kernel" ]; then
+			plan_matrix "$t"
+		else
+			"plan_$key" "$t"
+		fi
 		[ "${LOPE_GUEST_INJECT:-}" != plan_error ] ||
 			plan_error injected "LOPE_GUEST_INJECT=plan_error"
 	done < <(selected_boots)
@@ -663,6 +838,28 @@ build() {
 		return 1
 	fi
 	pass "[$GUEST] cross_build" "$(($(date +%s) - t0)) s"
+	fetch_kernels
+}
+
+# The kernels of the matrix the selected boots run (fetch.sh kernel), a
+# case each ("[GUEST] fetch_linux_5_10"); the boots of one that could
+# not be had are left out.
+fetch_kernels() {
+	local ver suite out k
+	for ver in $(selected_boots | awk '$10 != "" { print $10 }' | sort -u); do
+		suite=$(echo "$KERNELS" | awk -v v="$ver" '$1 == v { print $2 }')
+		if out=$(bash "$top_srcdir/ctests/guest/fetch.sh" kernel "$GUEST" "$suite" \
+			"${LOPE_KERNEL_CACHE:-/var/cache/lope}" "$O/kernel-$ver" \
+			2>"$O/kernel-$ver.log"); then
+			pass "[$GUEST] fetch_linux_$(case_name "$ver")" "Debian $suite's $out"
+			continue
+		fi
+		fail "[$GUEST] fetch_linux_$(case_name "$ver")" \
+			"fetch.sh kernel $GUEST $suite: $(tail -n 1 "$O/kernel-$ver.log")"
+		for k in $(selected_boots | awk -v v="$ver" '$10 == v { print $1 }'); do
+			LEFT_OUT="$LEFT_OUT $k"
+		done
+	done
 }
 
 # The whole script's SKIP when it is not wanted or a tool is missing
@@ -682,6 +879,7 @@ host_ready() {
 main() {
 	local key t0
 	host_ready
+	check_kernels_wanted
 	build || exit 1
 	make_dtbs
 	make_plans
@@ -698,12 +896,32 @@ main() {
 		fi
 	done < <(selected_boots)
 	report_ctests "$(label_of ctests1)"
+	kernel_tables
+}
+
+# Each machine of the matrix, its exact cost table on every kernel that
+# has one, side by side (kernel-table.sh), kept as R/kernels-KEY.md.
+kernel_tables() {
+	local key table t f
+	while read -r key _ _ _ _ _ table; do
+		[ -n "$key" ] || continue
+		t=()
+		[ ! -f "$R/$table" ] || t=("$R/$table")
+		for f in "$R/$key"-*/papi_overhead-counter.txt; do
+			[ ! -f "$f" ] || t+=("$f")
+		done
+		[ "${#t[@]}" -gt 1 ] || continue
+		bash "$top_srcdir/ctests/guest/kernel-table.sh" "${t[@]}" >"$R/kernels-$key.md" &&
+			echo "# $GUEST $key, ours / stock on each kernel ($R/kernels-$key.md):" &&
+			sed 's/^/# /' "$R/kernels-$key.md"
+	done <<<"$MATRIX_MACHINES"
 }
 
 # The whole run; its exit status is 1 when any case failed (run-tests.sh
 # counts the lines).
 guest_run() {
 	local log
+	BOOTS="$BOOTS$(matrix_boots)"
 	log=$(mktemp "${TMPDIR:-/tmp}/lope-$GUEST.XXXXXX")
 	# shellcheck disable=SC2064 # the name now
 	trap "rm -f '$log'" EXIT

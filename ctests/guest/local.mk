@@ -17,6 +17,7 @@ EXTRA_DIST += \
 	ctests/guest/hybrid-dtb.sh \
 	ctests/guest/papi-riscv64.sh \
 	ctests/guest/show-results.sh \
+	ctests/guest/kernel-table.sh \
 	ctests/guest/test_show_results.sh \
 	ctests/guest/init.c \
 	ctests/guest/three-arm64.S \

@@ -36,7 +36,12 @@
 # Environment:
 #   LOPE_GUEST=0            skip it all (one SKIP line saying so)
 #   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
-#                           a57,ctests1,ctests2,ctests3,a72,a57x2,max,hybrid)
+#                           a57,ctests1,ctests2,ctests3,a72,a57x2,max,hybrid,
+#                           and the matrix's a57-VERSION)
+#   LOPE_GUEST_KERNELS      the other kernels to boot with the core plan
+#                           (guest-lib.sh's matrix_boots), comma-separated
+#                           (default: all of 5.10,6.12,7.2; none)
+#   LOPE_KERNEL_CACHE       where their packages are kept (/var/cache/lope)
 #   LOPE_GUEST_JOBS         boots at a time (default 2)
 #   GUEST_STALL, GUEST_WALL_FACTOR  the watchdog's limits (guest-lib.sh's
 #                           cpu_limited)
@@ -86,6 +91,21 @@ max      max            max,pauth-impdef=on  1 30  400 300 virt               -
 hybrid   cortex-a57+a53 cortex-a57           2 5   200 60  virt,gic-version=3 hybrid
 "
 
+# The kernel matrix (guest-lib.sh, doc/kernels.md): Debian 12's kernel
+# runs the boots above, Debian 11's, 13's and sid's each boot the
+# cortex-a57 with the core plan (plan_matrix).  5.10 has no
+# perf_user_access: its page never allows a user-space read.
+KERNELS="
+6.1  bookworm
+5.10 bullseye
+6.12 trixie
+7.2  sid
+"
+MATRIX_MACHINES="
+a57 cortex-a57 cortex-a57 80 400 virt papi_overhead-counter.txt
+"
+MATRIX_CORE_PMU='armv8_pmuv3(_0)?'
+
 # shellcheck source=guest-lib.sh
 . "$top_srcdir/ctests/guest/guest-lib.sh"
 
@@ -107,6 +127,16 @@ plan_a57() {
 
 # PAPI's long tests are left out (guest-lib.sh's CTESTS_LONG).
 CTESTS_NOT_RUN=$CTESTS_LONG
+
+# The core plan's hooks (guest-lib.sh's plan_matrix): the PMU's check is
+# the boot's core_pmu case; perf_user_access has two modes, 0 and 1,
+# both in the plan already; each call of ours at most 0.1x stock's, which
+# reads with read(2).
+matrix_pmu_check() { :; }
+matrix_modes() { :; }
+matrix_goal() {
+	against_stock "$1" "$2" 0.1 "every call at most 0.1x stock's (but a set's first start)"
+}
 
 # 32-bit event counters: what reads, resets, overflows and multiplexes
 # hardware counters (the tests with guest-a72).

@@ -28,7 +28,11 @@
 # Environment:
 #   LOPE_GUEST=0            skip it all (one SKIP line saying so)
 #   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
-#                           rv,legacy)
+#                           rv,legacy, and the matrix's rv-VERSION)
+#   LOPE_GUEST_KERNELS      the other kernels to boot with the core plan
+#                           (guest-lib.sh's matrix_boots), comma-separated
+#                           (default: 7.2; none)
+#   LOPE_KERNEL_CACHE       where their packages are kept (/var/cache/lope)
 #   LOPE_GUEST_JOBS         boots at a time (default 2)
 #   GUEST_STALL, GUEST_WALL_FACTOR  the watchdog's limits (guest-lib.sh's
 #                           cpu_limited)
@@ -66,6 +70,18 @@ rv      max   max  1 150 900 300 virt -
 legacy  max   max  1 10  300 60  virt -
 "
 
+# The kernel matrix (guest-lib.sh, doc/kernels.md): Debian 13's kernel
+# runs the boots above, sid's boots the same machine with the core plan
+# (plan_matrix).  Debian 12 has no riscv64 kernel.
+KERNELS="
+6.12 trixie
+7.2  sid
+"
+MATRIX_MACHINES="
+rv max max 100 600 virt papi_overhead-counter.txt
+"
+MATRIX_CORE_PMU=cpu
+
 # shellcheck source=guest-lib.sh
 . "$top_srcdir/ctests/guest/guest-lib.sh"
 
@@ -91,6 +107,21 @@ plan_legacy() {
 		-- /papi/ours/utils/papi_avail
 	emit papi_component_avail check:says_legacy 60 user_access=2 \
 		"$OURS_ENV" -- /papi/ours/utils/papi_component_avail
+}
+
+# The core plan's hooks (guest-lib.sh's plan_matrix): the PMU's check is
+# the boot's core_pmu case; perf_user_access 2 as plan_legacy; each call
+# at most 0.1x stock's, whose component is disabled here (a SKIP that
+# says so).
+matrix_pmu_check() { :; }
+matrix_modes() {
+	emit papi_avail_legacy check:avail_yes 60 user_access=2 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_avail
+	emit papi_component_avail_legacy check:says_legacy 60 user_access=2 \
+		"$OURS_ENV" -- /papi/ours/utils/papi_component_avail
+}
+matrix_goal() {
+	against_stock "$1" "$2" 0.1 "every call at most 0.1x stock's (but a set's first start)"
 }
 
 # The component's description names the mode that allows the reads.

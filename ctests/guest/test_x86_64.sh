@@ -37,7 +37,12 @@
 #   LOPE_GUEST=0            skip it all (one SKIP line saying so)
 #   LOPE_GUEST_MACHINES     boots to run, comma-separated (default: all of
 #                           x86,ctests1,ctests2,ctests3,gen,rdpmc2,amd,
-#                           x86x2)
+#                           x86x2, and the matrix's skylake-VERSION and
+#                           epyc-VERSION)
+#   LOPE_GUEST_KERNELS      the other kernels to boot with the core plan
+#                           (guest-lib.sh's matrix_boots), comma-separated
+#                           (default: all of 5.10,6.12,7.2; none)
+#   LOPE_KERNEL_CACHE       where their packages are kept (/var/cache/lope)
 #   LOPE_GUEST_JOBS         boots at a time (default 2)
 #   GUEST_STALL, GUEST_WALL_FACTOR  the watchdog's limits (guest-lib.sh's
 #                           cpu_limited)
@@ -92,6 +97,21 @@ rdpmc2   skylake  $SKL   1 30  200 60  q35 -
 amd      epyc     $EPYC  1 60  400 300 q35 -
 x86x2    skylake-x2 $SKL 2 40  400 300 q35 -
 "
+
+# The kernel matrix (guest-lib.sh, doc/kernels.md): Debian 12's kernel
+# runs the boots above, Debian 11's, 13's and sid's each boot the
+# Skylake and the EPYC with the core plan (plan_matrix).
+KERNELS="
+6.1  bookworm
+5.10 bullseye
+6.12 trixie
+7.2  sid
+"
+MATRIX_MACHINES="
+skylake skylake $SKL  80 400 q35 papi_overhead-counter.txt
+epyc    epyc    $EPYC 80 400 q35 amd/papi_overhead-counter.txt
+"
+MATRIX_CORE_PMU=cpu
 
 # shellcheck source=guest-lib.sh
 . "$top_srcdir/ctests/guest/guest-lib.sh"
@@ -214,6 +234,24 @@ plan_amd() {
 	emit test_hw_overflow tap "$1" "$OURS_ENV" -- /bin/test_hw_overflow
 	emit papi_overhead_counter check:overhead_counter_amd 300 "$OURS_ENV" \
 		-- /bin/papi_overhead -m counter -k 3
+}
+
+# The core plan's hooks (guest-lib.sh's plan_matrix): the PMU's own
+# check for the boot's CPU; the rdpmc file at 2 (papi_avail, and the
+# reads against read(2)); every call of ours at most stock's, which reads
+# with rdpmc too.
+matrix_pmu_check() {
+	local m=skylake
+	[[ $key != epyc-* ]] || m=amd
+	emit x86pmu_check tap 120 -- /bin/x86pmu-check "$m"
+}
+matrix_modes() {
+	emit papi_avail_rdpmc2 check:avail_yes 60 user_access=2 "$OURS_ENV" \
+		-- /papi/ours/utils/papi_avail
+	emit test_hw_read_rdpmc2 tap "$1" user_access=2 -- /bin/test_hw_read
+}
+matrix_goal() {
+	against_stock "$1" "$2" 1 "every call at most stock's (but a set's first start)"
 }
 
 # The AMD machine's exact cost table, beside its boot's results.

@@ -32,7 +32,8 @@
 #include "span.h"
 
 /* What an event counts, for the checks: TCLOCK task-clock, CCLOCK
- * cpu-clock. */
+ * cpu-clock.  Software events every kernel of doc/kernels.md has (not
+ * CGROUP-SWITCHES, from Linux 5.13: 5.10 refuses it). */
 enum kind { TCLOCK, CCLOCK, FAULTS, ANY };
 
 static const struct {
@@ -46,7 +47,7 @@ static const struct {
 	{ "perf::CPU-MIGRATIONS", ANY },
 	{ "perf::MINOR-FAULTS", FAULTS },
 	{ "perf::MAJOR-FAULTS", ANY },
-	{ "perf::CGROUP-SWITCHES", ANY },
+	{ "perf::CONTEXT-SWITCHES:u=1", ANY },
 	{ "perf::PERF_COUNT_SW_CPU_CLOCK", CCLOCK },
 	{ "perf::PERF_COUNT_SW_TASK_CLOCK", TCLOCK },
 	{ "perf::PERF_COUNT_SW_PAGE_FAULTS", FAULTS },
