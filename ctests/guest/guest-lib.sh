@@ -45,7 +45,7 @@ matrix_boots() {
 # Every version LOPE_GUEST_KERNELS names is one of KERNELS'.
 check_kernels_wanted() {
 	local v have
-	have=$(echo "$KERNELS" | awk 'NF { printf "%s%s", s, $1; s = "," }')
+	have=$(echo "$KERNELS" | awk 'NF { print $1 }' | sort -V | paste -sd, -)
 	for v in $(tr , " " <<<"${LOPE_GUEST_KERNELS:-}"); do
 		[ "$v" != none ] || continue
 		[[ ,$have, == *",$v,"* ]] && continue

@@ -11,6 +11,9 @@
 #                (LOPE_GUEST_INJECT=cpu_limit)
 #   timeout      the runner's timeout kills a script that had planned
 #                units (a stand-in script: ctests/run-tests.sh's side)
+#   unknown_kernel  LOPE_GUEST_KERNELS names a kernel the machine's
+#                matrix does not have: a FAIL naming those it has, before
+#                anything is built
 # The machine is the riscv64 "legacy" boot (the smallest), as
 # test_riscv64.sh built it; its results go to a scratch directory.  Each
 # inner run's cases are checked here, never counted by the outer runner.
@@ -95,6 +98,14 @@ if grep -q '^SKIP: \[riscv64\] guest' "$tmp/probe.out"; then
 	exit 0
 fi
 every_unit_failed plan_error_fails_the_machine "$tmp/probe.out" 'plan: LOPE_GUEST_INJECT=plan_error'
+inner "$tmp/kernels.out" "${machine[@]}" LOPE_GUEST_KERNELS=7.2,4.19 \
+	LOPE_GUEST_RESULTS="$tmp/r2" -- ctests/guest/test_riscv64.sh
+want='FAIL: [riscv64] kernels: LOPE_GUEST_KERNELS names 4.19: the riscv64 machines boot 6.12,7.2'
+if grep -qxF "$want" "$tmp/kernels.out" && ! grep -q 'cross_build' "$tmp/kernels.out"; then
+	pass unknown_kernel_fails_before_the_build "${want#FAIL: }"
+else
+	fail unknown_kernel_fails_before_the_build "want '$want' and no build: $(grep -E '^(FAIL|PASS)' "$tmp/kernels.out" | sed -n 1,3p | tr '\n' ' ')"
+fi
 inner "$tmp/cpu.out" "${machine[@]}" LOPE_GUEST_INJECT=cpu_limit \
 	LOPE_GUEST_RESULTS="$tmp/r1" -- ctests/guest/test_riscv64.sh
 every_unit_failed cpu_limit_fails_the_machine "$tmp/cpu.out" 'limit of 2 s of CPU time'
