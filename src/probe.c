@@ -145,6 +145,21 @@ static int probe_cores(const struct perf_event_attr *attr)
 	return err;
 }
 
+/*
+ * Why the page says cap_user_rdpmc=0, in at most 32 characters (what the
+ * component's description keeps for it): without the switch that allows
+ * user-space reads at all, a kernel from before them (arm64 before 5.17).
+ */
+static int no_user_rdpmc(char *why, size_t len)
+{
+	if (access(LOPE_ARCH_RDPMC_SWITCH, F_OK) == 0 ||
+	    access(LOPE_ARCH_RDPMC_SWITCH_ALT, F_OK) == 0)
+		return say(-EOPNOTSUPP, why, len,
+			   "kernel reports cap_user_rdpmc=0");
+	return say(-EOPNOTSUPP, why, len, "no %s: old kernel",
+		   strrchr(LOPE_ARCH_RDPMC_SWITCH, '/') + 1);
+}
+
 /* Open, map and enable one hardware counter and read it in user space. */
 static int probe_event(char *why, size_t len)
 {
@@ -169,14 +184,7 @@ static int probe_event(char *why, size_t len)
 		err = say(-errno, why, len, "cannot enable the event: %s",
 			  strerror(errno));
 	else if (!pc->cap_user_rdpmc)
-		/* No switch at all: a kernel from before user-space
-		 * access (arm64 before 5.17). */
-		err = access(LOPE_ARCH_RDPMC_SWITCH, F_OK) == 0 ?
-			      say(-EOPNOTSUPP, why, len,
-				  "kernel reports cap_user_rdpmc=0") :
-			      say(-EOPNOTSUPP, why, len,
-				  "cap_user_rdpmc=0, no %s",
-				  strrchr(LOPE_ARCH_RDPMC_SWITCH, '/') + 1);
+		err = no_user_rdpmc(why, len);
 	else if ((err = lopelib_guard__install()) != 0)
 		err = say(err, why, len, "cannot guard the counter read: %s",
 			  strerror(-err));

@@ -465,7 +465,7 @@ static int pe_init_component(int cidx)
 	if (!papi_presets)
 		load_generic_presets(cidx);
 	snprintf(v->cmp_info.description, sizeof(v->cmp_info.description),
-		 "lope; %.72s; rdpmc: %.40s%s", mode, why,
+		 "lope; %.80s; rdpmc: %.32s%s", mode, why,
 		 hybrid(hy, sizeof(hy)));
 	v->cmp_info.disabled = PAPI_OK;
 	return PAPI_OK;

@@ -258,12 +258,13 @@ check_avail_kernel() {
 }
 
 # Our component's description says why: "rdpmc: yes", or on a kernel
-# without user access the page's refusal and the missing switch.
+# without user access the missing switch ("rdpmc: no perf_user_access:
+# old kernel").
 check_rdpmc_reason() {
 	if kernel_has_user_access; then
 		line_has "$@" 'rdpmc:' 'rdpmc: yes'
 	else
-		line_has "$@" 'rdpmc:' 'rdpmc: cap_user_rdpmc=0, no '
+		line_has "$@" 'rdpmc:' ': old kernel'
 	fi
 }
 
