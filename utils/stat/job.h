@@ -20,27 +20,27 @@
 
 /*
  * A rank's file in the job directory, JOB_FILE_PREFIX RANK.HOST.PID,
- * written under a name starting with '.' and renamed when complete:
+ * written under a name starting with '.' and renamed when complete, is
+ * the report of papi_stat -x JOB_FILE_SEP (report.c) after four comment
+ * lines of its own:
  *
- *   papi_stat rank file 1
- *   rank	1
- *   size	4                    0: not known
- *   from	SLURM_PROCID, SLURM_STEP_NUM_TASKS
- *   id	1234.0               the job's name, may be empty
- *   host	node01
- *   cpus	0-3,8
- *   runs	3
- *   command	./prog arg
- *   note	default events: ...  optional
- *   event	VALUE	SPREAD	UNIT	NAME   one per event, in -e's order
- *   elapsed	SECONDS	SPREAD
- *   end
+ *   # papi_stat rank file 2
+ *   # command: ./prog arg
+ *   # job: 1234.0                      the launcher's name, may be empty
+ *   # runs: 3
+ *   # rank 1 of 4, host node01, CPUs 0-3,8 (SLURM_PROCID, ...)
+ *   # default events: ...              optional
+ *   VALUE,UNIT,NAME,SPREAD             one per event, in -e's order
+ *   SECONDS,s,time-elapsed,SPREAD      the last line
  *
- * Fields are separated by one tab; VALUE is the mean over the runs as the
- * report prints it (an integer), "-" when not counted; SPREAD is the
- * relative spread in % ("1.23"), empty for one run.
+ * The "# rank" line is job_label()'s; VALUE is the mean over the runs, a
+ * whole number or "<not counted>"; SPREAD "1.23%", empty for one run.
  */
-#define JOB_FILE_MAGIC "papi_stat rank file 1"
+#define JOB_FILE_MAGIC "# papi_stat rank file 2"
+#define JOB_FILE_SEP ","
+#define JOB_HEAD_COMMAND "# command: "
+#define JOB_HEAD_ID "# job: "
+#define JOB_HEAD_RUNS "# runs: "
 #define JOB_FILE_PREFIX "rank-"
 /* Created (O_EXCL) by the one rank that prints the merged report. */
 #define JOB_PRINTED ".printed"
@@ -71,7 +71,8 @@ int job_detect(struct job *j);
 void job_single(struct job *j);
 /* The CPUs process @pid may run on, as "0-3,8", into @buf. */
 void job_cpus(pid_t pid, char *buf, size_t len);
-/* "rank 1 of 4, host h, CPUs 0-3 (SLURM_PROCID, SLURM_NTASKS)" */
+/* "rank 1 of 4, host h, CPUs 0-3 (SLURM_PROCID, SLURM_NTASKS)", or
+ * "rank 5 (job size unknown), host ...": merge.c reads it back. */
 void job_label(const struct job *j, char *buf, size_t len);
 /* Create the job directory @dir if needed; 0, or -1 (said why). */
 int job_dir_prepare(const char *dir);

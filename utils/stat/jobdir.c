@@ -21,46 +21,27 @@
 #include "job.h"
 #include "stat.h"
 
-static void write_event(const struct stat_run *r, const struct event *e,
-			FILE *f)
+/*
+ * The rank's file: the header lines only the merge needs, then the report
+ * of -x JOB_FILE_SEP as report() writes it.
+ */
+static void write_body(struct stat_run *r, FILE *f)
 {
-	char unit[PAPI_MIN_STR_LEN], name[PAPI_HUGE_STR_LEN];
-
-	oneline(unit, sizeof(unit), event_units(e));
-	oneline(name, sizeof(name), e->name);
-	if (e->st.n == 0)
-		fprintf(f, "event\t-\t\t%s\t%s\n", unit, name);
-	else if (r->runs > 1)
-		fprintf(f, "event\t%.0f\t%.2f\t%s\t%s\n", e->st.mean,
-			stats_spread(&e->st), unit, name);
-	else
-		fprintf(f, "event\t%.0f\t\t%s\t%s\n", e->st.mean, unit, name);
-}
-
-static void write_body(const struct stat_run *r, FILE *f)
-{
-	const struct job *j = &r->job;
+	const char *sep = r->o.sep;
+	FILE *out = r->out;
 	char cmd[512], line[1024];
-	int i;
 
-	fprintf(f, "%s\nrank\t%d\nsize\t%d\nfrom\t%s\nid\t%s\n", JOB_FILE_MAGIC,
-		j->rank, j->size, j->from, j->id);
-	fprintf(f, "host\t%s\ncpus\t%s\nruns\t%d\n", j->host, j->cpus, r->runs);
 	command_text(r, cmd, sizeof(cmd));
 	oneline(line, sizeof(line), cmd);
-	fprintf(f, "command\t%s\n", line);
-	if (r->note[0]) {
-		oneline(line, sizeof(line), r->note);
-		fprintf(f, "note\t%s\n", line);
-	}
-	for (i = 0; i < r->nev; i++)
-		write_event(r, &r->ev[i], f);
-	if (r->runs > 1)
-		fprintf(f, "elapsed\t%.9f\t%.2f\n", r->elapsed.mean,
-			stats_spread(&r->elapsed));
-	else
-		fprintf(f, "elapsed\t%.9f\t\n", r->elapsed.mean);
-	fprintf(f, "end\n");
+	fprintf(f,
+		"%s\n" JOB_HEAD_COMMAND "%s\n" JOB_HEAD_ID "%s\n" JOB_HEAD_RUNS
+		"%d\n",
+		JOB_FILE_MAGIC, line, r->job.id, r->runs);
+	r->o.sep = JOB_FILE_SEP;
+	r->out = f;
+	report(r);
+	r->o.sep = sep;
+	r->out = out;
 }
 
 /* The host name as part of a file name: no '/'. */
@@ -87,7 +68,7 @@ static int file_close(FILE *f)
 }
 
 /* This rank's file, complete, into @dir; 0, or -1 (said why). */
-static int write_file(const struct stat_run *r, const char *dir)
+static int write_file(struct stat_run *r, const char *dir)
 {
 	char host[JOB_HOST_LEN], tmp[PATH_MAX], path[PATH_MAX];
 	int fd, n, err;

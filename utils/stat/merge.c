@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * papi_stat --merge: read every rank's file of a job directory (format:
- * job.h), check that they belong together, name the ranks that wrote
- * none, and print the merged report (merge_report.c).
+ * papi_stat --merge: read every rank's file of a job directory (its -x
+ * report and a few comment lines: job.h), check that they belong
+ * together, name the ranks that wrote none, and print the merged report
+ * (merge_report.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include "job.h"
 #include "merge.h"
 
-#define MAX_FIELDS 5
+#define NOT_COUNTED "<not counted>"
 
 /* A file being read: where, and the line for messages. */
 struct reader {
@@ -24,33 +25,17 @@ struct reader {
 	const char *file;
 	int line;
 	int ev;      /* events read so far */
-	int seen;    /* keys seen: bits of the keys[] index */
+	int seen;    /* lines seen: bits of the heads[] index, or H_ELAPSED */
 	char *first; /* the first file's name, for a different event list */
 };
 
-static const char *const keys[] = {
-	"rank", "size",    "from", "id",    "host",    "cpus",
-	"runs", "command", "note", "event", "elapsed", "end",
+/* The comment lines of a rank file (job.h); "# " last: the note. */
+static const char *const heads[] = {
+	JOB_HEAD_COMMAND, JOB_HEAD_ID, JOB_HEAD_RUNS, "# rank ", "# ",
 };
-enum {
-	K_RANK,
-	K_SIZE,
-	K_FROM,
-	K_ID,
-	K_HOST,
-	K_CPUS,
-	K_RUNS,
-	K_COMMAND,
-	K_NOTE,
-	K_EVENT,
-	K_ELAPSED,
-	K_END,
-	NR_KEYS
-};
-/* Keys every file has. */
-#define REQUIRED                                                         \
-	((1 << K_RANK) | (1 << K_SIZE) | (1 << K_HOST) | (1 << K_CPUS) | \
-	 (1 << K_RUNS) | (1 << K_EVENT) | (1 << K_ELAPSED) | (1 << K_END))
+enum { H_COMMAND, H_ID, H_RUNS, H_LABEL, H_NOTE, H_ELAPSED };
+/* Lines every file has, besides its events. */
+#define REQUIRED ((1 << H_RUNS) | (1 << H_LABEL) | (1 << H_ELAPSED))
 
 static int bad(const struct reader *rd, const char *why)
 {
@@ -58,34 +43,17 @@ static int bad(const struct reader *rd, const char *why)
 	return -1;
 }
 
-/* Split @s at tabs into at most @max fields, the last one the rest. */
-static int split(char *s, char **f, int max)
-{
-	int n = 0;
-
-	f[n++] = s;
-	while (n < max && (s = strchr(s, '\t'))) {
-		*s++ = '\0';
-		f[n++] = s;
-	}
-	return n;
-}
-
-/* A count or seconds, >= 0: 0, or -1. */
-static int number(const char *s, double *v)
+/* A count, seconds or a spread, >= 0, then @suffix: 0, or -1. */
+static int number(const char *s, const char *suffix, double *v)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtod(s, &end);
-	return (*s && !*end && !errno && isfinite(*v) && *v >= 0) ? 0 : -1;
-}
-
-/* An empty spread (NAN) or a number: 0, or -1. */
-static int spread(const char *s, double *v)
-{
-	*v = NAN;
-	return *s ? number(s, v) : 0;
+	if (end == s || strcmp(end, suffix) != 0 || errno || !isfinite(*v) ||
+	    *v < 0)
+		return -1;
+	return 0;
 }
 
 static int integer(const char *s, long min, long max, int *v)
@@ -98,7 +66,40 @@ static int integer(const char *s, long min, long max, int *v)
 	return 0;
 }
 
-static int add_name(struct merge *m, const char *unit, const char *name)
+/*
+ * job_label()'s "R of S, host H, CPUs C (FROM)" after "# rank ", or
+ * "R (job size unknown), host ...", where C holds no blank and FROM no
+ * '(': 0, or -1.
+ */
+static int read_label(struct rank_file *rf, char *s)
+{
+	static const char unknown[] = " (job size unknown)";
+	char *from = strrchr(s, '('), *host = strstr(s, ", host "), *cpus, *p;
+	size_t n = strlen(s);
+
+	if (!from || !host || from < host || from[-1] != ' ' || s[n - 1] != ')')
+		return -1;
+	s[n - 1] = from[-1] = *host = '\0';
+	cpus = strrchr(host + 1, ' ');
+	if (cpus - host < 13 || strncmp(cpus - 6, ", CPUs", 6) != 0)
+		return -1;
+	cpus[-6] = '\0';
+	rf->size = 0;
+	p = strstr(s, " of ");
+	if (p && integer(p + 4, 1, 100000000, &rf->size))
+		return -1;
+	if (!p && (!(p = strstr(s, unknown)) || p[sizeof(unknown) - 1]))
+		return -1;
+	*p = '\0';
+	if (integer(s, 0, 99999999, &rf->rank))
+		return -1;
+	scopy(rf->host, sizeof(rf->host), host + 7);
+	scopy(rf->cpus, sizeof(rf->cpus), cpus + 1);
+	scopy(rf->from, sizeof(rf->from), from + 1);
+	return 0;
+}
+
+static void add_name(struct merge *m, const char *unit, const char *name)
 {
 	m->name = xrealloc(m->name, (size_t)m->nev + 1, sizeof(*m->name));
 	m->unit = xrealloc(m->unit, (size_t)m->nev + 1, sizeof(*m->unit));
@@ -107,95 +108,96 @@ static int add_name(struct merge *m, const char *unit, const char *name)
 	if (!m->name[m->nev] || !m->unit[m->nev])
 		die(EX_FAIL, "out of memory");
 	m->nev++;
-	return 0;
 }
 
-/* An "event" line's fields @f: the first file sets the list. */
-static int read_event(struct reader *rd, struct merge *m, char **f, int n)
+/* Event @name's value @v and spread @sp: the first file sets the list. */
+static int read_event(struct reader *rd, struct merge *m, const char *unit,
+		      const char *name, double v, double sp)
 {
 	struct rank_file *rf = rd->rf;
 	int i = rd->ev;
 
-	if (n != 5)
-		return bad(rd, "an event line has 4 fields");
 	if (rd->m->n == 0 && i == m->nev)
-		add_name(m, f[3], f[4]);
-	if (i >= m->nev || strcmp(m->name[i], f[4]) != 0) {
+		add_name(m, unit, name);
+	if (i >= m->nev || strcmp(m->name[i], name) != 0) {
 		msg("%s/%s and %s/%s count different events: event %d is %s in "
 		    "one, %s in the other",
-		    m->dir, rd->file, m->dir, rd->first, i + 1, f[4],
+		    m->dir, rd->file, m->dir, rd->first, i + 1, name,
 		    i < m->nev ? m->name[i] : "none");
 		return -1;
 	}
 	rf->val = xrealloc(rf->val, (size_t)m->nev, sizeof(double));
 	rf->spread = xrealloc(rf->spread, (size_t)m->nev, sizeof(double));
-	rf->val[i] = NAN;
-	if ((strcmp(f[1], "-") != 0 && number(f[1], &rf->val[i])) ||
-	    spread(f[2], &rf->spread[i]))
-		return bad(rd, "an event's value or spread is not a number");
+	rf->val[i] = v;
+	rf->spread[i] = sp;
 	rd->ev++;
 	return 0;
 }
 
-/* One line "KEY\tVALUE...": 0, or -1 (said why). */
+/*
+ * A row of the report, VALUE,UNIT,NAME,SPREAD: VALUE a number or
+ * NOT_COUNTED (NAN), SPREAD "1.23%" or empty (NAN).  A name holds no
+ * JOB_FILE_SEP (-e splits at commas), a unit may.  0, or -1 (said why).
+ */
+static int read_row(struct reader *rd, struct merge *m, char *line)
+{
+	const int c = JOB_FILE_SEP[0];
+	char *unit = strchr(line, c), *spr = strrchr(line, c);
+	char *name = spr ? memrchr(line, c, (size_t)(spr - line)) : NULL;
+	double v = NAN, sp = NAN;
+
+	if (!name || name == unit)
+		return bad(rd, "not a line of a rank file");
+	*unit++ = *name++ = *spr++ = '\0';
+	if ((strcmp(line, NOT_COUNTED) != 0 && number(line, "", &v)) ||
+	    (*spr && number(spr, "%", &sp)))
+		return bad(rd, "a value or spread is not a number");
+	if (strcmp(name, ELAPSED) != 0 || strcmp(unit, "s") != 0)
+		return read_event(rd, m, unit, name, v, sp);
+	if (isnan(v))
+		return bad(rd, "the elapsed time is not a number");
+	rd->rf->elapsed = v;
+	rd->rf->elapsed_spread = sp;
+	rd->seen |= 1 << H_ELAPSED;
+	return 0;
+}
+
+/* One line: a comment line of heads[], or a row.  0, or -1 (said why). */
 static int read_line(struct reader *rd, struct merge *m, char *line)
 {
 	struct rank_file *rf = rd->rf;
-	char *f[MAX_FIELDS];
-	int n = split(line, f, MAX_FIELDS), k;
+	size_t k;
 
-	for (k = 0; k < NR_KEYS && strcmp(f[0], keys[k]) != 0; k++)
-		;
-	if (k == NR_KEYS)
+	if (rd->seen & (1 << H_ELAPSED))
+		return bad(rd, "a line after the " ELAPSED " line");
+	if (line[0] != '#')
+		return read_row(rd, m, line);
+	for (k = 0; k < ARRAY_SIZE(heads); k++)
+		if (strncmp(line, heads[k], strlen(heads[k])) == 0)
+			break;
+	if (k == ARRAY_SIZE(heads))
 		return bad(rd, "not a line of a rank file");
-	if (rd->seen & (1 << K_END))
-		return bad(rd, "a line after the end line");
-	if ((rd->seen & (1 << k)) && k != K_EVENT)
-		return bad(rd, "a key given twice");
+	if (rd->seen & (1 << k))
+		return bad(rd, "a comment line given twice");
 	rd->seen |= 1 << k;
-	if (k == K_EVENT)
-		return read_event(rd, m, f, n);
-	if (k == K_END)
-		return n == 1 ? 0 : bad(rd, "the end line has a value");
-	if (n < 2)
-		return bad(rd, "a key without a value");
-	if (k != K_ELAPSED && n > 2)
-		return bad(rd, "a tab inside a value");
+	line += strlen(heads[k]);
 	switch (k) {
-	case K_RANK:
-		return integer(f[1], 0, 99999999, &rf->rank) ?
-			       bad(rd, "the rank is not a number") :
-			       0;
-	case K_SIZE:
-		return integer(f[1], 0, 100000000, &rf->size) ?
-			       bad(rd, "the size is not a number") :
-			       0;
-	case K_RUNS:
-		return integer(f[1], 1, 100000, &rf->runs) ?
+	case H_RUNS:
+		return integer(line, 1, 100000, &rf->runs) ?
 			       bad(rd, "the runs are not a number") :
 			       0;
-	case K_ELAPSED:
-		if (n != 3 || number(f[1], &rf->elapsed) ||
-		    spread(f[2], &rf->elapsed_spread))
-			return bad(rd, "the elapsed time is not a number");
-		return 0;
-	case K_FROM:
-		scopy(rf->from, sizeof(rf->from), f[1]);
+	case H_LABEL:
+		return read_label(rf, line) ?
+			       bad(rd, "not a rank line of papi_stat") :
+			       0;
+	case H_COMMAND:
+		scopy(rf->command, sizeof(rf->command), line);
 		break;
-	case K_ID:
-		scopy(rf->id, sizeof(rf->id), f[1]);
-		break;
-	case K_HOST:
-		scopy(rf->host, sizeof(rf->host), f[1]);
-		break;
-	case K_CPUS:
-		scopy(rf->cpus, sizeof(rf->cpus), f[1]);
-		break;
-	case K_COMMAND:
-		scopy(rf->command, sizeof(rf->command), f[1]);
+	case H_ID:
+		scopy(rf->id, sizeof(rf->id), line);
 		break;
 	default:
-		scopy(rf->note, sizeof(rf->note), f[1]);
+		scopy(rf->note, sizeof(rf->note), line);
 	}
 	return 0;
 }
@@ -247,11 +249,9 @@ static int read_file(struct merge *m, char *name)
 	else
 		ret = read_lines(&rd, m, f);
 	fclose(f);
-	if (ret == 0 && !(rd.seen & (1 << K_END)))
-		ret = bad(&rd, "incomplete: no end line");
-	else if (ret == 0 && (rd.seen & REQUIRED) != REQUIRED)
-		ret = bad(&rd, "incomplete: a rank, size, host, cpus, runs, "
-			       "event or elapsed line is missing");
+	if (ret == 0 && ((rd.seen & REQUIRED) != REQUIRED || !rd.ev))
+		ret = bad(&rd, "incomplete: no runs, rank, event or " ELAPSED
+			       " line");
 	else if (ret == 0 && rd.ev != m->nev)
 		ret = bad(&rd, "fewer events than the other files");
 	if (ret == 0) {

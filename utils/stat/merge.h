@@ -10,6 +10,9 @@
 
 #include "job.h"
 
+/* The elapsed time's row in the reports and the rank files. */
+#define ELAPSED "time-elapsed"
+
 /* One rank's file. */
 struct rank_file {
 	char *file; /* its name in the directory */

@@ -14,7 +14,6 @@
 #include "merge.h"
 
 #define NUM_W 15 /* a count's column */
-#define ELAPSED "time-elapsed"
 
 /* One event (or the elapsed time) over the ranks. */
 struct summary {
