@@ -25,9 +25,11 @@
 #  - CSV columns; -o FILE for --merge and for the printing rank.
 #  - Bad input: exit 2 and a message naming it (a directory that is not
 #    there, a partial file, a foreign file, different event lists, a rank
-#    twice, sizes that disagree, a file renamed to another rank, options
-#    --merge does not take); an empty directory is exit 1; no leak under
-#    valgrind (SKIP without it).
+#    twice, sizes that disagree, a file renamed to another rank, a value
+#    that is not a number, a broken rank line, options --merge does not
+#    take); an empty directory is exit 1; no leak under valgrind (SKIP
+#    without it).
+#  - A rank's file is its report of -x , after four comment lines.
 #
 # Report protocol: ctests/lib/report.h (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
@@ -240,6 +242,16 @@ mk_rank() { # DIR RANK SIZE EVENTS
 	"${clean[@]}" PMI_RANK="$2" PMI_SIZE="$3" "$ps" --job-dir "$1" -e "$4" \
 		-- true 2>/dev/null
 }
+# The rank file is the rank's report of -x , after its four own comment
+# lines: the same comment lines, units and events as papi_stat -x , prints.
+mk_rank d-csv 1 2 "$events"
+"${clean[@]}" PMI_RANK=1 PMI_SIZE=2 "$ps" -x , -e "$events" -- true 2>x.csv
+f=$(ls d-csv/rank-1.*)
+unit_event() { awk -F, '/^#/ { print; next } { print $2 "," $3 }' "$@"; }
+[ "$(head -n 4 "$f")" = "$(printf '# papi_stat rank file 2\n# command: true\n# job: \n# runs: 1')" ] &&
+	[ "$(tail -n +5 "$f" | unit_event)" = "$(unit_event x.csv)" ]
+check rank_file_is_x_csv $? "$(head -c 600 "$f") -- -x , printed: $(head -c 400 x.csv)"
+
 mk_rank d-events 0 2 perf::TASK-CLOCK
 mk_rank d-events 1 2 perf::PAGE-FAULTS
 mk_rank d-twice 0 2 perf::TASK-CLOCK
@@ -252,12 +264,18 @@ head -c 120 "$f" >part && mv part "$f"
 mk_rank d-renamed 0 2 perf::TASK-CLOCK
 cp d-renamed/rank-0.* d-renamed/rank-1.x.1
 mkdir d-junk && echo junk >d-junk/rank-0.x.1
+mk_rank d-value 0 1 perf::TASK-CLOCK
+sed -i 's/^[0-9]*,ns,/x,ns,/' d-value/rank-0.*
+mk_rank d-label 0 1 perf::TASK-CLOCK
+sed -i 's/, CPUs / /' d-label/rank-0.*
 mkdir d-empty
 : >a-file
 expect_bad_inputs "$ps" merge "$tmp" <<EOF
 no_dir|--merge $tmp/no-such-dir|cannot read $tmp/no-such-dir
 partial|--merge d-partial|incomplete
 foreign_file|--merge d-junk|not a papi_stat rank file
+value_not_a_number|--merge d-value|a value or spread is not a number
+bad_rank_line|--merge d-label|not a rank line of papi_stat
 events_differ|--merge d-events|count different events
 rank_twice|--merge d-twice|rank 0 wrote twice
 sizes_differ|--merge d-size|says the job has 3 ranks
