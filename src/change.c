@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group.h"
+#include "group_layout.h"
 
 /* Does @g overflow on any event once @ch is applied? */
 static bool overflows_after(const struct lope_group *g,

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "group.h"
+#include "group_layout.h"
 #include "overflow.h"
 #include "sys.h"
 

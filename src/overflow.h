@@ -6,7 +6,7 @@
 #ifndef LOPE_OVERFLOW_H
 #define LOPE_OVERFLOW_H
 
-#include "group.h"
+#include "group_layout.h"
 
 void lopelib_overflow__prepare_attr(const struct lope_event *e,
 				    struct perf_event_attr *a);

@@ -20,7 +20,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 
-#include "group.h"
+#include "group_layout.h"
 #include "park.h"
 #include "sys.h"
 

@@ -6,7 +6,7 @@
 #ifndef LOPE_PARK_H
 #define LOPE_PARK_H
 
-#include "group.h"
+#include "group_layout.h"
 
 /* How many groups are listed, read without the lock by every kernel
  * enable (0: nothing to look for). */

@@ -22,6 +22,7 @@ LOPE_ENGINE_SRCS = \
 LOPE_ENGINE_HDRS = \
 	cores.h \
 	group.h \
+	group_layout.h \
 	lope.h \
 	mmap_read.h \
 	overflow.h \
@@ -33,8 +34,8 @@ LOPE_ENGINE_HDRS = \
 # file calls only files of lower layers, never one of its own layer or a
 # higher one.  A lower layer reaches up only through what a higher one
 # installs: the split module's operations on a group (struct
-# lope_split_ops, group.h).  ctests/engine/test_layers.sh checks it on the
-# symbols of liblope.a's objects.
+# lope_split_ops, group_layout.h).  ctests/engine/test_layers.sh checks it
+# on the symbols of liblope.a's objects.
 LOPE_ENGINE_LAYERS = \
 	sys.c guard.c sysfs_pmu.c / \
 	cores.c overflow.c park.c / \

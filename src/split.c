@@ -17,14 +17,14 @@
 #include <string.h>
 
 #include "cores.h"
-#include "group.h"
+#include "group_layout.h"
 #include "split.h"
 
 static const struct lope_split_ops split_ops;
 static void split_close(struct lope_group *g);
 
-/* Installs the split module's operations on @g (group.h): the only way
- * a group reaches this file. */
+/* Installs the split module's operations on @g (group_layout.h): the
+ * only way a group reaches this file. */
 int lope_group__set_cores(struct lope_group *g, const struct lope_cores *c)
 {
 	if (!g)

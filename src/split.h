@@ -2,12 +2,12 @@
 /*
  * The split module's own layout (split.c): private to it and its tests.
  * The group reaches it only through the operations it installs
- * (struct lope_split_ops, group.h).
+ * (struct lope_split_ops, group_layout.h).
  */
 #ifndef LOPE_SPLIT_H
 #define LOPE_SPLIT_H
 
-#include "group.h"
+#include "group_layout.h"
 
 /* A split group's parts: group k of core PMU k, the last one of none. */
 struct lope_split {

@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "cores.h"
-#include "group.h"
+#include "group_layout.h"
 #include "split.h"
 #include "report.h"
 #include "span.h"

@@ -13,7 +13,7 @@
  * leaves it closed with its old settings; a running group, a bad change
  * and overflow with inherit are refused before anything is closed.
  *
- * The invariants of readiness and of the lazy stop (group.h,
+ * The invariants of readiness and of the lazy stop (group_layout.h,
  * lopelib_group__check()): silent through a group's life, an abort for each
  * one broken on purpose (in a child).
  */

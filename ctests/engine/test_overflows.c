@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "group.h"
+#include "group_layout.h"
 #include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

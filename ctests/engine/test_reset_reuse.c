@@ -28,7 +28,7 @@
 
 #include "attrs.h"
 #include "clock.h"
-#include "group.h"
+#include "group_layout.h"
 #include "lope.h"
 #include "lope_arch.h"
 #include "report.h"
