@@ -53,9 +53,6 @@ struct lope_event {
 	uint64_t early_ip, owed_ip;
 };
 
-/* Overflow signals that can wait for one event (see overflow.c). */
-#define LOPE_OVERFLOW_BUDGET 64
-
 /*
  * How an open group takes a sample, fixed when it opens: the layout of
  * the sample follows from it (the kernel's PERF_FORMAT_GROUP layout in

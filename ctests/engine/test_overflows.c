@@ -37,6 +37,7 @@
 
 #include "clock.h"
 #include "group_layout.h"
+#include "overflow.h"
 #include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
