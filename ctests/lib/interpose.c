@@ -14,8 +14,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "papi_util.h"
-
 static const char *const names[LOPE_NCALLS] = {
 	[LOPE_CALL_PERF_OPEN] = "perf_event_open",
 	[LOPE_CALL_READ] = "read",
@@ -138,19 +136,4 @@ int fcntl(int fd, int cmd, ...)
 	if (!real)
 		real = (int (*)(int, int, ...))libc_fn("fcntl");
 	return real(fd, cmd, arg);
-}
-
-int papi_read_makes_reads(const char *name, int set, int rc, long long *v,
-			  unsigned long min)
-{
-	unsigned long n = lope_calls(LOPE_CALL_READ);
-
-	if (rc == PAPI_OK)
-		rc = PAPI_read(set, v);
-	n = lope_calls(LOPE_CALL_READ) - n;
-	lope_check(
-		rc == PAPI_OK && n >= min, name,
-		"rc=%s, %lu read(2) calls in one PAPI_read, want %lu or more",
-		papi_err(rc), n, min);
-	return rc;
 }

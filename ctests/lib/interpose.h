@@ -10,7 +10,8 @@
  * through its PLT.  Each counts its calls (syscall() only those of
  * perf_event_open) and forwards to libc's (dlsym(RTLD_NEXT)) unless the
  * fault hook fails it.  libc's own internal calls (stdio's reads) are not
- * seen.  The counts make cases: papi_read_makes_reads().
+ * seen.  The counts make PAPI cases in papi_interpose.h, above this file
+ * and the PAPI helpers, which this file never calls.
  */
 #ifndef LOPE_INTERPOSE_H
 #define LOPE_INTERPOSE_H
@@ -41,13 +42,5 @@ typedef int (*lope_fault_fn)(enum lope_call call, int fd, unsigned long what);
 
 /* Install @fn as the fault hook, or none with NULL. */
 void lope_interpose_fault(lope_fault_fn fn);
-
-/*
- * The case @name: when @rc (what came before) is PAPI_OK, PAPI_read of
- * @set into @v makes at least @min read(2) calls.  The PAPI result, or
- * @rc.
- */
-int papi_read_makes_reads(const char *name, int set, int rc, long long *v,
-			  unsigned long min);
 
 #endif /* LOPE_INTERPOSE_H */

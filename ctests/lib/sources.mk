@@ -6,7 +6,8 @@
 # Names are relative to ctests/lib/.  LOPE_TESTLIB_SRCS are archived
 # (liblopetest.a: every C test links it, the linker takes what a test
 # uses); LOPE_TESTLIB_INTERPOSE is linked as an object only into the tests
-# with the attribute interpose (interpose.h says why).
+# with the attribute interpose (interpose.h says why), and only those call
+# the archive's members that need it (faults.c, papi_interpose.c).
 LOPE_TESTLIB_SRCS = \
 	attrs.c \
 	badinput.c \
@@ -14,6 +15,7 @@ LOPE_TESTLIB_SRCS = \
 	core_pmu.c \
 	faults.c \
 	nobody.c \
+	papi_interpose.c \
 	papi_util.c \
 	proc.c \
 	report.c \
@@ -35,6 +37,7 @@ LOPE_TESTLIB_HDRS = \
 	faults.h \
 	interpose.h \
 	nobody.h \
+	papi_interpose.h \
 	papi_util.h \
 	proc.h \
 	report.h \

@@ -31,6 +31,7 @@
 #include <sys/ptrace.h>
 
 #include "interpose.h"
+#include "papi_interpose.h"
 #include "papi_util.h"
 #include "span.h"
 

@@ -24,7 +24,7 @@
 #include <linux/perf_event.h>
 #include <sched.h>
 
-#include "interpose.h"
+#include "papi_interpose.h"
 #include "papi_util.h"
 #include "span.h"
 

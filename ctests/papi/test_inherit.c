@@ -20,7 +20,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 
-#include "interpose.h"
+#include "papi_interpose.h"
 #include "papi_util.h"
 #include "span.h"
 

@@ -27,7 +27,7 @@
 #endif
 #include <linux/perf_event.h>
 
-#include "interpose.h"
+#include "papi_interpose.h"
 #include "papi_util.h"
 #include "span.h"
 
