@@ -15,6 +15,8 @@
 
 #include "tool.h"
 
+const char *tool_prog;
+
 static void vmsg(const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", tool_prog);

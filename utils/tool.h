@@ -19,8 +19,9 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The program's name for messages; each tool defines it. */
-extern const char *const tool_prog;
+/* The program's name for messages: each tool's main() sets it first,
+ * so that this file calls nothing of the tool's. */
+extern const char *tool_prog;
 
 /* "prog: message" on stderr. */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

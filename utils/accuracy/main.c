@@ -17,8 +17,6 @@
 
 #include "accuracy.h"
 
-const char *const tool_prog = PROG;
-
 /* "1000,10000" -> @ns; the count, or -1. */
 static int parse_ns(const char *s, long *ns)
 {
@@ -543,6 +541,7 @@ int main(int argc, char **argv)
 	static struct acc a;
 	int i, rc;
 
+	tool_prog = PROG;
 	if (argc == 7 && !strcmp(argv[1], "--_worker"))
 		return worker_main(argv);
 	if (parse_opts(argc, argv, &a.o))

@@ -12,8 +12,6 @@
 #include "overhead.h"
 #include "timer.h"
 
-const char *const tool_prog = PROG;
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -163,6 +161,7 @@ int main(int argc, char **argv)
 	static struct ovh o;
 	int rc;
 
+	tool_prog = PROG;
 	if (argc == 8 &&
 	    (!strcmp(argv[1], "--_papi") || !strcmp(argv[1], "--_floor")))
 		return worker_main(argv);

@@ -49,8 +49,6 @@
 #include "command.h"
 #include "stat.h"
 
-const char *const tool_prog = PROG;
-
 static double now(void)
 {
 	struct timespec ts;
@@ -208,6 +206,7 @@ int main(int argc, char **argv)
 	static struct stat_run r;
 	int i, status = 0, ret;
 
+	tool_prog = PROG;
 	if (parse_opts(argc, argv, &r.o))
 		return EX_USAGE;
 	if (r.o.merge)
