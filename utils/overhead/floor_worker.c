@@ -276,7 +276,7 @@ int floor_worker(const struct wargs *a)
 	run_null(m, a->n);
 	for (k = 1; k <= a->nev; k++) {
 		floor_set(ev, k, m, a->n, hw_why);
-		sampling_raw(ev, k, m, a->n);
+		sampling_raw(ev, k, m, a->n, run_cases);
 	}
 	return EX_OK;
 }

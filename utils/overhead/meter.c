@@ -303,10 +303,7 @@ static struct meter timer_meter = {
 	.sys_fd = -1,
 };
 
-/* The counter meter: instructions if @ins (else none), system calls
- * where they can be counted; NULL with why if @ins and the instructions
- * counter cannot be opened. */
-static struct meter *meter_counter(int ins, char *why, size_t len)
+struct meter *meter_counter(int ins, char *why, size_t len)
 {
 	struct meter *m = &counter_meter;
 	char sys_why[256];
@@ -325,31 +322,8 @@ int meter_uses_counter(const struct meter *m)
 	return m == &counter_meter && m->ins_fd >= 0;
 }
 
-struct meter *meter_for(const char *name)
+struct meter *meter_timer(struct meter *apart)
 {
-	struct meter *m;
-	char why[512];
-
-	if (!strcmp(name, "callgrind")) {
-		m = meter_callgrind(why, sizeof(why));
-	} else {
-		m = meter_counter(!strcmp(name, "counter"), why, sizeof(why));
-		if (!strcmp(name, "timer"))
-			snprintf(why, sizeof(why),
-				 "ok: " TIMER_NAME
-				 " around each call, in " TIMER_UNIT);
-		else if (strcmp(name, "counter"))
-			snprintf(why, sizeof(why),
-				 "not counted here (another "
-				 "run counts it)");
-		if (m && !strcmp(name, "timer")) {
-			timer_meter.apart = m->sys_counted ? m : NULL;
-			m = &timer_meter;
-		}
-	}
-	if (!m)
-		emit("fatal meter %s: %s", name, why);
-	else
-		emit("info val %s", why);
-	return m;
+	timer_meter.apart = apart;
+	return &timer_meter;
 }

@@ -140,7 +140,7 @@ extern const int ncases;
 const struct case_def *case_find(const char *call);
 
 /* ------------------------------------------------------------------ */
-/* Worker: meters (meter.c, meter_cg.c)                                */
+/* Worker: meters (meter.c, meter_cg.c, meter_for.c)                  */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -189,12 +189,20 @@ void meter_extra(struct meter *m, uint64_t extra);
  */
 void meter_end(struct meter *m);
 
+/* The counter meter: instructions if @ins (else none), system calls
+ * where they can be counted; NULL with why if @ins and the instructions
+ * counter cannot be opened. */
+struct meter *meter_counter(int ins, char *why, size_t len);
+/* The timer meter, its system calls counted in a pass of @apart's (NULL:
+ * not counted). */
+struct meter *meter_timer(struct meter *apart);
 /* The callgrind meter, or NULL with why (not under valgrind ...). */
 struct meter *meter_callgrind(char *why, size_t len);
 /* Was this program built with callgrind's client requests? */
 int have_callgrind(void);
 /* The meter of @name ("timer", "counter", "callgrind", "sys": system
- * calls only), or NULL after a "fatal" line (exit EX_SKIP). */
+ * calls only), or NULL after a "fatal" line (exit EX_SKIP): meter_for.c,
+ * above the meters. */
 struct meter *meter_for(const char *name);
 /* Is the meter's instruction counter a hardware counter (one fewer for
  * the measured events)? */
@@ -213,6 +221,10 @@ extern const struct api papi_api;
  * after an "err" line. */
 int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
 	      const char *const *calls);
+/* run_cases()'s type: the workers hand it to sampling.c, which cases.c
+ * calls (sampling_count(), st_spin()), so that no call goes back up. */
+typedef int (*run_cases_fn)(struct target *t, struct meter *m, long n, int nev,
+			    int set3, const char *const *calls);
 /* Every case on the empty functions (the "null" target, 0 events). */
 int run_null(struct meter *m, long n);
 /* "err TARGET CALL NEV WHY" for every case of @target. */
@@ -225,13 +237,14 @@ void cases_err(const char *target, int nev, const char *why);
  * growth over the call.  sampling_papi(): both through PAPI on @t's set
  * (of t->nev events, named t->names), which ends stopped, overflow off;
  * sampling_raw(): "sample" on a bare sampling group of @ev[0..k), the
- * floor.  0, or -1 after an "err" line.
+ * floor.  Both measure through @run (run_cases).  0, or -1 after an "err"
+ * line.
  */
 int st_spin(struct target *t, const struct case_def *c);
 uint64_t sampling_count(void);
-int sampling_papi(struct target *t, struct meter *m, long n);
-int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m,
-		 long n);
+int sampling_papi(struct target *t, struct meter *m, long n, run_cases_fn run);
+int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m, long n,
+		 run_cases_fn run);
 
 /* Worker arguments, as the parent passes them. */
 struct wargs {

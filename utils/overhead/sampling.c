@@ -143,14 +143,14 @@ static int within_overflow_limit(const struct target *t)
 	return 0;
 }
 
-int sampling_papi(struct target *t, struct meter *m, long n)
+int sampling_papi(struct target *t, struct meter *m, long n, run_cases_fn run)
 {
 	char why[300];
 	int rc;
 
 	if (!can_sample(m, t->name, t->nev) || !within_overflow_limit(t))
 		return 0;
-	rc = run_cases(t, m, n, t->nev, 0, loop_calls);
+	rc = run(t, m, n, t->nev, 0, loop_calls);
 
 	if (t->running && t->api->stop(t->set, t->v) == PAPI_OK)
 		t->running = 0;
@@ -160,7 +160,7 @@ int sampling_papi(struct target *t, struct meter *m, long n)
 		     t->running ? "PAPI_stop failed" : why);
 		return -1;
 	}
-	rc |= run_cases(t, m, n, t->nev, 0, sample_calls);
+	rc |= run(t, m, n, t->nev, 0, sample_calls);
 	if (t->running && t->api->stop(t->set, t->v) == PAPI_OK)
 		t->running = 0;
 	if (papi_overflow_all(t, 0, why, sizeof(why)) != PAPI_OK) {
@@ -294,7 +294,8 @@ static int rs_open_one(int i, const struct ev_def *ev)
 }
 
 /* The floor's sampled spin on a group of @ev[0..k). */
-int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m, long n)
+int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m, long n,
+		 run_cases_fn run)
 {
 	long long v[MAX_EVENTS];
 	struct target t = { .name = "raw", .api = &rs_api, .v = v, .nev = k };
@@ -327,7 +328,7 @@ int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m, long n)
 			rs_close();
 			return -1;
 		}
-	rc = run_cases(&t, m, n, k, 0, sample_calls);
+	rc = run(&t, m, n, k, 0, sample_calls);
 	if (t.running)
 		(void)rs_stop(0, v);
 	rs_close();

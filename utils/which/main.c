@@ -53,29 +53,6 @@ die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-char *wh_strdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die(WH_NOT_FOUND, "out of memory");
-	return d;
-}
-
-char *wh_aprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die(WH_NOT_FOUND, "out of memory");
-	return s;
-}
-
 /* @s on stdout quoted for sh where it needs it. */
 static void shq(const char *s)
 {
