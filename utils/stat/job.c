@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * papi_stat as one rank of a parallel job: the rank and size from the
- * launcher's environment, the host and CPUs, and the rank's result file
- * in the job directory (the format: job.h).
+ * launcher's environment, the host and CPUs, the job directory and the
+ * rank files in it (the format: job.h).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -262,4 +262,49 @@ int job_dir_prepare(const char *dir)
 		return -1;
 	}
 	return 0;
+}
+
+long job_file_rank(const char *name)
+{
+	const char *s = name + strlen(JOB_FILE_PREFIX);
+	char *end;
+	long r;
+
+	errno = 0;
+	r = strtol(s, &end, 10);
+	return (errno || end == s || *end != '.' || r < 0) ? -1 : r;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	long rx = job_file_rank(x), ry = job_file_rank(y);
+
+	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+int job_dir_files(const char *dir, char ***names)
+{
+	size_t plen = strlen(JOB_FILE_PREFIX);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	*names = NULL;
+	if (!d) {
+		msg("cannot read %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, JOB_FILE_PREFIX, plen) != 0)
+			continue;
+		*names = xrealloc(*names, (size_t)n + 1, sizeof(**names));
+		(*names)[n] = strdup(de->d_name);
+		if (!(*names)[n])
+			die(EX_FAIL, "out of memory");
+		n++;
+	}
+	closedir(d);
+	qsort(*names, (size_t)n, sizeof(**names), by_rank);
+	return n;
 }
