@@ -80,6 +80,9 @@ CLEANFILES += $(LOPE_C_TESTS) $(LOPE_TEST_OBJS) \
 LOPE_CHECK = $(or $(TESTS),$(LOPE_TESTS))
 LOPE_CHECK_BUILD = $(filter $(LOPE_C_TESTS),$(LOPE_CHECK) \
 	$(if $(filter %/test_valgrind.sh,$(LOPE_CHECK)),$(LOPE_TESTS_VALGRIND)))
+# test_layers.sh reads the test library's objects.
+LOPE_CHECK_BUILD += $(if $(filter %/test_layers.sh,$(LOPE_CHECK)),\
+	$(LOPE_TESTLIB) $(LOPE_TESTLIB_INTERPOSE_OBJ))
 
 check-local: papi-ours.stamp papi-stock.stamp $(LOPE_CHECK_BUILD)
 	@cd $(top_builddir) && \

@@ -49,3 +49,18 @@ LOPE_TESTLIB_HDRS = \
 	tree.h \
 	witness.h \
 	work.h
+
+# The test library's layers, lowest first, "/" between two, as the
+# engine's (src/sources.mk): a file calls only files of lower layers.  The
+# interposer is at the bottom: what it defines for libc (read(), ioctl()
+# ...) is not a call into it, and it calls nothing of the library; the
+# PAPI cases on its counts sit above it and the PAPI helpers.
+# ctests/engine/test_layers.sh checks it on the symbols of liblopetest.a
+# and interpose.o.
+LOPE_TESTLIB_LAYERS = \
+	attrs.c clock.c core_pmu.c interpose.c report.c samples.c \
+	sw_counter.c tree.c work.c / \
+	proc.c rows.c span.c target.c / \
+	papi_util.c / \
+	nobody.c papi_interpose.c witness.c / \
+	badinput.c faults.c
