@@ -11,8 +11,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "papi.h"
-
 #include "tool.h"
 
 const char *tool_prog;
@@ -178,7 +176,8 @@ static const char *opt_text(char **argv)
 }
 
 int tool_getopt(int argc, char **argv, const char *shortopts,
-		const struct option *longopts, void (*usage)(FILE *f))
+		const struct option *longopts, void (*usage)(FILE *f),
+		int operands)
 {
 	int c, before = optind;
 
@@ -194,7 +193,9 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
 		usage(stderr);
 		die(EX_USAGE, "unknown option '%s'", opt_text(argv));
 	}
-	/* the tools take no operands, so not "--" either */
+	if (c == -1 && operands)
+		return c;
+	/* a tool without operands takes no "--" either */
 	if (c == -1 && optind > before)
 		optind = before;
 	if (c == -1 && optind < argc) {
@@ -254,17 +255,6 @@ int syscall_counter_open(int disabled, char *why, size_t len)
 			 "perf_event_open(raw_syscalls:sys_enter): %s",
 			 strerror(errno));
 	return fd;
-}
-
-void set_delete(int *es)
-{
-	int state = 0;
-
-	/* no values: a set may hold more events than any array here */
-	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
-		(void)PAPI_stop(*es, NULL);
-	(void)PAPI_cleanup_eventset(*es);
-	(void)PAPI_destroy_eventset(es);
 }
 
 void csv_str(const char *s)

@@ -55,12 +55,14 @@ int parse_long(const char *s, long min, long max, long *out);
 long count_arg(const char *opt, const char *s, long max);
 /*
  * getopt_long() with @shortopts starting "+:": the next option, or -1 at
- * the end.  -h: @usage on stdout and exit 0.  A missing argument, an
- * unknown option or an operand: a message (after @usage on stderr for the
- * last two) and exit 2.
+ * the end, the operands from argv[optind] when the tool takes @operands
+ * (it checks their number).  -h: @usage on stdout and exit 0.  A missing
+ * argument, an unknown option or, without @operands, an operand: a
+ * message (after @usage on stderr for the last two) and exit 2.
  */
 int tool_getopt(int argc, char **argv, const char *shortopts,
-		const struct option *longopts, void (*usage)(FILE *f));
+		const struct option *longopts, void (*usage)(FILE *f),
+		int operands);
 
 /* @s on stdout as a CSV field: in double quotes, its own doubled. */
 void csv_str(const char *s);
@@ -80,7 +82,8 @@ void cpu_model(char *buf, size_t len);
 int syscall_counter_open(int disabled, char *why, size_t len);
 
 /* Stop the PAPI event set *@es if it runs, then clean it up and destroy
- * it (*@es is PAPI_NULL after). */
+ * it (*@es is PAPI_NULL after); in tool_papi.c, for the tools that link
+ * PAPI. */
 void set_delete(int *es);
 
 #endif /* LOPE_TOOL_H */

@@ -112,7 +112,7 @@ int libdirs_getopt(int argc, char **argv, const char *shortopts,
 	int c;
 
 	do
-		c = tool_getopt(argc, argv, shortopts, longopts, usage);
+		c = tool_getopt(argc, argv, shortopts, longopts, usage, 0);
 	while (c != -1 && libdirs_opt(d, c, optarg));
 	return c;
 }

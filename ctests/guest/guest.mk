@@ -262,7 +262,7 @@ OVERHEAD_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/$(LOPE_ARCH) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3
 WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c \
-	$(srcdir)/utils/line.c
+	$(srcdir)/utils/tool_papi.c $(srcdir)/utils/line.c
 UTILS_HDRS := $(wildcard $(srcdir)/utils/*.h $(srcdir)/utils/*/*.h)
 # papi_overhead and papi_accuracy: their defaults are the guest's trees.
 WORKER_FLAGS := -DLOPE_OURS_LIBDIR='"$(GUEST_OURS)"' \
@@ -282,11 +282,12 @@ $(eval $(call worker_util,papi_overhead,$(OVERHEAD_SRCS),$(OVERHEAD_FLAGS)))
 $(eval $(call worker_util,papi_accuracy,$(ACCURACY_SRCS)))
 # papi_stat: against our libpapi.so (the host links it statically; here
 # the guest's LD_LIBRARY_PATH names ours).
-$(BIN)/papi_stat: $(STAT_SRCS) $(srcdir)/utils/tool.c $(UTILS_HDRS) \
+TOOL_SRCS := $(srcdir)/utils/tool.c $(srcdir)/utils/tool_papi.c
+$(BIN)/papi_stat: $(STAT_SRCS) $(TOOL_SRCS) $(UTILS_HDRS) \
 		$(O)/papi/ours.built
 	@mkdir -p $(BIN)
 	@echo "  XCC      guest/papi_stat"
-	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(STAT_SRCS) $(srcdir)/utils/tool.c \
+	@$(CC) $(CFLAGS) $(WARN) $(OURS_INC) $(STAT_SRCS) $(TOOL_SRCS) \
 		$(OURS_SO) -o $@ $(XLDFLAGS) -lm
 
 # Three instructions and no libc: exit(0) (papi_stat's exact count).
