@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_papi_which.sh: utils/papi_which (doc/papi_which.1) against the
-# dynamic linker itself.  Programs built here (SKIP without a C compiler)
+# test_papi_which.sh: utils/papi_which (doc/papi_which.1) against what
+# programs really load.  Programs built here (SKIP without a C compiler)
 # are linked to the stock PAPI build's libpapi in every way the loader
-# tells apart, and each one prints the path of the libpapi it really ran
-# with (dladdr):
+# tells apart, and each one, run, prints the path of the libpapi it really
+# ran with (dladdr); run for want of a libpapi, the loader refuses it:
 #
 #	rpath        -Wl,--disable-new-dtags -rpath STOCK (DT_RPATH)
 #	runpath      -Wl,--enable-new-dtags -rpath STOCK (DT_RUNPATH)
@@ -19,16 +19,18 @@
 #	mid_noinherit the same with DT_RUNPATH: not inherited
 #	missing      needs libpapi.so.99, which nothing provides: not
 #	             found (exit 1), and where it looked
+#	hwcaps       DT_RPATH DIR, with ours in DIR and a stock copy in the
+#	             legacy hwcaps subdirectory DIR/$(uname -m), which glibc
+#	             before 2.37 (Debian 12's) searches first
 #
 # each with LD_LIBRARY_PATH unset and set to OURS, and rpath and runpath
 # with LD_PRELOAD=OURS/libpapi (as root, where the file system allows it,
-# runpath set-user-ID to another user too: secure-execution mode, where
-# the loader traces nothing and what the program ran is the answer).  Per
-# case: papi_which's "loads:" equals what LD_TRACE_LOADED_OBJECTS=1 (what
-# ldd uses) names, and what the program ran with; "found by:" names the
-# step the table expects; ours or stock as the file is; an ld.so.cache
-# answer is what ldconfig -p lists; and every "fix:" it prints (on a
-# copy where it changes a file) makes the program trace and run with ours.
+# runpath set-user-ID to another user too: secure-execution mode).  Per
+# case: papi_which's "loads:" is the libpapi the program ran with;
+# "found by:" names the step the table expects; ours or stock as the file
+# is; an ld.so.cache answer is what ldconfig -p lists; and every "fix:" it
+# prints (on a copy where it changes a file) makes the program run with
+# ours.
 # Then bad input (exit 2 and a message), programs without libpapi
 # (exit 1), and no leak under valgrind where it is installed.
 #
@@ -66,6 +68,11 @@ trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 mkdir "$tmp/bin" "$tmp/lib" "$tmp/lib2"
 ln -s "$stock" "$tmp/stocklib"
+# hwcaps: ours in the RPATH directory, stock in its legacy hwcaps subdirectory.
+arch=$(uname -m)
+mkdir -p "$tmp/hw/$arch"
+ln -s "$ours/$soname" "$tmp/hw/$soname"
+cp -L "$stock/$soname" "$tmp/hw/$arch/$soname"
 
 cat >"$tmp/prog.c" <<'EOF'
 #define _GNU_SOURCE
@@ -114,6 +121,7 @@ build "$tmp/bin/origin" "$tmp/prog.c" "${L[@]}" $old -Wl,-rpath,'$ORIGIN/../stoc
 # shellcheck disable=SC2016 # $ORIGIN is for the loader
 build "$tmp/bin/origin_run" "$tmp/prog.c" "${L[@]}" $new -Wl,-rpath,'$ORIGIN/../stocklib'
 build "$tmp/bin/none" "$tmp/prog.c" "${L[@]}"
+build "$tmp/bin/hwcaps" "$tmp/prog.c" "${L[@]}" $old -Wl,-rpath,"$tmp/hw"
 M=(-DMID "$tmp/prog.c" "-Wl,--no-as-needed" -ldl)
 build "$tmp/bin/mid_runpath" "${M[@]}" -L"$tmp/lib" -lmid -Wl,-rpath-link,"$stock" \
 	$old -Wl,-rpath,"$tmp/lib"
@@ -135,23 +143,18 @@ for p in mid_runpath mid_inherit mid_noinherit; do
 	fi
 done
 
-# traced ENV... PROG: the libpapi the loader names ("not found" if none).
-# (The variable goes after env's own -u options: in env's environment
-# it would trace env itself.)
-traced() {
-	local out pre=()
-	while [ "${1:-}" = -u ]; do
-		pre+=("$1" "$2")
-		shift 2
-	done
-	out=$(env "${pre[@]}" LD_TRACE_LOADED_OBJECTS=1 "$@" 2>/dev/null)
-	awk '/libpapi\.so/ {
-		if ($2 == "=>") print ($3 == "not" ? "not found" : $3)
-		else print $1
-		exit }' <<<"$out"
+# The path PROG ran its libpapi from, or "not found" when the loader
+# refused to start it for want of one (ENV... PROG).
+ran() {
+	if env "$@" 2>"$tmp/ran.err" | sed -n 1p; then
+		grep -q "error while loading shared libraries: libpapi" \
+			"$tmp/ran.err" && echo "not found"
+	fi
 }
-# The path PROG ran its libpapi from (ENV... PROG).
-ran() { env "$@" 2>/dev/null | sed -n 1p; }
+# The kind of the libpapi file $1: ours when it is our build's.
+kind_of() {
+	if cmp -s "$1" "$ours/$soname"; then echo ours; else echo stock; fi
+}
 # The system's own view of the cache: the paths ldconfig -p gives $1.
 ldconfig_paths() {
 	local out
@@ -159,15 +162,10 @@ ldconfig_paths() {
 	awk -v n="$1" '$1 == n { print $NF }' <<<"$out"
 }
 
-# same_dir FILE DIR: FILE's directory is DIR, links resolved.
-same_dir() {
-	[ "$(cd "$(dirname "$1")" 2>/dev/null && pwd -P)" = "$(cd "$2" && pwd -P)" ]
-}
-
 # check_fixes NAME ENV-WORD...: every fix: line of $tmp/out, followed,
-# makes the program trace and run with ours.
+# makes the program run with ours.
 check_fixes() {
-	local name=$1 fix obj n=0 got run
+	local name=$1 fix obj n=0 run
 	shift
 	while IFS= read -r fix; do
 		n=$((n + 1))
@@ -183,17 +181,15 @@ check_fixes() {
 				mv "$obj.orig" "$obj"
 				continue
 			fi
-			got=$(traced "${envw[@]}" "$prog")
 			run=$(ran "${envw[@]}" "$prog")
 			mv "$obj.orig" "$obj"
 		else
-			got=$(traced "${envw[@]}" "$@")
 			run=$(ran "${envw[@]}" "$@")
 		fi
-		if same_dir "$got" "$ours" && [ "$run" = "$got" ]; then
+		if [ "$(kind_of "$run")" = ours ]; then
 			pass "${name}_fix_$n" "$fix"
 		else
-			fail "${name}_fix_$n" "after '$fix' the loader takes '$got', the program ran '$run', not ours"
+			fail "${name}_fix_$n" "after '$fix' the program ran '$run', not ours"
 		fi
 	done < <(sed -n 's/^fix: //p' "$tmp/out")
 	[ "$n" -gt 0 ] || fail "${name}_fix" "no fix printed for stock: $(tr '\n' ' ' <"$tmp/out")"
@@ -202,7 +198,7 @@ check_fixes() {
 # run_case NAME PROG WANT ENV-WORD...: one row.  WANT is the "found by"
 # step expected; "system" is the cache, the system directories or none.
 run_case() {
-	local name=$1 want=$3 loads how got run kind rc cpath ok
+	local name=$1 want=$3 loads how run kind rc cpath ok
 	prog=$2
 	shift 3
 	envw=("$@")
@@ -211,12 +207,12 @@ run_case() {
 	loads=$(sed -n 's/^loads: //p' "$tmp/out")
 	case $loads in not\ found*) loads="not found" ;; esac
 	how=$(sed -n 's/^found by: \([^ ]*\).*/\1/p' "$tmp/out")
-	got=$(traced "${envw[@]}" "$prog")
-	if [ -n "$loads" ] && [ "$loads" = "$got" ] &&
-		{ [ "$rc" -eq 0 ] || [ "$got" = "not found" ]; }; then
-		pass "${name}_loads" "$loads (exit $rc)"
+	run=$(ran "${envw[@]}" "$prog")
+	if [ -n "$loads" ] && [ "$loads" = "$run" ] &&
+		{ [ "$rc" -eq 0 ] || [ "$run" = "not found" ]; }; then
+		pass "${name}_loads" "$loads (exit $rc), as the program ran"
 	else
-		fail "${name}_loads" "papi_which: '$loads' (exit $rc), the loader: '$got'; $(sed -n 1p "$tmp/err")"
+		fail "${name}_loads" "papi_which: '$loads' (exit $rc), the program ran: '$run'; $(sed -n 1p "$tmp/err")"
 		return
 	fi
 	ok=0
@@ -237,14 +233,12 @@ run_case() {
 			fail "${name}_cache" "ldconfig -p gives '$cpath' for $soname"
 		fi
 	fi
-	if [ "$got" = "not found" ]; then
+	if [ "$run" = "not found" ]; then
 		check_fixes "$name"
 		return
 	fi
-	run=$(ran "${envw[@]}" "$prog")
-	kind=stock
-	same_dir "$got" "$ours" && kind=ours
-	if [ "$run" = "$got" ] && grep -q "^library: $kind" "$tmp/out"; then
+	kind=$(kind_of "$run")
+	if grep -q "^library: $kind" "$tmp/out"; then
 		pass "${name}_kind" "$kind, ran $run"
 	else
 		fail "${name}_kind" "ran '$run', the file is $kind: $(grep '^library:' "$tmp/out")"
@@ -266,7 +260,17 @@ none|none|system|LD_LIBRARY_PATH
 mid_runpath|mid_runpath|RUNPATH|LD_LIBRARY_PATH
 mid_inherit|mid_inherit|RPATH|RPATH
 mid_noinherit|mid_noinherit|system|LD_LIBRARY_PATH
+hwcaps|hwcaps|RPATH|RPATH
 EOF
+# The hwcaps row is the one a search of the RPATH directory alone gets
+# wrong: where the loader searches legacy hwcaps subdirectories, it runs
+# the stock copy there.
+run=$(ran -u LD_LIBRARY_PATH "$tmp/bin/hwcaps")
+if [ "$run" = "$tmp/hw/$arch/$soname" ]; then
+	pass hwcaps_subdir "the program ran $run"
+else
+	skip hwcaps_subdir "this loader searches no $arch subdirectory (glibc 2.37 and later): ran $run"
+fi
 for p in rpath runpath; do
 	run_case "${p}_preload" "$tmp/bin/$p" LD_PRELOAD "LD_PRELOAD=$ours/$soname"
 done
@@ -281,13 +285,13 @@ fi
 # Not found: exit 1, where it looked, and the loader agrees.
 env -u LD_LIBRARY_PATH "$pw" --ours "$ours" "$tmp/bin/missing" >"$tmp/out" 2>&1
 rc=$?
-got=$(traced -u LD_LIBRARY_PATH "$tmp/bin/missing")
+got=$(ran -u LD_LIBRARY_PATH "$tmp/bin/missing")
 if [ "$rc" -eq 1 ] && [ "$got" = "not found" ] &&
 	grep -q "^loads: not found" "$tmp/out" &&
 	grep -q "^looked in: .*/etc/ld.so.cache" "$tmp/out"; then
 	pass missing "$(grep '^looked in:' "$tmp/out")"
 else
-	fail missing "exit $rc, the loader: '$got': $(tr '\n' ' ' <"$tmp/out")"
+	fail missing "exit $rc, the program ran: '$got': $(tr '\n' ' ' <"$tmp/out")"
 fi
 
 # Secure execution: set-user-ID to another user, the loader ignores
@@ -298,9 +302,8 @@ if [ "$(id -u)" -ne 0 ] || [ -z "$nobody" ]; then
 else
 	cp -p "$tmp/bin/runpath" "$tmp/bin/suid"
 	chown "$nobody" "$tmp/bin/suid" && chmod 4755 "$tmp/bin/suid"
-	# The loader does not trace a secure program: what it ran is the answer.
 	run=$(ran "$LLP" "$tmp/bin/suid")
-	if [ -n "$run" ] && ! same_dir "$run" "$ours"; then
+	if [ -n "$run" ] && [ "$(kind_of "$run")" = stock ]; then
 		env "$LLP" "$pw" --ours "$ours" "$tmp/bin/suid" >"$tmp/out" 2>&1
 		if grep -q "^loads: $run\$" "$tmp/out" &&
 			grep -q "secure-execution" "$tmp/out" &&
