@@ -25,6 +25,7 @@ utils_papi_overhead_SOURCES = utils/overhead/main.c \
 	utils/overhead/overhead.h utils/overhead/timer.h \
 	utils/overhead/pick.c utils/overhead/events.c utils/overhead/cases.c \
 	utils/overhead/meter.c utils/overhead/meter_cg.c \
+	utils/overhead/meter_for.c \
 	utils/overhead/papi_worker.c utils/overhead/framework.c \
 	utils/overhead/floor_worker.c utils/overhead/sampling.c \
 	utils/overhead/parent.c \
@@ -80,9 +81,9 @@ EXTRA_DIST += doc/papi_stat.md doc/cluster.md
 
 # utils/papi_which: which libpapi.so a program loads, why, and how to make
 # it load ours (see doc/papi_which.1).  It reads the program's own
-# loader's trace (ld.so --list under LD_DEBUG) and links no PAPI: it must
-# answer the same whichever libpapi is installed.  Its default for our
-# library is where `make install` puts it.
+# loader's trace (its interpreter run as ldd runs it, under LD_DEBUG) and
+# links no PAPI: it must answer the same whichever libpapi is installed.
+# Its default for our library is where `make install` puts it.
 bin_PROGRAMS += utils/papi_which
 utils_papi_which_SOURCES = utils/which/main.c utils/which/elf.c \
 	utils/which/trace.c utils/which/which.h utils/tool.c utils/tool.h

@@ -22,8 +22,6 @@
 #define LOPE_LIBDIR "/usr/local/lib"
 #endif
 
-const char *const tool_prog = "papi_which";
-
 /* How the need was met: "found by: WORD (in DIR, NOTE): TAIL". */
 enum how { LOADED, PATH, PRELOAD, PREFILE, RPATH, LLP, RUNPATH, CACHE, DEF };
 static const struct {
@@ -380,6 +378,7 @@ int main(int argc, char **argv)
 	struct wh_elf e;
 	int rc;
 
+	tool_prog = "papi_which";
 	parse_opts(argc, argv, &o);
 	open_program(o.path, &e);
 	o.secure = secure_mode(&o);
