@@ -85,7 +85,7 @@ EXTRA_DIST += doc/papi_stat.md doc/cluster.md
 # links no PAPI: it must answer the same whichever libpapi is installed.
 # Its default for our library is where `make install` puts it.
 bin_PROGRAMS += utils/papi_which
-utils_papi_which_SOURCES = utils/which/main.c utils/which/elf.c \
+utils_papi_which_SOURCES = utils/which/main.c \
 	utils/which/trace.c utils/which/which.h utils/tool.c utils/tool.h
 utils_papi_which_CPPFLAGS = -DLOPE_LIBDIR='"$(libdir)"'
 dist_man1_MANS += doc/papi_which.1

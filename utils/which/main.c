@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * papi_which PROGRAM: which libpapi.so PROGRAM loads, why, whether it is
- * ours, and how to make it load ours (doc/papi_which.1).  The answer is
- * the program's own loader's (trace.c); here the input is checked,
- * secure-execution mode recognised, the answer reported and advice given.
+ * papi_which PROGRAM (doc/papi_which.1): the answer is the program's own
+ * loader's (trace.c); here that loader is read (PT_INTERP), secure-execution
+ * mode recognised, the library's mark looked for and advice given.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
@@ -18,58 +22,31 @@
 #include "../tool.h"
 #include "which.h"
 
-#ifndef LOPE_LIBDIR
-#define LOPE_LIBDIR "/usr/local/lib"
-#endif
-
-/* How the need was met: "found by: WORD (in DIR, NOTE): TAIL". */
-enum how { LOADED, PATH, PRELOAD, PREFILE, RPATH, LLP, RUNPATH, CACHE, DEF };
-static const struct {
-	const char *word, *note, *tail;
-} hows[] = {
-	[LOADED] = { "loaded", "", "" },
-	[PATH] = { "path", "", "" },
-	[PRELOAD] = { "LD_PRELOAD", "", ": the need is met by its soname" },
-	[PREFILE] = { "/etc/ld.so.preload", "",
-		      ": the need is met by its soname" },
-	[RPATH] = { "RPATH", "",
-		    ": it comes before LD_LIBRARY_PATH, which "
-		    "cannot override it" },
-	[LLP] = { "LD_LIBRARY_PATH", "", "" },
-	[RUNPATH] = { "RUNPATH", "", ": LD_LIBRARY_PATH comes first" },
-	[CACHE] = { "ld.so.cache", ", as ldconfig -p lists it", "" },
-	[DEF] = { "default", ", a system directory not in the ld.so.cache",
-		  "" },
-};
+/* Our perf_event component reads this variable and stock PAPI never
+ * names it; both export the same symbols, so the text is the mark. */
+static const char ours_mark[] = "LOPE_NO_RDPMC";
 
 struct opts {
-	const char *ours;
-	int verbose, secure;
+	const char *ours;   /* our library directory */
+	const char *secure; /* why secure-execution mode, or NULL */
+	int verbose;
 	char path[PATH_MAX]; /* the program */
-	char why[128];       /* why secure-execution mode */
 };
 
 static void usage(FILE *f)
 {
 	fputs("usage: papi_which [-v] [--ours DIR] PROGRAM\n"
-	      "Which libpapi.so PROGRAM (a path, or a name on PATH) loads "
-	      "with this\nenvironment, why, whether it is lope's, and how to "
-	      "make it load lope's.\n"
+	      "Which libpapi.so PROGRAM loads, why, and how to make it load "
+	      "lope's.\n"
 	      "  --ours DIR  where our libpapi is (default " LOPE_LIBDIR ")\n"
 	      "  -v          also list every directory searched\n"
 	      "Exit: 0 found, 1 not found, 2 bad input.\n",
 	      f);
 }
 
-/* @s on stdout quoted for sh where it needs it. */
+/* @s on stdout in single quotes, for sh. */
 static void shq(const char *s)
 {
-	if (*s &&
-	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		      "0123456789_./:+-=,@%") == strlen(s)) {
-		fputs(s, stdout);
-		return;
-	}
 	putchar('\'');
 	for (; *s; s++)
 		*s == '\'' ? fputs("'\\''", stdout) : putchar(*s);
@@ -92,227 +69,185 @@ static int on_path(const char *name, char *p, size_t len)
 	return -ENOENT;
 }
 
-/* Whether the kernel runs @o->path in secure-execution mode (AT_SECURE)
- * for this user: set-user-ID or set-group-ID to another user or group, or
- * file capabilities for anyone but root; not on a nosuid mount. */
-static int secure_mode(struct opts *o)
+/* @path mapped read-only at *@p, *@size bytes: NULL, or what is wrong. */
+static const char *map(const char *path, const unsigned char **p, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *bad = NULL;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		bad = strerror(errno);
+	else if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT)
+		bad = S_ISDIR(st.st_mode) ? "is a directory" :
+					    "not an ELF file";
+	else if ((*p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+		 MAP_FAILED)
+		bad = strerror(errno);
+	else
+		*size = st.st_size;
+	if (fd >= 0)
+		close(fd);
+	return bad;
+}
+
+/* The program @path's loader (PT_INTERP) into @interp, or exit 2 (1 for a
+ * static program).  Only this machine's ELF class and byte order are
+ * read: ours can replace no other's libpapi. */
+static void read_loader(const char *path, char *interp, size_t len)
+{
+	const unsigned char *p;
+	const ElfW(Ehdr) * eh;
+	ElfW(Phdr) ph;
+	const char *bad;
+	size_t size, i;
+	int dynamic = 0;
+
+	if ((bad = map(path, &p, &size)))
+		die(EX_USAGE, "%s: %s", path, bad);
+	eh = (const void *)p;
+	if (memcmp(p, ELFMAG, SELFMAG))
+		die(EX_USAGE, "%s: not an ELF file", path);
+	if (size < sizeof(*eh) || eh->e_phentsize != sizeof(ph) ||
+	    (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
+	    eh->e_phoff > size || eh->e_phnum * sizeof(ph) > size - eh->e_phoff)
+		die(EX_USAGE,
+		    "%s: truncated, or not a program of this machine's ELF "
+		    "class and byte order",
+		    path);
+	for (*interp = 0, i = 0; i < eh->e_phnum; i++) {
+		memcpy(&ph, p + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		dynamic |= ph.p_type == PT_DYNAMIC;
+		if (ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset ||
+		    !ph.p_filesz || ph.p_filesz > len ||
+		    p[ph.p_offset + ph.p_filesz - 1])
+			die(EX_USAGE, "%s: bad PT_INTERP", path);
+		memcpy(interp, p + ph.p_offset, ph.p_filesz);
+	}
+	munmap((void *)p, size);
+	if (!*interp && !dynamic)
+		die(EX_FAIL, "%s: statically linked: no libpapi.so", path);
+	if (!*interp)
+		die(EX_USAGE, "%s: a shared library, not a program", path);
+	if (access(interp, X_OK))
+		die(EX_USAGE, "%s: its loader %s is not on this machine", path,
+		    interp);
+}
+
+/* NULL when @path holds lope's perf_event component, else why not. */
+static const char *not_ours(const char *path)
+{
+	const unsigned char *p;
+	const char *bad;
+	size_t size;
+
+	if ((bad = map(path, &p, &size)))
+		return bad;
+	if (!memmem(p, size, ours_mark, sizeof(ours_mark)))
+		bad = "not lope's libpapi";
+	munmap((void *)p, size);
+	return bad;
+}
+
+/* Why the kernel runs @path in secure-execution mode (AT_SECURE) for this
+ * user, or NULL: set-user-ID or set-group-ID to another user or group,
+ * or file capabilities for anyone but root; not on a nosuid mount. */
+static const char *secure_mode(const char *path)
 {
 	struct statvfs vfs;
 	struct stat st;
 
-	if (stat(o->path, &st) ||
-	    (!statvfs(o->path, &vfs) && (vfs.f_flag & ST_NOSUID)))
-		return 0;
+	if (stat(path, &st) ||
+	    (!statvfs(path, &vfs) && (vfs.f_flag & ST_NOSUID)))
+		return NULL;
 	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
-		snprintf(o->why, sizeof(o->why), "set-user-ID to uid %u",
-			 (unsigned)st.st_uid);
-	else if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
-		snprintf(o->why, sizeof(o->why), "set-group-ID to gid %u",
-			 (unsigned)st.st_gid);
-	else if (getuid() != 0 &&
-		 getxattr(o->path, "security.capability", NULL, 0) > 0)
-		snprintf(o->why, sizeof(o->why), "file capabilities");
-	return o->why[0] != 0;
+		return "set-user-ID to another user";
+	if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
+		return "set-group-ID to another group";
+	if (getuid() && getxattr(path, "security.capability", NULL, 0) > 0)
+		return "given file capabilities";
+	return NULL;
 }
 
-/* Whether @name is an element of @list (blanks or colons between). */
-static int in_list(const char *list, const char *name)
+/* "fix: VAR=VAL"${VAR:+:$VAR}" PROGRAM", VAL and PROGRAM quoted for sh:
+ * the variable's value as the fix runs kept after ours. */
+static void fix(const char *var, const char *val, const char *prog)
 {
-	size_t n;
-
-	for (; list && *list; list += n + !!list[n]) {
-		n = strcspn(list, " :\t\n");
-		if (n == strlen(name) && !strncmp(list, name, n))
-			return 1;
-	}
-	return 0;
-}
-
-/* How need @n (NULL: met by a name already loaded) was met, and by
- * whose RPATH or RUNPATH (*@obj).  A preload is the program's need. */
-static enum how how_of(const struct wh_need *n, const struct opts *o,
-		       const char **obj)
-{
-	char buf[65536] = "";
-	FILE *f = n && !strcmp(n->needer, o->path) ?
-			  fopen("/etc/ld.so.preload", "r") :
-			  NULL;
-
-	if (f) {
-		buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
-		fclose(f);
-	}
-	*obj = NULL;
-	if (!n)
-		return LOADED;
-	if (!strcmp(n->needer, o->path) && !o->secure &&
-	    in_list(getenv("LD_PRELOAD"), n->name))
-		return PRELOAD;
-	if (in_list(buf, n->name))
-		return PREFILE;
-	if (!n->step)
-		return PATH;
-	if (!strncmp(n->step, "RPATH from file ", 16))
-		return *obj = n->step + 16, RPATH;
-	if (!strncmp(n->step, "RUNPATH from file ", 18))
-		return *obj = n->step + 18, RUNPATH;
-	if (!strcmp(n->step, "LD_LIBRARY_PATH"))
-		return LLP;
-	return strcmp(n->step, "cache") ? DEF : CACHE;
-}
-
-/* "chain:", the objects from the program to the one asking for @n. */
-static void print_chain(const struct wh_trace *t, const struct wh_need *n,
-			const char *prog)
-{
-	const char *chain[32], *who = n->needer;
-	int k = 0;
-
-	for (; k < 32 && strcmp(who, prog) && (n = wh_trace__need(t, 0, who));
-	     who = n->needer)
-		chain[k++] = who;
-	printf("chain: %s", prog);
-	while (k-- > 0)
-		printf(" -> %s", chain[k]);
-	printf(" -> %s\n", t->papi);
-}
-
-static void print_found_by(const struct wh_need *n, enum how how,
-			   const char *obj)
-{
-	const char *f = !n ? NULL : n->file ? n->file : n->name;
-
-	printf("found by: %s", hows[how].word);
-	if (obj)
-		printf(" of %s", obj);
-	if (f && strchr(f, '/'))
-		printf(" (in %.*s%s)", (int)(strrchr(f, '/') - f), f,
-		       how == RPATH && strcmp(obj, n->needer) ?
-			       ", inherited by the object that needs it" :
-			       hows[how].note);
-	printf("%s\n", hows[how].tail);
-}
-
-/* Whether files @a and @b are in one directory. */
-static int same_dir(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	char da[PATH_MAX], db[PATH_MAX];
-
-	snprintf(da, sizeof(da), "%.*s/.", (int)(strrchr(a, '/') - a), a);
-	snprintf(db, sizeof(db), "%.*s/.", (int)(strrchr(b, '/') - b), b);
-	return !stat(da, &sa) && !stat(db, &sb) && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
-/* "fix: VAR=VAL[:REST] PROGRAM". */
-static void fix_env(const char *var, const char *val, const char *rest,
-		    const char *prog)
-{
-	char v[8192];
-
-	snprintf(v, sizeof(v), "%s%s%s", val, rest && *rest ? ":" : "",
-		 rest && *rest ? rest : "");
 	printf("fix: %s=", var);
-	shq(v);
-	putchar(' ');
+	shq(val);
+	printf("\"${%s:+:$%s}\" ", var, var);
 	shq(prog);
 	putchar('\n');
 }
 
-/* How to make the program load ours instead of what @how found. */
-static void advise(const struct opts *o, const struct wh_trace *t, enum how how,
-		   const char *obj)
+/* How to make the program load ours instead of need @n's stock one. */
+static void advise(const struct opts *o, const struct wh_need *n)
 {
-	const char *name = strrchr(t->papi, '/') ? strrchr(t->papi, '/') + 1 :
-						   t->papi;
-	char ours[PATH_MAX], why[PATH_MAX + 64], pe[PATH_MAX];
-	struct wh_elf e;
+	int rpath = n->step && !strncmp(n->step, "RPATH from file ", 16);
+	char ours[PATH_MAX], pe[PATH_MAX];
+	const char *why;
 
-	snprintf(ours, sizeof(ours), "%s/%s", o->ours, name);
-	if (!wh_elf__read(ours, &e, why, sizeof(why)) && !e.ours)
-		snprintf(why, sizeof(why), "%s is not lope's libpapi", ours);
-	if (!e.ours) {
-		printf("fix: none known: %s (name our library directory with "
-		       "--ours DIR)\n",
-		       why);
-		return;
-	}
-	if (o->secure) {
+	snprintf(ours, sizeof(ours), "%s/%s", o->ours, basename(n->name));
+	if ((why = not_ours(ours))) {
+		printf("fix: none known: %s: %s (name our library directory "
+		       "with --ours DIR)\n",
+		       ours, why);
+	} else if (o->secure) {
 		printf("note: secure-execution mode: the loader ignores "
 		       "LD_LIBRARY_PATH and LD_PRELOAD paths; install ours in "
 		       "the system directory (make deb, doc/package.md)\n");
-	} else if (how == RPATH || how == PRELOAD) {
-		fix_env("LD_PRELOAD", ours, NULL, o->path);
-	} else if (how == LOADED || how == PATH || how == PREFILE) {
-		printf("note: %s loads it by %s: change that to name %s\n",
-		       o->path, hows[how].word, ours);
+	} else if (rpath || (n->mapped && !n->step)) {
+		/* the preloaded soname meets the need, or ours is first */
+		fix("LD_PRELOAD", ours, o->path);
 	} else {
-		fix_env("LD_LIBRARY_PATH", o->ours, getenv("LD_LIBRARY_PATH"),
-			o->path);
+		fix("LD_LIBRARY_PATH", o->ours, o->path);
 		printf("note: or, where the site has lope's environment module: "
 		       "module load lope\n");
 	}
-	if (how == PRELOAD)
-		printf("note: LD_PRELOAD names stock's; name ours instead\n");
-	if (how == RPATH && t->libc && same_dir(t->papi_path, t->libc))
-		printf("note: the RPATH names a system directory: lope's Debian "
-		       "package puts ours there (make deb, doc/package.md)\n");
-	if (how != RPATH || o->secure)
+	if (why || o->secure || !rpath)
 		return;
-	/* patchelf reads the RPATH when the fix runs: $ORIGIN stays */
+	printf("note: or replace %s with ours (make deb does, in a system "
+	       "directory)\n",
+	       n->file);
 	if (!on_path("patchelf", pe, sizeof(pe))) {
 		printf("fix: patchelf --force-rpath --set-rpath ");
 		shq(o->ours);
 		printf(":\"$(patchelf --print-rpath ");
-		shq(obj);
+		shq(n->step + 16);
 		printf(")\" ");
-		shq(obj);
+		shq(n->step + 16);
 		putchar('\n');
-	} else {
-		printf("note: patchelf (not installed) could put %s first in "
-		       "the RPATH of %s\n",
-		       o->ours, obj);
 	}
 }
 
-static int report(const struct opts *o, const struct wh_elf *e,
-		  const struct wh_trace *t)
+static int report(const struct opts *o, const struct wh_need *n)
 {
-	const struct wh_need *n;
-	const char *obj;
-	struct wh_elf lib;
-	char desc[128], why[PATH_MAX + 64];
-	enum how how;
+	const char *stock;
 
-	wh_elf__describe(e, desc, sizeof(desc));
-	printf("program: %s (%s)\n", o->path, desc);
-	if (!t->papi) {
-		printf("loads: no libpapi: nothing in its dependency tree "
-		       "needs libpapi.so*\n");
+	printf("program: %s\n", o->path);
+	if (!n->name) {
+		printf("loads: no libpapi: nothing it loads needs libpapi.so*\n");
 		return EX_FAIL;
 	}
-	n = wh_trace__need(t, t->papi, t->papi_path);
-	how = how_of(n, o, &obj);
-	if (n)
-		print_chain(t, n, o->path);
-	if (!t->papi_path) {
-		printf("loads: not found: the loader cannot find %s\n"
-		       "looked in: %s\n",
-		       t->papi, n && n->tried ? n->tried : "");
-		advise(o, t, LLP, NULL);
+	printf("needed by: %s\n", n->needer);
+	if (!n->mapped) {
+		printf("loads: not found: %s\n%s", n->name,
+		       n->tried ? n->tried : "");
+		advise(o, n);
 		return EX_FAIL;
 	}
-	printf("loads: %s\n", t->papi_path);
-	print_found_by(n, how, obj);
-	lib.ours = !wh_elf__read(t->papi_path, &lib, why, sizeof(why)) &&
-		   lib.ours;
+	printf("loads: %s\nfound by: %s (in %.*s)\n", n->file,
+	       n->step ? n->step : "path",
+	       (int)(strrchr(n->file, '/') - n->file), n->file);
+	stock = not_ours(n->file);
 	printf("library: %s\n",
-	       lib.ours ? "ours (lope)" : "stock PAPI (not lope)");
-	if (o->verbose)
-		printf("looked in: %s\n", n && n->tried ? n->tried : "");
-	if (!lib.ours)
-		advise(o, t, how, obj);
+	       stock ? "stock PAPI (not lope)" : "ours (lope)");
+	if (o->verbose && n->tried)
+		fputs(n->tried, stdout);
+	if (stock)
+		advise(o, n);
 	return EX_OK;
 }
 
@@ -347,53 +282,27 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		die(EX_USAGE, "%s: no such program on PATH", argv[optind]);
 }
 
-/* The program's ELF file, or exit 2 (1 for a static program). */
-static void open_program(const char *path, struct wh_elf *e)
-{
-	char why[PATH_MAX + 64];
-
-	if (wh_elf__read(path, e, why, sizeof(why)))
-		die(EX_USAGE, "%s", why);
-	if (!e->interp[0] && !e->dynamic)
-		die(EX_FAIL,
-		    "%s: statically linked: it loads no shared "
-		    "library, so no libpapi.so",
-		    path);
-	if (!e->interp[0])
-		die(EX_USAGE,
-		    "%s: a shared library, not a program: name the "
-		    "program that loads it",
-		    path);
-	if (access(e->interp, X_OK))
-		die(EX_USAGE,
-		    "%s: its loader %s is not on this machine (a "
-		    "program for another machine?)",
-		    path, e->interp);
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	struct wh_trace t;
-	struct wh_elf e;
+	char interp[PATH_MAX];
+	struct wh_need n;
 	int rc;
 
 	tool_prog = "papi_which";
 	parse_opts(argc, argv, &o);
-	open_program(o.path, &e);
-	o.secure = secure_mode(&o);
-	rc = wh_trace__run(&t, e.interp, o.path, o.secure);
-	if (rc < 0) {
-		wh_trace__free(&t);
-		die(EX_USAGE, "%s: its loader %s: %s", o.path, e.interp,
+	read_loader(o.path, interp, sizeof(interp));
+	o.secure = secure_mode(o.path);
+	rc = wh_trace__run(&n, "libpapi.so", interp, o.path, !!o.secure);
+	if (rc < 0)
+		die(EX_USAGE, "%s: its loader %s: %s", o.path, interp,
 		    rc == -ENOEXEC ? "no trace (papi_which reads glibc's)" :
 				     strerror(-rc));
-	}
 	if (o.secure)
 		printf("note: %s is %s: the loader runs it in secure-execution "
 		       "mode (LD_LIBRARY_PATH ignored)\n",
-		       o.path, o.why);
-	rc = report(&o, &e, &t);
-	wh_trace__free(&t);
+		       o.path, o.secure);
+	rc = report(&o, &n);
+	wh_trace__free(&n);
 	return rc;
 }

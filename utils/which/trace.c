@@ -1,15 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The loader's own answer.  The program's interpreter run as ldd runs it,
- * "LD_TRACE_LOADED_OBJECTS=1 ld.so PROGRAM" (as "ld.so --list", which
- * stops at the first library not found), maps the libraries as an exec
- * would and runs none of their code: no constructor, and no IFUNC
- * resolver, as nothing is relocated without LD_WARN or LD_BIND_NOW.
+ * The loader's own answer: the program's interpreter run as ldd runs it
+ * ("LD_TRACE_LOADED_OBJECTS=1 ld.so PROGRAM") maps the libraries and runs
+ * none of their code (nothing is relocated without LD_WARN or LD_BIND_NOW).
  * LD_DEBUG=libs,files traces each need ("file=NAME [0];  needed by WHO
- * [0]"), search ("search path=DIRS\t\t(RPATH from file X)", "(RUNPATH
- * from file X)", "(LD_LIBRARY_PATH)", "(system search path)", "search
- * cache=FILE") and file tried ("trying file=PATH": the last is the one
- * mapped); the list follows ("\tNAME => PATH (0x...)", "=> not found").
+ * [0]"), search (" search path=DIRS\t\t(STEP)", " search cache=FILE"),
+ * file tried ("  trying file=PATH") and mapped ("generating link map").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,205 +27,130 @@ static char *dupn(const char *s, size_t n)
 	return d;
 }
 
-/* @s up to the first (or, @last, the last) @end, or all of it. */
-static char *upto(const char *s, const char *end, int last)
+/* Need @n searched the @dlen bytes of directories at @dirs by the @slen
+ * bytes of step at @step. */
+static void searched(struct wh_need *n, const char *dirs, size_t dlen,
+		     const char *step, size_t slen)
 {
-	const char *e = strstr(s, end), *next;
+	size_t have = n->tried ? strlen(n->tried) : 0;
+	size_t add = dlen + slen + sizeof("looked in:  ()\n");
 
-	while (last && e && (next = strstr(e + 1, end)))
-		e = next;
-	return dupn(s, e ? (size_t)(e - s) : strlen(s));
+	free(n->step);
+	n->step = dupn(step, slen);
+	n->tried = xrealloc(n->tried, have + add, 1);
+	snprintf(n->tried + have, add, "looked in: %.*s (%s)\n", (int)dlen,
+		 dirs, n->step);
 }
 
-/* Add directory @d (@n bytes) to the blank-separated list *@list once. */
-static void add_dir(char **list, const char *d, size_t n)
+/* Need @cur, its trace read, kept as *@best if it is one of @base and
+ * *@best is not found, else freed. */
+static void settle(struct wh_need *best, struct wh_need *cur, const char *base)
 {
-	size_t have = *list ? strlen(*list) : 0;
-	char *w = dupn(d, n), *p;
-
-	for (p = *list; n && p && (p = strstr(p, w)); p++)
-		if ((p == *list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			break;
-	if (n && !p) {
-		*list = xrealloc(*list, have + n + 2, 1);
-		snprintf(*list + have, n + 2, "%s%s", have ? " " : "", w);
+	if (cur->name && !strncmp(basename(cur->name), base, strlen(base)) &&
+	    !best->mapped) {
+		wh_trace__free(best);
+		*best = *cur;
+	} else {
+		wh_trace__free(cur);
 	}
-	free(w);
+	memset(cur, 0, sizeof(*cur));
 }
 
-/* A line of the trace, after "PID:\t"; *@step is the search under way. */
-static void trace_line(struct wh_trace *t, const char *s, char **step)
+/* A line @s of the trace, after "PID:\t", into need @n. */
+static void trace_line(struct wh_need *n, const char *s)
 {
-	static const char by[] = "];  needed by ";
-	struct wh_need *n = t->nr ? &t->needs[t->nr - 1] : NULL;
-	const char *v = strstr(s, by);
-	size_t len;
+	static const char by[] = " [0];  needed by ";
+	const char *v = strstr(s, by), *who = v ? v + strlen(by) : NULL;
+	const char *paren = strstr(s, "\t\t(");
+	size_t len = strlen(s);
 
-	if (!strncmp(s, "file=", 5) && v) {
-		t->needs = xrealloc(t->needs, t->nr + 1, sizeof(*t->needs));
-		n = memset(&t->needs[t->nr++], 0, sizeof(*n));
-		n->name = upto(s + 5, " [", 0);
-		n->needer = upto(v + strlen(by), " [", 1);
-	} else if (n && !strncmp(s, " search path=", 13)) {
-		free(*step);
-		v = strstr(s, "\t\t(");
-		*step = v ? upto(v + 3, ")", 1) : dupn("", 0);
-		for (s += 13; *s && *s != '\t'; s += *s == ':') {
-			len = strcspn(s, ":\t");
-			add_dir(&n->tried, s, len);
-			s += len;
-		}
-	} else if (n && !strncmp(s, " search cache=", 14)) {
-		free(*step);
-		*step = dupn("cache", 5);
-		add_dir(&n->tried, s + 14, strlen(s + 14));
-	} else if (n && !strncmp(s, "  trying file=", 14)) {
+	if (!strncmp(s, "file=", 5) && who && strlen(who) > 4) {
+		n->name = dupn(s + 5, v - s - 5);
+		n->needer = dupn(who, strlen(who) - 4); /* without " [0]" */
+	} else if (n->name && !strncmp(s, "file=", 5) &&
+		   strstr(s, "];  generating link map")) {
+		n->mapped = 1;
+		n->file = n->file ? n->file : dupn(n->name, strlen(n->name));
+	} else if (n->name && !strncmp(s, " search path=", 13) && paren &&
+		   s[len - 1] == ')') {
+		searched(n, s + 13, paren - s - 13, paren + 3,
+			 len - (paren + 3 - s) - 1);
+	} else if (n->name && !strncmp(s, " search cache=", 14)) {
+		searched(n, s + 14, len - 14, "cache", 5);
+	} else if (n->name && !strncmp(s, "  trying file=", 14)) {
 		free(n->file);
-		free(n->step);
-		n->file = dupn(s + 14, strlen(s + 14));
-		n->step = *step ? dupn(*step, strlen(*step)) : NULL;
+		n->file = dupn(s + 14, len - 14);
 	}
 }
 
-/* A line of the list: "NAME => PATH (0x...)", "NAME => not found" or
- * "PATH (0x...)". */
-static void list_line(struct wh_trace *t, const char *s)
+/* Whether the trace's environment keeps variable @v: not the loader's
+ * tracing ones nor, @secure, the last two, which cover those glibc's
+ * unsecvars.h drops in secure-execution mode that change what it maps. */
+static int keep(const char *v, int secure)
 {
-	const char *arrow = strstr(s, " => "), *base;
-	char *name = arrow ? dupn(s, arrow - s) : upto(s, " (0x", 1);
-	char *path = upto(arrow ? arrow + 4 : s, " (0x", 1);
+	static const char *const drop[] = { "LD_DEBUG",       "LD_TRACE",
+					    "LD_WARN=",       "LD_VERBOSE=",
+					    "LD_BIND_NOW=",   "LD_",
+					    "GLIBC_TUNABLES=" };
+	size_t i;
 
-	base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-	if (!strcmp(path, "not found")) {
-		free(path);
-		path = NULL;
-	}
-	if (!t->papi && !strncmp(base, "libpapi.so", 10)) {
-		t->papi = name;
-		t->papi_path = path;
-		return;
-	}
-	if (!t->libc && !strcmp(base, "libc.so.6"))
-		t->libc = path, path = NULL;
-	free(name);
-	free(path);
+	for (i = 0; i < ARRAY_SIZE(drop) - (secure ? 0 : 2); i++)
+		if (!strncmp(v, drop[i], strlen(drop[i])))
+			return 0;
+	return 1;
 }
 
-/* Whether variable @v starts with one of @prefixes. */
-static int named(const char *v, const char *const *prefixes)
+int wh_trace__run(struct wh_need *n, const char *base, const char *interp,
+		  const char *prog, int secure)
 {
-	for (; *prefixes; prefixes++)
-		if (!strncmp(v, *prefixes, strlen(*prefixes)))
-			return 1;
-	return 0;
-}
-
-/* This environment with the trace's variables ours; @secure: without
- * those the loader ignores in secure-execution mode (glibc's unsecvars.h:
- * all that change what it maps are LD_ ones, and tunables it filters). */
-static char **trace_env(int secure)
-{
-	static const char *const trace[] = { "LD_DEBUG",     "LD_TRACE",
-					     "LD_WARN=",     "LD_VERBOSE=",
-					     "LD_BIND_NOW=", NULL };
-	static const char *const unsecure[] = { "LD_",
-						"GLIBC_TUNABLES=", NULL };
-	static char debug[] = "LD_DEBUG=libs,files",
-		    list[] = "LD_TRACE_LOADED_OBJECTS=1";
 	extern char **environ;
-	size_t i, n = 0;
-	char **env;
-
-	for (i = 0; environ[i]; i++)
-		;
-	env = xcalloc(i + 3, sizeof(*env));
-	for (i = 0; environ[i]; i++)
-		if (!named(environ[i], trace) &&
-		    !(secure && named(environ[i], unsecure)))
-			env[n++] = environ[i];
-	env[n++] = debug;
-	env[n] = list;
-	return env;
-}
-
-/* Run @argv with @env, stdout and stderr (written whole lines at a time
- * by the loader) into one temporary file: it rewound, or NULL. */
-static FILE *run(char *const argv[], char *const env[])
-{
+	char **from, **to, *line = NULL, *s;
 	FILE *f = tmpfile();
 	pid_t pid = f ? fork() : -1;
-	int st;
+	struct wh_need cur = { 0 };
+	size_t cap = 0;
+	int st, lines = 0;
 
-	if (pid == 0) {
+	memset(n, 0, sizeof(*n));
+	if (pid == 0) { /* stdout and stderr: whole lines at a time */
+		for (from = to = environ; *from; from++)
+			if (keep(*from, secure))
+				*to++ = *from;
+		*to = NULL;
+		setenv("LD_DEBUG", "libs,files", 1);
+		setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
 		dup2(fileno(f), 1);
 		dup2(fileno(f), 2);
-		execve(argv[0], argv, env);
+		execl(interp, interp, prog, (char *)NULL);
 		_exit(127);
 	}
-	if (pid > 0 && waitpid(pid, &st, 0) == pid) {
-		rewind(f);
-		return f;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+		st = -errno;
+		if (f)
+			fclose(f);
+		return st;
 	}
-	if (f)
-		fclose(f);
-	return NULL;
-}
-
-int wh_trace__run(struct wh_trace *t, const char *interp, const char *prog,
-		  int secure)
-{
-	char *argv[] = { (char *)interp, (char *)prog, NULL };
-	char **env = trace_env(secure), *line = NULL, *step = NULL, *s;
-	FILE *f = run(argv, env);
-	int lines = 0;
-	size_t cap = 0;
-	ssize_t n;
-
-	memset(t, 0, sizeof(*t));
-	free(env);
-	if (!f)
-		return -errno;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		line[n - 1] = line[n - 1] == '\n' ? 0 : line[n - 1];
-		if (line[0] == '\t')
-			list_line(t, line + 1);
-		else if ((s = strstr(line, ":\t")))
-			trace_line(t, s + 2, &step);
-		else
+	rewind(f);
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		if (!(s = strstr(line, ":\t")))
 			continue;
+		if (strstr(s, "];  needed by "))
+			settle(n, &cur, base);
+		trace_line(&cur, s + 2);
 		lines++;
 	}
+	settle(n, &cur, base);
 	free(line);
-	free(step);
 	fclose(f);
 	return lines ? 0 : -ENOEXEC;
 }
 
-const struct wh_need *wh_trace__need(const struct wh_trace *t, const char *name,
-				     const char *path)
+void wh_trace__free(struct wh_need *n)
 {
-	const struct wh_need *n;
-
-	for (n = t->needs; n < t->needs + t->nr; n++)
-		if (path ? !strcmp(n->file ? n->file : n->name, path) :
-			   !strcmp(n->name, name))
-			return n;
-	return NULL;
-}
-
-void wh_trace__free(struct wh_trace *t)
-{
-	struct wh_need *n;
-
-	for (n = t->needs; n < t->needs + t->nr; n++) {
-		free(n->name);
-		free(n->needer);
-		free(n->file);
-		free(n->step);
-		free(n->tried);
-	}
-	free(t->needs);
-	free(t->papi);
-	free(t->papi_path);
-	free(t->libc);
+	free(n->name);
+	free(n->needer);
+	free(n->file);
+	free(n->step);
+	free(n->tried);
 }
