@@ -22,6 +22,8 @@
 #	hwcaps       DT_RPATH DIR, with ours in DIR and a stock copy in the
 #	             legacy hwcaps subdirectory DIR/$(uname -m), which glibc
 #	             before 2.37 (Debian 12's) searches first
+#	path         DT_NEEDED naming STOCK's file by its path (patchelf
+#	             --replace-needed; SKIP without patchelf)
 #
 # each with LD_LIBRARY_PATH unset and set to OURS, and rpath and runpath
 # with LD_PRELOAD=OURS/libpapi (as root, where the file system allows it,
@@ -31,8 +33,9 @@
 # is; an ld.so.cache answer is what ldconfig -p lists; and every "fix:" it
 # prints (on a copy where it changes a file) makes the program run with
 # ours.
-# Then bad input (exit 2 and a message), programs without libpapi
-# (exit 1), and no leak under valgrind where it is installed.
+# Then -v (every search), --ours naming no lope libpapi (no fix known),
+# the RPATH note, bad input (exit 2 and a message), programs without
+# libpapi (exit 1), and no leak under valgrind where it is installed.
 #
 # Report protocol: ctests/report.sh (PASS:/FAIL:/SKIP: lines, "# " info).
 set -u
@@ -272,6 +275,14 @@ if [ "$run" = "$tmp/hw/$arch/$soname" ]; then
 else
 	skip hwcaps_subdir "this loader searches no $arch subdirectory (glibc 2.37 and later): ran $run"
 fi
+# A DT_NEEDED naming the file: found by "path", the LD_PRELOAD fix.
+if command -v patchelf >/dev/null 2>&1; then
+	cp "$tmp/bin/none" "$tmp/bin/path"
+	patchelf --replace-needed "$soname" "$stock/$soname" "$tmp/bin/path"
+	run_case path "$tmp/bin/path" path -u LD_LIBRARY_PATH
+else
+	skip path "patchelf not installed: no program whose DT_NEEDED is a path"
+fi
 for p in rpath runpath; do
 	run_case "${p}_preload" "$tmp/bin/$p" path "LD_PRELOAD=$ours/$soname"
 done
@@ -281,6 +292,24 @@ if grep -qxF "needed by: $tmp/lib2/libmid2.so" "$tmp/out"; then
 	pass needed_by_indirect
 else
 	fail needed_by_indirect "$(grep '^needed by' "$tmp/out")"
+fi
+
+# -v: every search, the one that found it last; the RPATH's own note.
+"$pw" -v --ours "$ours" "$tmp/bin/rpath" >"$tmp/out" 2>&1
+if grep -q "^looked in: .*$stock (RPATH from file $tmp/bin/rpath)\$" "$tmp/out" &&
+	grep -q "^note: or replace $stock/$soname with ours" "$tmp/out"; then
+	pass verbose_looked_in "$(grep -c '^looked in:' "$tmp/out") searches"
+else
+	fail verbose_looked_in "$(tr '\n' ' ' <"$tmp/out")"
+fi
+# --ours naming a directory without lope's libpapi: no fix, and why.
+"$pw" --ours "$stock" "$tmp/bin/runpath" >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "^fix: none known: $stock/$soname: not lope's libpapi" "$tmp/out" &&
+	[ "$(grep -c '^fix:' "$tmp/out")" -eq 1 ]; then
+	pass ours_not_lope
+else
+	fail ours_not_lope "exit $rc: $(tr '\n' ' ' <"$tmp/out")"
 fi
 
 # Not found: exit 1, where it looked, and the loader agrees.
