@@ -21,8 +21,8 @@ struct wh_need {
 /*
  * Run the loader @interp on @prog as ldd does, under LD_DEBUG=libs,files,
  * in this environment (@secure: as in secure-execution mode), and read
- * into *@n the first need of a name whose last part starts with @base, a
- * found one if any: 0, or -errno (-ENOEXEC: no trace).
+ * into *@n the first found need of a name whose last part starts with
+ * @base, else the last one not found: 0, or -errno (-ENOEXEC: no trace).
  */
 int wh_trace__run(struct wh_need *n, const char *base, const char *interp,
 		  const char *prog, int secure);
