@@ -257,6 +257,11 @@ int syscall_counter_open(int disabled, char *why, size_t len)
 	return fd;
 }
 
+size_t quantile_at(long n, double q)
+{
+	return (size_t)((double)(n - 1) * q + 0.5);
+}
+
 void csv_str(const char *s)
 {
 	putchar('"');

@@ -64,6 +64,14 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
 		const struct option *longopts, void (*usage)(FILE *f),
 		int operands);
 
+/*
+ * Where quantile @q (0 to 1) of @n > 0 sorted values stands: the index
+ * nearest (n - 1) q, a half rounded up.  The one rule of every figure
+ * the utilities print: the median (q 0.5) of an even count is the upper
+ * of the two middle values.
+ */
+size_t quantile_at(long n, double q);
+
 /* @s on stdout as a CSV field: in double quotes, its own doubled. */
 void csv_str(const char *s);
 /* The perf_event_attr type and config of a kernel generic event, for

@@ -203,9 +203,10 @@ static void acc_case(struct actx *a, const struct pattern *p, int loop, long n,
 		qsort(err, (size_t)a->reps, sizeof(*err), cmp_i64);
 		emit("res %s %s %ld %ld %" PRId64 " %" PRId64 " %" PRId64
 		     " %" PRId64 " %" PRId64,
-		     dom, p->name, loop ? n : 0, a->reps, err[a->reps / 2],
-		     err[a->reps / 10], err[(a->reps * 9) / 10], err[0],
-		     err[a->reps - 1]);
+		     dom, p->name, loop ? n : 0, a->reps,
+		     err[quantile_at(a->reps, 0.5)],
+		     err[quantile_at(a->reps, 0.1)],
+		     err[quantile_at(a->reps, 0.9)], err[0], err[a->reps - 1]);
 	}
 	free(err);
 }

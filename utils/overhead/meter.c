@@ -142,7 +142,7 @@ static void stats_str(char *buf, size_t len, const uint64_t *v, long n,
 	for (i = 0; i < ARRAY_SIZE(q); i++) {
 		l = strlen(buf);
 		snprintf(buf + l, len - l, ",%llu",
-			 (unsigned long long)s[(size_t)((n - 1) * q[i] + 0.5)]);
+			 (unsigned long long)s[quantile_at(n, q[i])]);
 	}
 	free(s);
 }

@@ -400,7 +400,7 @@ double per_call(const struct ovh *o, const struct col *c, const char *target,
 	if (!n)
 		return -1;
 	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
-	v[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	v[0] = v[quantile_at(n, 0.5)];
 	/* below the empty function: noise, not a count */
 	return v[0] < 0 ? 0 : v[0];
 }
