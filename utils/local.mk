@@ -7,7 +7,7 @@
 # chooses which libpapi is measured.  The build directories are compiled in
 # as defaults for ours and --compare.
 LOPE_WORKER_SOURCES = utils/worker.c utils/worker.h utils/tool.c utils/tool.h \
-	utils/tool_papi.c utils/line.c utils/line.h
+	utils/papi_common.h utils/line.c utils/line.h
 LOPE_WORKER_CPPFLAGS = $(PAPI_OURS_CPPFLAGS) \
 	-DLOPE_OURS_LIBDIR='"$(PAPI_OURS_BUILDDIR)"' \
 	-DLOPE_STOCK_LIBDIR='"$(PAPI_STOCK_BUILDDIR)"'
@@ -71,7 +71,7 @@ utils_papi_stat_SOURCES = utils/stat/main.c utils/stat/command.c \
 	utils/stat/job.c utils/stat/jobdir.c utils/stat/merge.c \
 	utils/stat/merge_report.c utils/stat/command.h utils/stat/stat.h \
 	utils/stat/job.h utils/stat/merge.h utils/tool.c utils/tool.h \
-	utils/tool_papi.c
+	utils/papi_common.h
 utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)
 utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm
 $(utils_papi_stat_OBJECTS): papi-ours.stamp

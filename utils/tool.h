@@ -2,7 +2,8 @@
 /*
  * What the utilities share: exit codes, messages, allocation that cannot
  * fail, string, option and CSV helpers, the CPU's name, a system-call
- * counter, the end of a PAPI event set.
+ * counter (what the tools that link PAPI share with the PAPI tests is in
+ * papi_common.h).
  */
 #ifndef LOPE_TOOL_H
 #define LOPE_TOOL_H
@@ -88,10 +89,5 @@ void cpu_model(char *buf, size_t len);
  * mounted, no permission).
  */
 int syscall_counter_open(int disabled, char *why, size_t len);
-
-/* Stop the PAPI event set *@es if it runs, then clean it up and destroy
- * it (*@es is PAPI_NULL after); in tool_papi.c, for the tools that link
- * PAPI. */
-void set_delete(int *es);
 
 #endif /* LOPE_TOOL_H */

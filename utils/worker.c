@@ -14,6 +14,7 @@
 #include "papi.h"
 
 #include "line.h"
+#include "papi_common.h"
 #include "tool.h"
 #include "worker.h"
 
@@ -382,7 +383,7 @@ int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 				 PAPI_strerror(rc));
 	}
 	if (rc != PAPI_OK)
-		set_delete(es);
+		drop_set(es);
 	return rc;
 }
 
@@ -399,15 +400,14 @@ int worker_set_try(char **names, int n, const char *who, char *why, size_t len)
 			 who ? ": " : "", PAPI_strerror(rc));
 	else
 		PAPI_stop(es, v);
-	set_delete(&es);
+	drop_set(&es);
 	return rc;
 }
 
 int worker_hello(int *cidx)
 {
 	const PAPI_component_info_t *ci;
-	char line[1024], real[PATH_MAX];
-	Dl_info dli;
+	char line[1024], lib[PATH_MAX];
 	int rc = PAPI_library_init(PAPI_VER_CURRENT);
 
 	if (rc != PAPI_VER_CURRENT) {
@@ -415,13 +415,8 @@ int worker_hello(int *cidx)
 		     rc > 0 ? "version mismatch" : PAPI_strerror(rc));
 		return -1;
 	}
-	if (dladdr((void *)PAPI_library_init, &dli) && dli.dli_fname) {
-		if (!realpath(dli.dli_fname, real))
-			snprintf(real, sizeof(real), "%s", dli.dli_fname);
-		emit("info lib %s", real);
-	} else {
-		emit("info lib (unknown: dladdr failed)");
-	}
+	(void)libpapi_file(lib);
+	emit("info lib %s", lib);
 	*cidx = PAPI_get_component_index("perf_event");
 	if (*cidx < 0)
 		*cidx = 0;

@@ -221,7 +221,9 @@ OURS_SO := $(O)/papi/ours/src/libpapi.so
 
 # The test library: its PAPI helpers need our papi.h.
 include $(srcdir)/ctests/lib/sources.mk
-TESTLIB_HDRS := $(addprefix $(srcdir)/ctests/lib/,$(LOPE_TESTLIB_HDRS))
+# papi_util.h includes what the utilities share with it.
+TESTLIB_HDRS := $(addprefix $(srcdir)/ctests/lib/,$(LOPE_TESTLIB_HDRS)) \
+	$(srcdir)/utils/papi_common.h
 TESTLIB := $(O)/testlib/liblopetest.a
 TESTLIB_OBJS := $(addprefix $(O)/testlib/,$(LOPE_TESTLIB_SRCS:.c=.o))
 INTERPOSE_OBJ := $(O)/testlib/$(LOPE_TESTLIB_INTERPOSE:.c=.o)
@@ -262,7 +264,7 @@ OVERHEAD_FLAGS := -I$(srcdir)/src -I$(srcdir)/src/arch/$(LOPE_ARCH) \
 	-DOSLOCK='"linux-lock.h"' -DOSCONTEXT='"linux-context.h"' \
 	-DPAPI_NUM_COMP=3
 WORKER_SRCS := $(srcdir)/utils/worker.c $(srcdir)/utils/tool.c \
-	$(srcdir)/utils/tool_papi.c $(srcdir)/utils/line.c
+	$(srcdir)/utils/line.c
 UTILS_HDRS := $(wildcard $(srcdir)/utils/*.h $(srcdir)/utils/*/*.h)
 # papi_overhead and papi_accuracy: their defaults are the guest's trees.
 WORKER_FLAGS := -DLOPE_OURS_LIBDIR='"$(GUEST_OURS)"' \
@@ -282,7 +284,7 @@ $(eval $(call worker_util,papi_overhead,$(OVERHEAD_SRCS),$(OVERHEAD_FLAGS)))
 $(eval $(call worker_util,papi_accuracy,$(ACCURACY_SRCS)))
 # papi_stat: against our libpapi.so (the host links it statically; here
 # the guest's LD_LIBRARY_PATH names ours).
-TOOL_SRCS := $(srcdir)/utils/tool.c $(srcdir)/utils/tool_papi.c
+TOOL_SRCS := $(srcdir)/utils/tool.c
 $(BIN)/papi_stat: $(STAT_SRCS) $(TOOL_SRCS) $(UTILS_HDRS) \
 		$(O)/papi/ours.built
 	@mkdir -p $(BIN)

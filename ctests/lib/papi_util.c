@@ -2,8 +2,6 @@
 /* The PAPI tests' helpers (papi_util.h). */
 #include "papi_util.h"
 
-#include <link.h>
-
 const char *const sw_events[NSW_EVENTS] = {
 	"perf::TASK-CLOCK",
 	"perf::PAGE-FAULTS",
@@ -11,21 +9,11 @@ const char *const sw_events[NSW_EVENTS] = {
 	"perf::CPU-MIGRATIONS",
 };
 
-static int libpapi_path_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, "/libpapi.so")) {
-		*(const char **)data = info->dlpi_name;
-		return 1;
-	}
-	return 0;
-}
-
 const char *libpapi_path(void)
 {
-	const char *path = "(none: linked statically?)";
+	static char path[PATH_MAX];
 
-	dl_iterate_phdr(libpapi_path_cb, &path);
+	(void)libpapi_file(path);
 	return path;
 }
 
@@ -153,20 +141,6 @@ int read_went_down(int set, long long *v, long long *last, int n)
 		last[i] = v[i];
 	}
 	return down;
-}
-
-void drop_set(int *set)
-{
-	long long v[256]; /* more than any set of ours holds */
-	int state = 0;
-
-	if (*set == PAPI_NULL)
-		return;
-	if (PAPI_state(*set, &state) == PAPI_OK && (state & PAPI_RUNNING))
-		(void)PAPI_stop(*set, v);
-	(void)PAPI_cleanup_eventset(*set);
-	(void)PAPI_destroy_eventset(set);
-	*set = PAPI_NULL;
 }
 
 int set_ok_or_drop(const char *name, int rc, int *set)

@@ -2,8 +2,10 @@
 /*
  * The PAPI tests' helpers (ctests/papi): which libpapi runs, its
  * initialisation as a case, error texts, event sets made and dropped, the
- * per-set options.  Includes the rest of the test library and the system
- * headers the tests share, so that a PAPI test includes this one header.
+ * per-set options.  Includes the rest of the test library, the system
+ * headers the tests share and what the utilities share with the tests
+ * (utils/papi_common.h: drop_set(), libpapi_file()), so that a PAPI test
+ * includes this one header.
  */
 #ifndef LOPE_PAPI_UTIL_H
 #define LOPE_PAPI_UTIL_H
@@ -29,6 +31,7 @@
 
 #include <papi.h>
 
+#include "../../utils/papi_common.h"
 #include "clock.h"
 #include "core_pmu.h"
 #include "nobody.h"
@@ -44,7 +47,8 @@
 #define NSW_EVENTS 4
 extern const char *const sw_events[NSW_EVENTS];
 
-/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it). */
+/* Which libpapi this process runs (the runner's LD_LIBRARY_PATH picks it):
+ * libpapi_file()'s answer. */
 const char *libpapi_path(void);
 
 /* "rc (text)" for messages; four calls' texts are valid at a time. */
@@ -103,9 +107,6 @@ int register_with_set(int *set, const int *codes, int n, const char **call);
  * failed.
  */
 int read_went_down(int set, long long *v, long long *last, int n);
-
-/* Stop (if running), clean up and destroy; tolerant of a NULL set. */
-void drop_set(int *set);
 
 /*
  * The case @name: @rc (what making @set returned) is PAPI_OK.  When it is

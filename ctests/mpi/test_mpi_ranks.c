@@ -14,9 +14,9 @@
  * rankR_mpi_finalize: a file without it is a rank that did not finish.
  *
  * Each rank:
- *  - runs our libpapi, the file LIBPAPI (dladdr of PAPI_library_init, both
- *    paths resolved), whose component 0 is ours ("lope" in its
- *    description): a rank on stock PAPI fails, whatever else passes;
+ *  - runs our libpapi, the file LIBPAPI (the libpapi.so* of
+ *    /proc/self/maps, both paths resolved), whose component 0 is ours
+ *    ("lope" in its description): a rank on stock PAPI fails, whatever else passes;
  *  - counts its own loop (work that grows with the rank) with
  *    perf::TASK-CLOCK, perf::PAGE-FAULTS and perf::CONTEXT-SWITCHES in one
  *    set, each count within that rank's own span: task-clock within the
@@ -40,7 +40,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dlfcn.h>
 #include <linux/perf_event.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -116,12 +115,10 @@ static int make_set_all_domains(int *set, const char *const *names, int n)
 static int check_ours(const char *want)
 {
 	const PAPI_component_info_t *ci = PAPI_get_component_info(0);
-	char got[PATH_MAX] = "?", wantr[PATH_MAX] = "?";
-	Dl_info dl;
+	char got[PATH_MAX], wantr[PATH_MAX] = "?";
 	int same;
 
-	if (dladdr((void *)PAPI_library_init, &dl) && dl.dli_fname)
-		(void)!realpath(dl.dli_fname, got);
+	(void)libpapi_file(got);
 	(void)!realpath(want, wantr);
 	same = strcmp(got, wantr) == 0;
 	lope_info("rank %d of %d: libpapi %s; component 0: %s", rank, nranks,

@@ -52,6 +52,7 @@
 
 #include <papi.h>
 
+#include "../../utils/papi_common.h"
 #include "nobody.h"
 #include "proc.h"
 #include "report.h"
@@ -97,16 +98,6 @@ static int uncore_set(int *set, const char *name, int cpu)
 	if (rc == PAPI_OK && name)
 		rc = PAPI_add_named_event(*set, name);
 	return rc;
-}
-
-static void drop_set(int *set)
-{
-	if (*set == PAPI_NULL)
-		return;
-	(void)PAPI_stop(*set, NULL);
-	(void)PAPI_cleanup_eventset(*set);
-	(void)PAPI_destroy_eventset(set);
-	*set = PAPI_NULL;
 }
 
 /* ------------------------------------------------ unprivileged child */

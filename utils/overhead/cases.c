@@ -13,6 +13,7 @@
 
 #include "papi.h"
 
+#include "../papi_common.h"
 #include "overhead.h"
 
 /* A step of one call through the target's table. */
@@ -48,7 +49,7 @@ static int st_again(struct target *t, const struct case_def *c)
 	int rc, i;
 
 	if (c->flags & CASE_NEW) {
-		set_delete(&t->set);
+		drop_set(&t->set);
 		rc = worker_set_new(&t->set, t->names, t->nev, why,
 				    sizeof(why));
 	} else {

@@ -10,6 +10,7 @@
 
 #include "papi.h"
 
+#include "../papi_common.h"
 #include "overhead.h"
 
 /* Fill @out with the members of @pool that still start, up to @limit. */
@@ -81,7 +82,7 @@ static void measure_set(char **names, int k, int set3, struct meter *m, long n)
 		cases_err("fw", k, PAPI_strerror(rc));
 	t.running = 0; /* framework_cases() stopped it */
 	sampling_papi(&t, m, n, run_cases);
-	set_delete(&t.set);
+	drop_set(&t.set);
 }
 
 /* The events given, if they start together; else choose them. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "../papi_common.h"
 #include "../tool.h"
 #include "stat.h"
 
@@ -111,7 +112,7 @@ static int set_new(const struct opts *o, int cidx, pid_t pid, int *out)
 	if (ret == PAPI_OK && pid > 0 && ci && ci->attach)
 		ret = attach_on_exec(es, pid);
 	if (ret != PAPI_OK && es != PAPI_NULL)
-		set_delete(&es);
+		drop_set(&es);
 	*out = es;
 	return ret;
 }
@@ -122,7 +123,7 @@ void sets_delete(struct stat_run *r)
 
 	for (i = 0; i < r->nsets; i++)
 		if (r->sets[i].es != PAPI_NULL)
-			set_delete(&r->sets[i].es);
+			drop_set(&r->sets[i].es);
 }
 
 void sets_plan(struct stat_run *r)
@@ -271,7 +272,7 @@ static int probe(const struct opts *o, const char *name)
 	ret = PAPI_add_event(es, code);
 	if (ret == PAPI_OK)
 		ret = PAPI_start(es);
-	set_delete(&es);
+	drop_set(&es);
 	return ret;
 }
 

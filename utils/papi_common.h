@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the utilities that link PAPI and the PAPI tests' library
+ * (ctests/lib/papi_util.h) share: the end of an event set and which
+ * libpapi runs.  Inline, so that each builds them without the other's
+ * objects.
+ */
+#ifndef LOPE_PAPI_COMMON_H
+#define LOPE_PAPI_COMMON_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "papi.h"
+
+/*
+ * Stop the event set *@es if it runs (no values: a set may hold more
+ * events than any array here), clean it up and destroy it; *@es is
+ * PAPI_NULL after, and nothing is done when it already was.
+ */
+static inline void drop_set(int *es)
+{
+	int state = 0;
+
+	if (*es == PAPI_NULL)
+		return;
+	if (PAPI_state(*es, &state) == PAPI_OK && (state & PAPI_RUNNING))
+		(void)PAPI_stop(*es, NULL);
+	(void)PAPI_cleanup_eventset(*es);
+	(void)PAPI_destroy_eventset(es);
+	*es = PAPI_NULL;
+}
+
+/*
+ * The libpapi this process runs: the first file named libpapi.so* that
+ * /proc/self/maps shows (the kernel's real path of what the loader
+ * mapped), into @path: 0, or -1 with "(none mapped: linked statically?)"
+ * there.
+ */
+static inline int libpapi_file(char path[PATH_MAX])
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[PATH_MAX + 128], *p = NULL;
+	size_t l;
+
+	while (f && !p && fgets(line, sizeof(line), f)) {
+		p = strchr(line, '/');
+		if (p && !strstr(p, "/libpapi.so"))
+			p = NULL;
+	}
+	if (f)
+		fclose(f);
+	if (!p) {
+		snprintf(path, PATH_MAX, "(none mapped: linked statically?)");
+		return -1;
+	}
+	l = strcspn(p, "\n");
+	l = l < PATH_MAX ? l : PATH_MAX - 1;
+	memcpy(path, p, l);
+	path[l] = 0;
+	return 0;
+}
+
+#endif /* LOPE_PAPI_COMMON_H */
