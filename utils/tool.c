@@ -2,14 +2,10 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "tool.h"
 
@@ -203,58 +199,6 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
 		die(EX_USAGE, "unknown option '%s'", argv[optind]);
 	}
 	return c;
-}
-
-/* The id of tracepoint @name ("raw_syscalls/sys_enter"), or -1. */
-static long tracepoint_id(const char *name)
-{
-	static const char *const roots[] = {
-		"/sys/kernel/tracing",
-		"/sys/kernel/debug/tracing",
-	};
-	char path[256];
-	unsigned i;
-	long id;
-	FILE *f;
-
-	for (i = 0; i < ARRAY_SIZE(roots); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-		if (id >= 0)
-			return id;
-	}
-	return -1;
-}
-
-int syscall_counter_open(int disabled, char *why, size_t len)
-{
-	long id = tracepoint_id("raw_syscalls/sys_enter");
-	struct perf_event_attr a;
-	int fd;
-
-	if (id < 0) {
-		snprintf(
-			why, len,
-			"tracefs not mounted or raw_syscalls/sys_enter missing");
-		return -1;
-	}
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)id;
-	a.disabled = disabled ? 1 : 0;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-			  PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		snprintf(why, len,
-			 "perf_event_open(raw_syscalls:sys_enter): %s",
-			 strerror(errno));
-	return fd;
 }
 
 size_t quantile_at(long n, double q)

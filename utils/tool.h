@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the utilities share: exit codes, messages, allocation that cannot
- * fail, string, option and CSV helpers, the CPU's name, a system-call
- * counter (what the tools that link PAPI share with the PAPI tests is in
+ * fail, string, option, quantile and CSV helpers, the CPU's name (what the tools that link PAPI share with the PAPI tests is in
  * papi_common.h).
  */
 #ifndef LOPE_TOOL_H
@@ -82,12 +81,5 @@ void csv_str(const char *s);
 
 /* The CPU's model name, from /proc/cpuinfo ("unknown CPU" if none). */
 void cpu_model(char *buf, size_t len);
-/*
- * A counter of the raw_syscalls:sys_enter tracepoint on this thread
- * (@disabled: opened disabled): every system call the thread enters, made
- * exact by the kernel.  Its fd, or -1 with why in @why (tracefs not
- * mounted, no permission).
- */
-int syscall_counter_open(int disabled, char *why, size_t len);
 
 #endif /* LOPE_TOOL_H */

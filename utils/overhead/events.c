@@ -4,10 +4,17 @@
  * every PAPI build on Linux knows, with the perf_event attributes the raw
  * floor opens for them (in the user domain, whatever a name's modifiers
  * say: what a read costs does not depend on them).  A set of k events is
- * the first k of a pool that the machine can count together.
+ * the first k of a pool that the machine can count together.  And how
+ * papi_overhead opens a perf_event descriptor, for every meter and floor.
  */
+#include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lope_arch.h"
 
 #include "overhead.h"
 
@@ -82,4 +89,65 @@ const struct ev_def *ev_find(const char *name)
 		if (same_event(name, &sw_pool[i]))
 			return &sw_pool[i];
 	return NULL;
+}
+
+int perf_open(struct perf_event_attr *a, int group)
+{
+	int fd;
+
+	do
+		fd = (int)syscall(SYS_perf_event_open, a, 0, -1, group,
+				  PERF_FLAG_FD_CLOEXEC);
+	while (fd < 0 && errno == EOPNOTSUPP && lopelib_arch_relax_attr(a));
+	return fd;
+}
+
+/* The id of tracepoint @name ("raw_syscalls/sys_enter"), or -1. */
+static long tracepoint_id(const char *name)
+{
+	static const char *const roots[] = {
+		"/sys/kernel/tracing",
+		"/sys/kernel/debug/tracing",
+	};
+	char path[256];
+	unsigned i;
+	long id;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(roots); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &id) != 1)
+			id = -1;
+		fclose(f);
+		if (id >= 0)
+			return id;
+	}
+	return -1;
+}
+
+int syscall_counter_open(char *why, size_t len)
+{
+	long id = tracepoint_id("raw_syscalls/sys_enter");
+	struct perf_event_attr a;
+	int fd;
+
+	if (id < 0) {
+		snprintf(
+			why, len,
+			"tracefs not mounted or raw_syscalls/sys_enter missing");
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	fd = perf_open(&a, -1);
+	if (fd < 0)
+		snprintf(why, len,
+			 "perf_event_open(raw_syscalls:sys_enter): %s",
+			 strerror(errno));
+	return fd;
 }

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mmap_read.h"
@@ -123,12 +122,7 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	a.exclude_hv = 1;
 	if (ev->type != PERF_TYPE_SOFTWARE)
 		lopelib_arch_prepare_attr(&a);
-	do
-		raw.fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1,
-					 i ? raw.fd[0] : -1,
-					 PERF_FLAG_FD_CLOEXEC);
-	while (raw.fd[i] < 0 && errno == EOPNOTSUPP &&
-	       lopelib_arch_relax_attr(&a));
+	raw.fd[i] = perf_open(&a, i ? raw.fd[0] : -1);
 	if (raw.fd[i] < 0)
 		return -1;
 	/* software events: no page, as in the engine (a mapped page is

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mmap_read.h"
@@ -204,18 +203,6 @@ void meter_end(struct meter *m)
 		emit_paths(m);
 }
 
-/* perf_event_open of @a, with what the architecture may drop if refused. */
-static int open_attr(struct perf_event_attr *a)
-{
-	int fd;
-
-	do
-		fd = (int)syscall(SYS_perf_event_open, a, 0, -1, -1,
-				  PERF_FLAG_FD_CLOEXEC);
-	while (fd < 0 && errno == EOPNOTSUPP && lopelib_arch_relax_attr(a));
-	return fd;
-}
-
 /* The instructions counter, user and kernel; its fd, or -1 with why. */
 static int ins_fd_open(char *why, size_t len)
 {
@@ -233,7 +220,7 @@ static int ins_fd_open(char *why, size_t len)
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			PERF_FORMAT_TOTAL_TIME_RUNNING;
 	lopelib_arch_prepare_attr(&a);
-	fd = open_attr(&a);
+	fd = perf_open(&a, -1);
 	if (fd < 0)
 		snprintf(why, len,
 			 "perf_event_open(hardware instructions, user and "
@@ -310,7 +297,7 @@ struct meter *meter_counter(int ins, char *why, size_t len)
 
 	if (ins && ins_open(m, why, len))
 		return NULL;
-	m->sys_fd = syscall_counter_open(0, sys_why, sizeof(sys_why));
+	m->sys_fd = syscall_counter_open(sys_why, sizeof(sys_why));
 	m->val_counted = m->ins_fd >= 0;
 	m->sys_counted = m->sys_fd >= 0;
 	emit("info sys %s", m->sys_fd >= 0 ? "ok" : sys_why);

@@ -28,7 +28,7 @@
  *
  *   main.c         options; parent or worker
  *   pick.c         parent: which meter counts here
- *   events.c       the events and their perf_event attributes
+ *   events.c       the events, their perf_event attributes and open
  *   cases.c        the table of cases and the loop every meter runs
  *   meter.c        worker: timer and counter meters, the case's lines
  *   meter_cg.c     worker: the callgrind meter
@@ -85,6 +85,21 @@ extern const struct ev_def sw_pool[];
 extern const size_t sw_pool_len;
 /* The perf_event attributes of PAPI name @name, or NULL. */
 const struct ev_def *ev_find(const char *name);
+
+struct perf_event_attr;
+/*
+ * papi_overhead's one perf_event_open: @a on this thread, close-on-exec,
+ * in the group of leader @group (-1: a leader), again without what the
+ * architecture may drop if refused (lopelib_arch_relax_attr()).  The fd,
+ * or -1 with errno set.
+ */
+int perf_open(struct perf_event_attr *a, int group);
+/*
+ * A counter of the raw_syscalls:sys_enter tracepoint on this thread:
+ * every system call the thread enters, made exact by the kernel.  Its fd,
+ * or -1 with why in @why (tracefs not mounted, no permission).
+ */
+int syscall_counter_open(char *why, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* The cases (cases.c)                                                 */

@@ -278,8 +278,7 @@ static int rs_open_one(int i, const struct ev_def *ev)
 	a.disabled = i == 0;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	rs.fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1,
-				i ? rs.fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+	rs.fd[i] = perf_open(&a, i ? rs.fd[0] : -1);
 	if (rs.fd[i] < 0)
 		return -1;
 	p = mmap(NULL, rs.len, PROT_READ | PROT_WRITE, MAP_SHARED, rs.fd[i], 0);
