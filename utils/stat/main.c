@@ -207,8 +207,7 @@ int main(int argc, char **argv)
 	int i, status = 0, ret;
 
 	tool_prog = PROG;
-	if (parse_opts(argc, argv, &r.o))
-		return EX_USAGE;
+	parse_opts(argc, argv, &r.o);
 	if (r.o.merge)
 		return merge_main(&r.o);
 	ret = setup(&r);

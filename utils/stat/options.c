@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* papi_stat's options. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../tool.h"
 #include "stat.h"
@@ -36,30 +33,16 @@ static void usage(FILE *f)
 		"in DIR\n");
 }
 
-static int parse_domain(const char *s, int *domain)
+/* -d's @s as PAPI's domain, or exit 2. */
+static int domain_arg(const char *s)
 {
 	if (strcmp(s, "user") == 0)
-		*domain = PAPI_DOM_USER;
-	else if (strcmp(s, "kernel") == 0)
-		*domain = PAPI_DOM_KERNEL;
-	else if (strcmp(s, "all") == 0)
-		*domain = PAPI_DOM_USER | PAPI_DOM_KERNEL;
-	else
-		return -1;
-	return 0;
-}
-
-static int parse_runs(const char *s, int *runs)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 1 || v > MAX_RUNS)
-		return -1;
-	*runs = (int)v;
-	return 0;
+		return PAPI_DOM_USER;
+	if (strcmp(s, "kernel") == 0)
+		return PAPI_DOM_KERNEL;
+	if (strcmp(s, "all") == 0)
+		return PAPI_DOM_USER | PAPI_DOM_KERNEL;
+	die(EX_USAGE, "-d wants user, kernel or all, not '%s'", s);
 }
 
 static const struct option longopts[] = {
@@ -70,40 +53,30 @@ static const struct option longopts[] = {
 };
 
 /* With --merge, only -o and -x mean something, and there is no command. */
-static int check_merge(const struct opts *o, int counting, int argc)
+static void check_merge(const struct opts *o, int counting, int argc)
 {
-	if (counting || o->job_dir) {
-		msg("--merge takes only -o and -x");
-		return -1;
-	}
-	if (optind < argc) {
-		msg("--merge runs no command");
-		return -1;
-	}
-	return 0;
+	if (counting || o->job_dir)
+		die(EX_USAGE, "--merge takes only -o and -x");
+	if (optind < argc)
+		die(EX_USAGE, "--merge runs no command");
 }
 
-int parse_opts(int argc, char **argv, struct opts *o)
+void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c, counting = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->runs = 1;
 	o->inherit = 1;
-	while ((c = getopt_long(argc, argv, "+e:r:o:x:d:ih", longopts, NULL)) !=
-	       -1) {
-		counting |= c > 0 && strchr("erdi", c) != NULL;
+	while ((c = tool_getopt(argc, argv, "+:e:r:o:x:d:ih", longopts, usage,
+				1)) != -1) {
+		counting |= strchr("erdi", c) != NULL;
 		switch (c) {
 		case 'e':
 			o->events = optarg;
 			break;
 		case 'r':
-			if (parse_runs(optarg, &o->runs)) {
-				msg("-r wants a number of runs from 1 to %d, "
-				    "not '%s'",
-				    MAX_RUNS, optarg);
-				return -1;
-			}
+			o->runs = (int)count_arg("-r", optarg, MAX_RUNS);
 			break;
 		case 'o':
 			o->out = optarg;
@@ -112,11 +85,7 @@ int parse_opts(int argc, char **argv, struct opts *o)
 			o->sep = optarg;
 			break;
 		case 'd':
-			if (parse_domain(optarg, &o->domain)) {
-				msg("-d wants user, kernel or all, not '%s'",
-				    optarg);
-				return -1;
-			}
+			o->domain = domain_arg(optarg);
 			break;
 		case 'i':
 			o->inherit = 0;
@@ -127,21 +96,15 @@ int parse_opts(int argc, char **argv, struct opts *o)
 		case 'M':
 			o->merge = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
 		}
 	}
-	if (o->merge)
-		return check_merge(o, counting, argc);
+	if (o->merge) {
+		check_merge(o, counting, argc);
+		return;
+	}
 	if (optind >= argc) {
-		msg("no command given");
 		usage(stderr);
-		return -1;
+		die(EX_USAGE, "no command given");
 	}
 	o->argv = argv + optind;
-	return 0;
 }

@@ -67,8 +67,8 @@ struct stat_run {
 	struct job job; /* rank -1: not in a job */
 };
 
-/* Options into *@o: 0, or -1 (said why). */
-int parse_opts(int argc, char **argv, struct opts *o);
+/* Options into *@o, or exit 2 (said why, as tool_getopt()). */
+void parse_opts(int argc, char **argv, struct opts *o);
 
 void stats_add(struct stats *s, double x);
 /* perf stat's spread: the standard error of the mean, in % of the mean. */
