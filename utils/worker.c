@@ -325,13 +325,10 @@ void emit(const char *fmt, ...)
 /* Pin to CPU @arg; a negative or bad number: not pinned. */
 static void worker_pin(const char *arg)
 {
-	char *end;
 	long cpu;
 	cpu_set_t set;
 
-	errno = 0;
-	cpu = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || cpu < 0 || cpu >= CPU_SETSIZE)
+	if (parse_long(arg, 0, CPU_SETSIZE - 1, &cpu))
 		return;
 	CPU_ZERO(&set);
 	CPU_SET((int)cpu, &set);

@@ -49,21 +49,18 @@ static const char *const job_ids[] = {
  * Variable @name as a number from @min to @max into *@out: 1, 0 when it
  * is not set (or empty), -1 when it holds something else (said why).
  */
-static int env_num(const char *name, long long min, long long max,
-		   long long *out)
+static int env_num(const char *name, long min, long max, long long *out)
 {
 	const char *s = getenv(name);
-	char *end;
+	long v;
 
 	if (!s || !*s)
 		return 0;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	if (errno || *end || *out < min || *out > max) {
-		msg("%s=%s is not a number from %lld to %lld", name, s, min,
-		    max);
+	if (parse_long(s, min, max, &v)) {
+		msg("%s=%s is not a number from %ld to %ld", name, s, min, max);
 		return -1;
 	}
+	*out = v;
 	return 1;
 }
 
@@ -77,14 +74,9 @@ static int env_num(const char *name, long long min, long long max,
 static int slurm_step(void)
 {
 	const char *s = getenv("SLURM_STEP_ID");
-	char *end;
-	unsigned long long v;
+	long v;
 
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	return !errno && !*end && v < 0xfffffff0ULL;
+	return s && !parse_long(s, 0, 0xffffffefL, &v);
 }
 
 static void job_id(struct job *j)
