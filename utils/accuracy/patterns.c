@@ -11,6 +11,7 @@
 
 #include "papi.h"
 
+#include "../papi_common.h"
 #include "accuracy.h"
 
 long loop_n = 1;
@@ -143,10 +144,8 @@ static int acc_set(struct actx *a, int cidx, int dom, char *why, size_t len)
 			snprintf(why, len, "%s: PAPI_add_event: %s", a->event,
 				 PAPI_strerror(rc));
 	}
-	if (rc != PAPI_OK) {
-		PAPI_cleanup_eventset(*es);
-		PAPI_destroy_eventset(es);
-	}
+	if (rc != PAPI_OK)
+		drop_set(es);
 	return rc;
 }
 
@@ -228,8 +227,7 @@ int acc_worker(const char *event, long reps, const long *ns, int nns)
 		emit("nopmu %s", why);
 		return EX_SKIP;
 	}
-	PAPI_cleanup_eventset(a.es);
-	PAPI_destroy_eventset(&a.es);
+	drop_set(&a.es);
 	for (d = 0; d < NDOMAINS; d++) {
 		const char *dn = domains[d].name;
 
@@ -243,8 +241,7 @@ int acc_worker(const char *event, long reps, const long *ns, int nns)
 			for (k = 0; k < nns; k++)
 				acc_case(&a, &patterns[p], 1, ns[k], dn);
 		}
-		PAPI_cleanup_eventset(a.es);
-		PAPI_destroy_eventset(&a.es);
+		drop_set(&a.es);
 	}
 	PAPI_shutdown();
 	return EX_OK;
