@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the utilities that link PAPI and the PAPI tests' library
- * (ctests/lib/papi_util.h) share: the end of an event set and which
- * libpapi runs.  Inline, so that each builds them without the other's
+ * (ctests/lib/papi_util.h) share: the end of an event set, its domain
+ * and inheritance, and which libpapi runs.  Inline, so that each builds them without the other's
  * objects.
  */
 #ifndef LOPE_PAPI_COMMON_H
@@ -30,6 +30,28 @@ static inline void drop_set(int *es)
 	(void)PAPI_cleanup_eventset(*es);
 	(void)PAPI_destroy_eventset(es);
 	*es = PAPI_NULL;
+}
+
+/* PAPI_set_opt of @set's domain, or of its inheritance (@on: all
+ * children, else none); PAPI_OK or its error. */
+static inline int set_domain(int set, int domain)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.domain.eventset = set;
+	opt.domain.domain = domain;
+	return PAPI_set_opt(PAPI_DOMAIN, &opt);
+}
+
+static inline int set_inherit(int set, int on)
+{
+	PAPI_option_t opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.inherit.eventset = set;
+	opt.inherit.inherit = on ? PAPI_INHERIT_ALL : PAPI_INHERIT_NONE;
+	return PAPI_set_opt(PAPI_INHERIT, &opt);
 }
 
 /*

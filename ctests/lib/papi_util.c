@@ -240,23 +240,6 @@ static int set_opt(int option, PAPI_option_t opt)
 	return PAPI_set_opt(option, &opt);
 }
 
-int set_domain(int set, int domain)
-{
-	return set_opt(PAPI_DOMAIN,
-		       (PAPI_option_t){ .domain = { .eventset = set,
-						    .domain = domain } });
-}
-
-int set_inherit(int set, int on)
-{
-	return set_opt(
-		PAPI_INHERIT,
-		(PAPI_option_t){
-			.inherit = { .eventset = set,
-				     .inherit = on ? PAPI_INHERIT_ALL :
-						     PAPI_INHERIT_NONE } });
-}
-
 int set_granularity(int set, int granularity)
 {
 	return set_opt(PAPI_GRANUL,

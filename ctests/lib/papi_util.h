@@ -4,7 +4,8 @@
  * initialisation as a case, error texts, event sets made and dropped, the
  * per-set options.  Includes the rest of the test library, the system
  * headers the tests share and what the utilities share with the tests
- * (utils/papi_common.h: drop_set(), libpapi_file()), so that a PAPI test
+ * (utils/papi_common.h: drop_set(), set_domain(), set_inherit(),
+ * libpapi_file()), so that a PAPI test
  * includes this one header.
  */
 #ifndef LOPE_PAPI_UTIL_H
@@ -165,9 +166,8 @@ int start_read_stop(int set, int rc, long long *v);
  */
 void expect_rc(const char *name, int got, int want, int fd_before);
 
-/* PAPI_set_opt of one option of @set; PAPI_OK or its error. */
-int set_domain(int set, int domain);
-int set_inherit(int set, int on);
+/* PAPI_set_opt of one option of @set (set_domain() and set_inherit():
+ * utils/papi_common.h); PAPI_OK or its error. */
 int set_granularity(int set, int granularity);
 int set_cpu_attach(int set, unsigned int cpu);
 

@@ -115,7 +115,6 @@ const struct domain domains[NDOMAINS] = {
 /* An event set a->es of a->event counting in @dom; 0 or a PAPI error. */
 static int acc_set(struct actx *a, int cidx, int dom, char *why, size_t len)
 {
-	PAPI_option_t opt;
 	int *es = &a->es, rc;
 
 	*es = PAPI_NULL;
@@ -127,10 +126,7 @@ static int acc_set(struct actx *a, int cidx, int dom, char *why, size_t len)
 	}
 	rc = PAPI_assign_eventset_component(*es, cidx);
 	if (rc == PAPI_OK) {
-		memset(&opt, 0, sizeof(opt));
-		opt.domain.eventset = *es;
-		opt.domain.domain = dom;
-		rc = PAPI_set_opt(PAPI_DOMAIN, &opt);
+		rc = set_domain(*es, dom);
 		if (rc != PAPI_OK)
 			snprintf(why, len, "PAPI_set_opt(PAPI_DOMAIN): %s",
 				 PAPI_strerror(rc));

@@ -26,26 +26,6 @@ static const char *const default_hw[] = {
 	"PAPI_BR_MSP",
 };
 
-static int set_domain(int es, int domain)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.domain.eventset = es;
-	opt.domain.domain = domain;
-	return PAPI_set_opt(PAPI_DOMAIN, &opt);
-}
-
-static int set_inherit(int es)
-{
-	PAPI_option_t opt;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.inherit.eventset = es;
-	opt.inherit.inherit = PAPI_INHERIT_ALL;
-	return PAPI_set_opt(PAPI_INHERIT, &opt);
-}
-
 /*
  * The domain for a set of component @cidx: -d, else user and kernel where
  * the component's default leaves the kernel out (perf_event: user only)
@@ -104,7 +84,7 @@ static int set_new(const struct opts *o, int cidx, pid_t pid, int *out)
 	if (ret == PAPI_OK && ci && ci->kernel_multiplex)
 		(void)PAPI_set_multiplex(es); /* else one group: fine too */
 	if (ret == PAPI_OK && o->inherit && ci && ci->inherit)
-		ret = set_inherit(es);
+		ret = set_inherit(es, 1);
 	/* A component without domains is fine unless -d asked for one. */
 	if (ret == PAPI_OK && dom && set_domain(es, dom) != PAPI_OK &&
 	    o->domain)
