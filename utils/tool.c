@@ -103,7 +103,7 @@ static char *trim(char *s)
 	return s;
 }
 
-int split_events(char *list, char **names, int max)
+int split_list(char *list, char **items, int max)
 {
 	char *p = list, *comma;
 	int n = 0;
@@ -115,7 +115,7 @@ int split_events(char *list, char **names, int max)
 		p = trim(p);
 		if (!*p || n == max)
 			return -1;
-		names[n++] = p;
+		items[n++] = p;
 		if (!comma)
 			return n;
 		p = comma + 1;
@@ -128,7 +128,7 @@ void events_arg(const char *list, int max)
 	int n = -1;
 
 	if (snprintf(buf, sizeof(buf), "%s", list) < (int)sizeof(buf))
-		n = split_events(buf, names, max);
+		n = split_list(buf, names, max);
 	free(names);
 	if (n < 1)
 		die(EX_USAGE,

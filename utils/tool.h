@@ -42,12 +42,12 @@ void scopy(char *dst, size_t len, const char *src);
 void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /*
- * Split the comma-separated @list in place into @names[0..max), each
- * without the blanks around it: the count, or -1 if a name is empty or
- * there are more than @max.
+ * Split the comma-separated @list in place into @items[0..max), each
+ * without the blanks around it: the count, or -1 if an item is empty or
+ * there are more than @max.  Every tool's lists (events, loop counts).
  */
-int split_events(char *list, char **names, int max);
-/* Option -e's list @list as split_events() takes it, or exit 2. */
+int split_list(char *list, char **items, int max);
+/* Option -e's list @list as split_list() takes it, or exit 2. */
 void events_arg(const char *list, int max);
 /* @s as a number from @min to @max into *@out: 0, or -1 if it is not. */
 int parse_long(const char *s, long min, long max, long *out);

@@ -20,18 +20,14 @@
 /* "1000,10000" -> @ns; the count, or -1. */
 static int parse_ns(const char *s, long *ns)
 {
-	char buf[256], *tok, *save = NULL;
-	int n = 0;
+	char buf[256], *item[MAX_NS];
+	int i, n = -1;
 
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_NS || parse_long(tok, 1, MAX_LOOP_N, &ns[n]))
+	if (snprintf(buf, sizeof(buf), "%s", s) < (int)sizeof(buf))
+		n = split_list(buf, item, MAX_NS);
+	for (i = 0; i < n; i++)
+		if (parse_long(item[i], 1, MAX_LOOP_N, &ns[i]))
 			return -1;
-		n++;
-	}
 	return n >= 2 ? n : -1;
 }
 

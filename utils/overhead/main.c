@@ -144,7 +144,7 @@ static int worker_main(char **argv)
 	a.maxev = (int)k;
 	scopy(evbuf, sizeof(evbuf), arg[3]);
 	if (evbuf[0]) {
-		a.nev = split_events(evbuf, a.names, MAX_EVENTS);
+		a.nev = split_list(evbuf, a.names, MAX_EVENTS);
 		if (a.nev < 1) {
 			emit("usage -e: 1 to %d events", MAX_EVENTS);
 			return EX_USAGE;

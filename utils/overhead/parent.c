@@ -248,7 +248,7 @@ static void run_first(struct ovh *o)
 		    c->w.signo ? " (killed by a signal)" : "");
 	scopy(o->events, sizeof(o->events), c->events);
 	scopy(buf, sizeof(buf), c->events);
-	o->nev = split_events(buf, names, MAX_EVENTS);
+	o->nev = split_list(buf, names, MAX_EVENTS);
 }
 
 /* Is there a user-space path for column @c to count?  If not, why. */

@@ -198,10 +198,6 @@ static int event_add(struct stat_run *r, const char *name)
 	struct event *e = &r->ev[r->nev];
 	PAPI_event_info_t info;
 
-	if (r->nev == MAX_EVENTS) {
-		msg("too many events (at most %d)", MAX_EVENTS);
-		return -1;
-	}
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	if (PAPI_event_name_to_code(name, &e->code) != PAPI_OK) {
@@ -223,19 +219,17 @@ static int event_add(struct stat_run *r, const char *name)
 
 int events_parse(struct stat_run *r, const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
-	int ret = 0;
+	char *copy = strdup(list), *names[MAX_EVENTS];
+	int i, n = copy ? split_list(copy, names, MAX_EVENTS) : -1, ret = 0;
 
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok && ret == 0;
-	     tok = strtok_r(NULL, ",", &save))
-		ret = event_add(r, tok);
-	free(copy);
-	if (ret == 0 && r->nev == 0) {
-		msg("-e: no event given");
+	if (n < 0) {
+		msg("-e '%s': give 1 to %d comma-separated event names", list,
+		    MAX_EVENTS);
 		ret = -1;
 	}
+	for (i = 0; i < n && ret == 0; i++)
+		ret = event_add(r, names[i]);
+	free(copy);
 	return ret;
 }
 
