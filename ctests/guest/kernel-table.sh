@@ -6,7 +6,8 @@
 # table: a row for each call of 1 and 3 events and its system calls, a
 # column for each kernel (its "machine" line's Linux X.Y, oldest first),
 # each cell "ours / stock" in instructions, user and kernel; "-" where
-# stock counted nothing.
+# stock counted nothing, ours through read(2) marked "r" where the kernel
+# allows no user-space read.
 set -euo pipefail
 [ $# -gt 0 ] || {
 	echo "usage: kernel-table.sh TABLE..." >&2
@@ -33,6 +34,7 @@ done | sort -V | awk -F'\t' '
 				r = f[1] " " f[2]
 				if (!(r in seen)) { seen[r] = 1; row[++nr] = r }
 				o = f[3]; s = f[5]; gsub(/\*/, "", o); gsub(/\*/, "", s)
+				if (o !~ /^[0-9]+$/) { o = f[4]; gsub(/\*/, "", o); o = o "r" }
 				if (s !~ /^[0-9]+$/) s = "-"
 				cell[r, k] = o " / " s
 				m = split(l, g, " +")
