@@ -2,8 +2,8 @@
 /*
  * What the utilities that link PAPI and the PAPI tests' library
  * (ctests/lib/papi_util.h) share: the end of an event set, its domain
- * and inheritance, and which libpapi runs.  Inline, so that each builds them without the other's
- * objects.
+ * and inheritance, and which libpapi runs.  Inline, so that each builds
+ * them without the other's objects.
  */
 #ifndef LOPE_PAPI_COMMON_H
 #define LOPE_PAPI_COMMON_H
