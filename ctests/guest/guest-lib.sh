@@ -26,12 +26,13 @@
 # guest.mk unpacks, which the whole plans above run on; every other one
 # boots each of MATRIX_MACHINES ("KEY MACHINE CPU SECONDS LIMIT -M
 # TABLE": BOOTS' columns, and where in R the whole plan keeps the
-# machine's exact cost table on the first kernel) with the core plan (plan_matrix), as the boot
-# "KEY-VERSION", its cases named "[GUEST MACHINE linux-VERSION] ...", its kernel fetched by
-# fetch.sh kernel into LOPE_KERNEL_CACHE (default /var/cache/lope).
-# LOPE_GUEST_KERNELS (comma-separated versions, default all; "none")
-# chooses which of the others boot.  A boot of the matrix carries its
-# version as BOOTS' tenth column.
+# machine's exact cost table on the first kernel) with the core plan
+# (plan_matrix), as the boot "KEY-VERSION", its cases named "[GUEST
+# MACHINE linux-VERSION] ...", its kernel fetched by fetch.sh kernel into
+# LOPE_KERNEL_CACHE (default /var/cache/lope).  LOPE_GUEST_KERNELS
+# (comma-separated versions, default all; "none") chooses which of the
+# others boot.  A boot of the matrix carries its version as BOOTS' tenth
+# column.
 matrix_boots() {
 	local ver suite want=${LOPE_GUEST_KERNELS:-}
 	[ "$want" != none ] || return 0
@@ -208,10 +209,10 @@ not_run() { # not_run TREE TEST
 
 # The core plan, on every kernel of the matrix: the PMU's own check
 # (matrix_pmu_check), papi_avail's rdpmc line as the kernel allows it,
-# without user access and stock's, our component's reason, the other user-access modes
-# (matrix_modes), the tests of exact counts, of the user-space read
-# against read(2), of the lazy stop's 0 system calls, of overflow and
-# multiplexing, threads and fork, and the exact cost table.
+# without user access and stock's, our component's reason, the other
+# user-access modes (matrix_modes), the tests of exact counts, of the
+# user-space read against read(2), of the lazy stop's 0 system calls, of
+# overflow and multiplexing, threads and fork, and the exact cost table.
 MATRIX_ENGINE_TESTS="test_hw_read test_lazy_stop"
 MATRIX_PAPI_TESTS="test_hw test_start_stop test_overflow test_hw_overflow
 test_multiplex test_threads test_fork_exec"
