@@ -125,13 +125,12 @@ static int read_user(struct lope_group *g)
 /*
  * A new sample: in user space where it works, else read(2).  @timed: a
  * read's, which a reset right after may take as its bases (the reset
- * rule, lope_group__reset()): a read(2) group's read(2) is timed by the
- * clock on both sides.  Only the user-space common case times its read
- * (read_user_values()); a user-space sample here is not timed.
+ * rule, lope_group__reset()): a read(2) group's read(2) is stamped by the
+ * clock when it returns.  Only the user-space common case stamps its read
+ * (read_user_values()); a user-space sample here is not stamped.
  */
 static int sample(struct lope_group *g, bool timed)
 {
-	uint64_t t0;
 	int err;
 
 	forget_read(g);
@@ -142,17 +141,14 @@ static int sample(struct lope_group *g, bool timed)
 		}
 		timed = false;
 	}
-	t0 = timed ? lopelib_arch_cycles() : 0;
 	err = read_kernel(g);
 	if (__builtin_expect(err, 0)) {
 		/* It may have left half a sample behind: none. */
 		g->last = LOPE_PATH_NONE;
 		return err;
 	}
-	if (timed) {
-		g->read_end = lopelib_arch_cycles();
-		g->read_start = t0;
-	}
+	if (timed)
+		lopelib_arch_cycles_to(&g->read_end);
 	g->last = LOPE_PATH_READ;
 	return 0;
 }
@@ -293,7 +289,7 @@ read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 {
 	int err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len, n);
 
-	forget_read(g); /* retried: not timed */
+	forget_read(g); /* retried: not stamped */
 	if (err) {
 		g->last = LOPE_PATH_NONE;
 		return err;
@@ -305,7 +301,7 @@ read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 
 /*
  * A read(2) group's common case: one read(2), of the leader with
- * PERF_FORMAT_GROUP or of the one event, timed for the reset rule; and
+ * PERF_FORMAT_GROUP or of the one event, stamped for the reset rule; and
  * when the kernel did not multiplex the events (one enabled less running
  * time for all, as at the bases), a few instructions an event.
  */
@@ -317,7 +313,6 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 	ssize_t n;
 	long i;
 
-	lopelib_arch_cycles_to(&g->read_start);
 	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
 	/* Everything else is loaded after the call: kept in registers
 	 * across it, it would cost saving and restoring them. */
@@ -503,30 +498,18 @@ static inline __attribute__((always_inline)) int resample(struct lope_group *g)
 
 /*
  * The reset rule: the latest read came just before, with no verb in
- * between (other verbs forget it), and ended less than its own duration
- * ago: a read(2) group's.
+ * between (other verbs forget it), and ended less than one system call
+ * of this group ago: its leader's perf_event_open (lope_group__open()),
+ * timed once so that no read or start pays for a window of its own.  A
+ * new sample within that would be no closer to the present; and a
+ * user-space read, a few dozen instructions, is less than PAPI's own code
+ * between the read and the reset of a PAPI_accum.
  */
 static inline bool reusable(const struct lope_group *g)
 {
-	uint64_t start = g->read_start, end = g->read_end;
-
-	return end > start && lopelib_arch_cycles() - end < end - start;
-}
-
-/*
- * A user-space group's: its read came just before, with no verb in
- * between, less than one system call of this group ago (the latest
- * enable's ioctl).  A user-space read takes a few dozen instructions,
- * less than PAPI's own code between the read and the reset of a
- * PAPI_accum, so its own duration would never let a reset reuse it; a
- * system call is the window the read(2) path has, and a bound on what
- * the next interval can take of the time between.
- */
-static inline bool reusable_user(const struct lope_group *g)
-{
 	uint64_t end = g->read_end;
 
-	return end && lopelib_arch_cycles() - end < g->call_end - g->call_start;
+	return end && lopelib_arch_cycles() - end < g->window;
 }
 
 /*
@@ -555,7 +538,7 @@ int lope_group__reset(struct lope_group *g)
 			return err;
 	}
 	if (g->sampler == LOPE_SAMPLE_USER) {
-		if (reusable_user(g))
+		if (reusable(g))
 			goto bases; /* each event's sample is the read's */
 		if (__builtin_expect(reset_user_plain(g), 1))
 			return 0;
@@ -644,11 +627,8 @@ int lope_group__enable(struct lope_group *g)
 	if (!err && __atomic_load_n(&lopelib_park_nr, __ATOMIC_RELAXED) &&
 	    !lopelib_group__forked(g))
 		err = lopelib_park__make_room(g);
-	/* The enable's duration: a user-space read's window (reset rule). */
-	lopelib_arch_cycles_to(&g->call_start);
 	if (!err)
 		err = lopelib_ioctl_leaders(g, PERF_EVENT_IOC_ENABLE);
-	lopelib_arch_cycles_to(&g->call_end);
 	if (__builtin_expect(err, 0)) {
 		lopelib_set_running(g, false);
 		return err;

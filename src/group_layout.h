@@ -117,14 +117,13 @@ struct lope_group {
 	 * multiplexed. */
 	uint64_t leader_base_gap;
 	/*
-	 * The reset rule: the latest read's read(2) began at read_start and
-	 * ended at read_end, by the clock; a reset less than read_end -
-	 * read_start after read_end, with no verb in between, takes that
-	 * sample as its bases.  A user-space read stamps read_end alone,
-	 * and its window is how long the latest enable's system call took:
-	 * from call_start to call_end.  Every other verb makes read_end 0.
+	 * The reset rule: the latest read ended at read_end, by the clock;
+	 * a reset less than window after it, with no verb in between, takes
+	 * that sample as its bases.  window: how long the leader's
+	 * perf_event_open took, at the latest open.  Every other verb
+	 * makes read_end 0.
 	 */
-	uint64_t read_start, read_end, call_start, call_end;
+	uint64_t read_end, window;
 	enum lope_path last; /* the latest sample's; NONE: none since enable */
 	bool opened;         /* open itself (a split group's parts are) */
 	bool written;        /* some event's wr is not 0 */

@@ -218,8 +218,8 @@ static inline int lope_group__read_fast(struct lope_group *g, int64_t *values)
 /*
  * Zero the values: takes the current raw counts as bases, no ioctl.  A
  * reset that comes right after a read, with no other call on the group in
- * between, and within one system call's time after it (that read's own
- * read(2); for a read in user space, the latest enable's ioctl), takes
+ * between, and within one system call's time after it (the group's
+ * leader's perf_event_open, timed at open), takes
  * that read's sample as it is: a read followed by a reset, as in
  * PAPI_accum, then makes one system call (none in user space), and no
  * count falls between them.  A sample serves one reset.

@@ -296,10 +296,7 @@ static void opened(struct lope_group *g, bool user)
 	plan_reads(g, user);
 	/* One kernel group: its leader, event 0; else every event leads. */
 	g->nr_leaders = one_kernel_group(g) ? 1 : g->nr;
-	g->read_start = 0;
 	g->read_end = 0;
-	g->call_start = 0;
-	g->call_end = 0;
 	g->last = LOPE_PATH_NONE;
 	/* A lazy stop needs user-space samples; overflow must stop in the
 	 * kernel, and an exec enables in the kernel by itself. */
@@ -314,6 +311,7 @@ static void opened(struct lope_group *g, bool user)
 
 int lope_group__open(struct lope_group *g)
 {
+	uint64_t t0, window = 0;
 	bool self, user;
 	int i, err;
 
@@ -328,10 +326,15 @@ int lope_group__open(struct lope_group *g)
 	self = self_monitoring(g);
 	/* Before anything is mapped: a failed open unmaps what it mapped. */
 	g->fork_gen = lopelib_fork_gen;
+	t0 = lopelib_arch_cycles();
 	for (i = 0; i < g->nr; i++) {
 		struct lope_event *e = &g->ev[i];
 
 		err = open_event(g, i);
+		/* The leader's open: one system call of this group, the
+		 * reset rule's window (group.c, reusable()). */
+		if (i == 0)
+			window = lopelib_arch_cycles() - t0;
 		if (!err && e->period)
 			err = lopelib_overflow__open(g, e);
 		if (err) {
@@ -350,6 +353,7 @@ int lope_group__open(struct lope_group *g)
 	       lopelib_guard__install() == 0;
 	g->owner = self ? lopelib_gettid() : 0;
 	opened(g, user);
+	g->window = window ?: 1;
 	return 0;
 }
 

@@ -2,21 +2,21 @@
 /*
  * The reset rule: a reset takes the sample of the read just before it
  * (one system call for PAPI_accum and the read-then-reset pair) only when
- * no other verb came between them and the reset comes within that read's
- * own duration after it; an older sample is never reused, a sample serves
- * one reset only, the first read after open qualifies like any other, and
- * no count is lost between the intervals.  Counted on real software
- * events through a counting system-call table.
+ * no other verb came between them and the reset comes within one system
+ * call of the group after it (its window); an older sample is never
+ * reused, a sample serves one reset only, the first read after open
+ * qualifies like any other, and no count is lost between the intervals.
+ * Counted on real software events through a counting system-call table.
  *
- * The engine (group.c, reusable()) times each read's read(2) with
- * lopelib_arch_cycles() before and after the system call (g->read_start,
- * g->read_end) and reuses when its own clock, read in the reset, is less
- * than read_end - read_start past read_end.  Whether it is depends on the
- * scheduler, so every try measures it with the same clock: the read's two
- * stamps and the clock just before and just after the reset.  A try that
+ * The engine (group.c, reusable()) stamps the end of each read with
+ * lopelib_arch_cycles() (g->read_end), times the leader's open
+ * (g->window), and reuses when its own clock, read in the reset, is less
+ * than the window past read_end.  Whether it is depends on the scheduler,
+ * so every try measures it with the same clock: the read's stamp, the
+ * window and the clock just before and just after the reset.  A try that
  * expects reuse counts only when even the clock just after the reset was
- * within the read's duration (the engine looked in between, so it must
- * have reused); a try that expects a new sample, only when the clock just
+ * within the window (the engine looked in between, so it must have
+ * reused); a try that expects a new sample, only when the clock just
  * before the reset was already past it, or a verb came between.  Both
  * outcomes are then certain, and a wrong one is the engine's error.
  */
@@ -93,7 +93,7 @@ static int verb_between(struct lope_group *g, enum between b, const int64_t *v)
 struct attempt {
 	unsigned long reads; /* read(2) calls the reset made; ~0: failed */
 	int read;            /* a read came before (and these are its) */
-	uint64_t start, end; /* g->read_start and read_end after the read */
+	uint64_t end, win;   /* g->read_end after the read, g->window */
 	uint64_t before;     /* the clock just before the reset */
 	uint64_t after;      /* and just after */
 };
@@ -108,8 +108,8 @@ static struct attempt reset_after(struct lope_group *g, int read_first,
 
 	if (read_first && lope_group__read(g, v))
 		return t;
-	t.start = g->read_start;
 	t.end = g->read_end;
+	t.win = g->window;
 	if (pause_ms)
 		sleep_ns(pause_ms * MS);
 	if (verb_between(g, b, v))
@@ -123,10 +123,10 @@ static struct attempt reset_after(struct lope_group *g, int read_first,
 	return t;
 }
 
-/* The read's own duration, by the engine's clock; 0: none to reuse. */
-static uint64_t duration(const struct attempt *t)
+/* The window after the read, by the engine's clock; 0: none to reuse. */
+static uint64_t window(const struct attempt *t)
 {
-	return t->read && t->end > t->start ? t->end - t->start : 0;
+	return t->read && t->end ? t->win : 0;
 }
 
 /*
@@ -135,7 +135,7 @@ static uint64_t duration(const struct attempt *t)
  */
 static int must_reuse(const struct attempt *t, int order)
 {
-	uint64_t len = duration(t);
+	uint64_t len = window(t);
 
 	if (!order || !len)
 		return 0;
@@ -198,35 +198,35 @@ static void report_row(int line, const char *name, const struct attempt *t,
 	if (bad)
 		lope_fail(name,
 			  "row %d, try %d: %lu read(2) calls, but %s: the "
-			  "read took %llu ticks, the reset began %llu and "
-			  "ended %llu ticks after it",
+			  "window is %llu ticks, the reset began %llu and "
+			  "ended %llu ticks after the read",
 			  line, tries, t->reads, m < 0 ? "-" : why[m],
-			  (unsigned long long)duration(t),
+			  (unsigned long long)window(t),
 			  (unsigned long long)(t->before - t->end),
 			  (unsigned long long)(t->after - t->end));
 	else
-		lope_check(
-			clean >= want, name,
-			"row %d: %d clean tries of %d (want %d); the last "
-			"read took %llu ticks, its reset ended %llu after it",
-			line, clean, tries, want,
-			(unsigned long long)duration(t),
-			(unsigned long long)(t->after - t->end));
+		lope_check(clean >= want, name,
+			   "row %d: %d clean tries of %d (want %d); the "
+			   "window is %llu ticks, the last reset ended %llu "
+			   "after its read",
+			   line, clean, tries, want,
+			   (unsigned long long)window(t),
+			   (unsigned long long)(t->after - t->end));
 }
 
 /*
  * A row expecting reuse needs CLEAN tries that ended the reset within the
- * read's duration, each with no read(2); a try preempted or stolen from
- * in between proves nothing either way and is taken again, up to TRIES.
- * Fewer clean tries than CLEAN is a FAIL, not a SKIP: from the read's end
- * to the end of the reset the engine makes no system call, some hundred
- * instructions against the read(2) it timed, so a correct engine gets
- * them on any machine; never getting one means the read is not timed or
- * the rule is wrong.  A row expecting a new sample takes 3 tries, and
- * every one must sample: a verb came between, or the reset began after
- * the read's duration had passed.  In every try of every row, a reset
- * that ended within the duration with nothing between must have reused,
- * one that began after it must not have.
+ * window, each with no read(2); a try preempted or stolen from in between
+ * proves nothing either way and is taken again, up to TRIES.  Fewer clean
+ * tries than CLEAN is a FAIL, not a SKIP: from the read's end to the end
+ * of the reset the engine makes no system call, some hundred instructions
+ * against the open it timed, so a correct engine gets them on any
+ * machine; never getting one means the read is not stamped or the rule is
+ * wrong.  A row expecting a new sample takes 3 tries, and every one must
+ * sample: a verb came between, or the reset began after the window had
+ * passed.  In every try of every row, a reset that ended within the
+ * window with nothing between must have reused, one that began after it
+ * must not have.
  */
 static void table(struct lope_group *g)
 {
@@ -257,10 +257,10 @@ static void table(struct lope_group *g)
 }
 
 /*
- * The first read after open qualifies like any other: no warm-up, no
- * timing at open.  Each try opens a group, reads once and resets; CLEAN
- * of them must end the reset within that first read's duration, and
- * every such one must have reused it.
+ * The first read after open qualifies like any other: no warm-up, and
+ * no system call of its own to time.  Each try opens and enables a group,
+ * reads once and resets; CLEAN of them must end the reset within the
+ * window, and every such one must have reused it.
  */
 static void first_read(void)
 {
@@ -297,8 +297,8 @@ static void first_read(void)
  * read+reset intervals add up to the raw count: nothing falls between.
  * Each pair's value runs from the base the previous reset took to the
  * read's sample (lope_group__last_counts() after each call gives both, raw,
- * from the same kernel counter).  A pair whose reset ended within its
- * read's duration reused the read's sample: one read(2) for the pair,
+ * from the same kernel counter).  A pair whose reset ended within the
+ * window after its read reused the read's sample: one read(2) for the pair,
  * and the next interval starts at the read's sample, so nothing falls
  * between.  A pair preempted or stolen from in between may sample again
  * (two read(2)); what then falls between its read and its reset is
@@ -309,7 +309,7 @@ static void continuity(struct lope_group *g)
 {
 	struct lope_counts prev[SW_ATTRS], snap[SW_ATTRS], base[SW_ATTRS];
 	int64_t v[SW_ATTRS], sum = 0, gaps = 0;
-	uint64_t first, start, end, t1, calls = 0;
+	uint64_t first, end, t1, calls = 0;
 	unsigned long before, reads;
 	char why_not[200] = "";
 	int i, clean = 0, pairs = 0;
@@ -326,7 +326,6 @@ static void continuity(struct lope_group *g)
 		before = nr_reads;
 		if (lope_group__read(g, v) || lope_group__last_counts(g, snap))
 			break;
-		start = g->read_start;
 		end = g->read_end;
 		if (lope_group__reset(g))
 			break;
@@ -342,17 +341,16 @@ static void continuity(struct lope_group *g)
 				 "base %lld",
 				 i, (long long)v[0],
 				 (long long)(snap[0].val - prev[0].val));
-		if (end > start && t1 - end < end - start) {
+		if (end && t1 - end < g->window) {
 			clean++;
 			if (reads != 1 || base[0].val != snap[0].val)
 				snprintf(
 					why_not, sizeof(why_not),
 					"pair %d: the reset ended %llu ticks "
-					"after a read of %llu, yet %lu "
+					"after the read, window %llu, yet %lu "
 					"read(2) and the base %lld past it",
 					i, (unsigned long long)(t1 - end),
-					(unsigned long long)(end - start),
-					reads,
+					(unsigned long long)g->window, reads,
 					(long long)(base[0].val - snap[0].val));
 		} else if (reads < 1 || reads > 2) {
 			snprintf(why_not, sizeof(why_not),
@@ -385,8 +383,8 @@ static void continuity(struct lope_group *g)
 
 /*
  * A user-space group (hardware instructions, read with rdpmc or mrs):
- * its reads make no system call, so its window is the latest enable's
- * system call (g->call_start to g->call_end).  Whether a reset reused the read's sample
+ * its reads make no system call, and its window is its leader's open too
+ * (g->window).  Whether a reset reused the read's sample
  * shows in the base: the read's count then, a later count otherwise (the
  * counter counts this thread's instructions in between).  As above, a
  * try counts only when the clock makes its outcome certain: the reset
@@ -401,7 +399,7 @@ static void continuity(struct lope_group *g)
 static int user_must(const struct lope_group *g, int order, uint64_t end,
 		     uint64_t before, uint64_t after)
 {
-	uint64_t win = g->call_end - g->call_start;
+	uint64_t win = g->window;
 
 	if (!order || !end)
 		return 0;
@@ -482,7 +480,7 @@ static void user_rows(void)
 			   base == at_read ? "is" : "is not",
 			   (unsigned long long)(before - end),
 			   (unsigned long long)(after - end),
-			   (unsigned long long)(g->call_end - g->call_start));
+			   (unsigned long long)g->window);
 	}
 	lope_group__delete(g);
 }
