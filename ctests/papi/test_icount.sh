@@ -52,7 +52,7 @@ table() {
 # ---- -m exact --------------------------------------------------------------
 
 start=$(date +%s)
-timeout -k 5 120 "$ic" -m exact -n $N >"$tmp/run1.out" 2>"$tmp/run1.err"
+timeout -k 5 600 "$ic" -m exact -n $N >"$tmp/run1.out" 2>"$tmp/run1.err"
 rc=$?
 info "papi_overhead -m exact -n $N: exit $rc in $(($(date +%s) - start)) s; $(grep -m1 'meter' "$tmp/run1.out")"
 if [ "$rc" -eq 77 ]; then
@@ -140,7 +140,7 @@ if [ "$method" != none ]; then
 	nsame=$(cut -d/ -f1-4 "$tmp/pj" | sort -u | wc -l)
 	info "exactness: $(wc -l <"$tmp/pj") paths of $nsame cases seen in both runs (of $ncases measured); $(awk '$2 != $3' "$tmp/pa" | wc -l) paths whose calls differed"
 	if [ "$rc_a" -ne 0 ] || [ "$rc_b" -ne 0 ]; then
-		fail icount_exact "--csv runs: exit $rc_a, $rc_b: $(head -c 300 "$tmp/b.err")"
+		fail icount_exact "--csv runs: exit $rc_a, $rc_b: $(cat "$tmp/a.err" "$tmp/b.err" | head -c 300)"
 	elif [ "$method" != callgrind ]; then
 		skip icount_exact "meter $method: exact only where the machine is (the icount guest)"
 	elif [ "$nsame" -lt $((ncases * 9 / 10)) ]; then

@@ -306,9 +306,13 @@ int ovh_measure(struct ovh *o)
 			c->round = r;
 			col_valgrind(o, c);
 		}
-		if (c->w.active && !c->disabled &&
-		    col_failed(c, why, sizeof(why)))
-			rc = EX_FAIL;
+		if (!c->w.active || c->disabled ||
+		    !col_failed(c, why, sizeof(why)))
+			continue;
+		rc = EX_FAIL;
+		/* the report says why; --csv has no line for it */
+		if (o->o.csv)
+			fprintf(stderr, "%s: %s: %s\n", PROG, c->w.name, why);
 	}
 	return rc;
 }
