@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
+# run-tests.sh: timeout 1200
 #
 # AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer) over the
 # engine, the components and the tests (doc/testing-sanitize.md):

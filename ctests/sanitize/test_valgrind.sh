@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
+# run-tests.sh: timeout 1200
 #
 # valgrind memcheck over PAPI-level programs against OUR libpapi (as built,
 # no recompilation) and over engine unit tests (doc/testing-sanitize.md):
