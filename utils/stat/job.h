@@ -8,7 +8,7 @@
  *                   whether this rank is the one that prints the merged
  *                   report;
  *   merge.c         reading and checking every rank's file;
- *   merge_report.c  the merged report (human or CSV).
+ *   report.c        the merged report (human or CSV).
  *
  * No MPI library: the ranks meet only in the directory the user names.
  */
@@ -44,6 +44,9 @@
 #define JOB_FILE_PREFIX "rank-"
 /* Created (O_EXCL) by the one rank that prints the merged report. */
 #define JOB_PRINTED ".printed"
+
+/* The most events of -e, and so of a rank file. */
+#define MAX_EVENTS 64
 
 #define JOB_HOST_LEN 256
 #define JOB_CPUS_LEN 1024

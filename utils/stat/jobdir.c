@@ -24,10 +24,8 @@
  * The rank's file: the header lines only the merge needs, then the report
  * of -x JOB_FILE_SEP as report() writes it.
  */
-static void write_body(struct stat_run *r, FILE *f)
+static void write_body(const struct stat_run *r, FILE *f)
 {
-	const char *sep = r->o.sep;
-	FILE *out = r->out;
 	char cmd[512], line[1024];
 
 	command_text(r, cmd, sizeof(cmd));
@@ -36,11 +34,7 @@ static void write_body(struct stat_run *r, FILE *f)
 		"%s\n" JOB_HEAD_COMMAND "%s\n" JOB_HEAD_ID "%s\n" JOB_HEAD_RUNS
 		"%d\n",
 		JOB_FILE_MAGIC, line, r->job.id, r->runs);
-	r->o.sep = JOB_FILE_SEP;
-	r->out = f;
-	report(r);
-	r->o.sep = sep;
-	r->out = out;
+	report(r, f, JOB_FILE_SEP);
 }
 
 /* The host name as part of a file name: no '/'. */

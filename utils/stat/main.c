@@ -193,7 +193,7 @@ static int finish(struct stat_run *r)
 {
 	if (r->o.job_dir)
 		return job_finish(r);
-	report(r);
+	report(r, r->out, r->o.sep);
 	if (r->out != stderr && fclose(r->out)) {
 		msg("writing %s: %s", r->o.out, strerror(errno));
 		return EX_FAIL;

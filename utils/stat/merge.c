@@ -56,80 +56,52 @@ static int number(const char *s, const char *suffix, double *v)
 	return 0;
 }
 
-static int integer(const char *s, long min, long max, int *v)
-{
-	long l;
-
-	if (parse_long(s, min, max, &l))
-		return -1;
-	*v = (int)l;
-	return 0;
-}
-
 /*
  * job_label()'s "R of S, host H, CPUs C (FROM)" after "# rank ", or
- * "R (job size unknown), host ...", where C holds no blank and FROM no
- * '(': 0, or -1.
+ * "R (job size unknown), host ...": 0, or -1.  The widths are those of
+ * struct rank_file's arrays, less one.
  */
-static int read_label(struct rank_file *rf, char *s)
+static int read_label(struct rank_file *rf, const char *s)
 {
-	static const char unknown[] = " (job size unknown)";
-	char *from = strrchr(s, '('), *host = strstr(s, ", host "), *cpus, *p;
-	size_t n = strlen(s);
+	int end = 0, of;
 
-	if (!from || !host || from < host || from[-1] != ' ' || s[n - 1] != ')')
-		return -1;
-	s[n - 1] = from[-1] = *host = '\0';
-	cpus = strrchr(host + 1, ' ');
-	if (cpus - host < 13 || strncmp(cpus - 6, ", CPUs", 6) != 0)
-		return -1;
-	cpus[-6] = '\0';
-	rf->size = 0;
-	p = strstr(s, " of ");
-	if (p && integer(p + 4, 1, 100000000, &rf->size))
-		return -1;
-	if (!p && (!(p = strstr(s, unknown)) || p[sizeof(unknown) - 1]))
-		return -1;
-	*p = '\0';
-	if (integer(s, 0, 99999999, &rf->rank))
-		return -1;
-	scopy(rf->host, sizeof(rf->host), host + 7);
-	scopy(rf->cpus, sizeof(rf->cpus), cpus + 1);
-	scopy(rf->from, sizeof(rf->from), from + 1);
-	return 0;
+	of = sscanf(s, "%9d of %9d, host %255[^,], CPUs %1023s (%63[^)])%n",
+		    &rf->rank, &rf->size, rf->host, rf->cpus, rf->from,
+		    &end) == 5;
+	if (!of) {
+		rf->size = 0;
+		if (sscanf(s,
+			   "%9d (job size unknown), host %255[^,], CPUs "
+			   "%1023s (%63[^)])%n",
+			   &rf->rank, rf->host, rf->cpus, rf->from, &end) != 4)
+			return -1;
+	}
+	return s[end] || rf->rank < 0 || rf->size < of ? -1 : 0;
 }
 
-static void add_name(struct merge *m, const char *unit, const char *name)
-{
-	m->name = xrealloc(m->name, (size_t)m->nev + 1, sizeof(*m->name));
-	m->unit = xrealloc(m->unit, (size_t)m->nev + 1, sizeof(*m->unit));
-	m->name[m->nev] = strdup(name);
-	m->unit[m->nev] = strdup(unit);
-	if (!m->name[m->nev] || !m->unit[m->nev])
-		die(EX_FAIL, "out of memory");
-	m->nev++;
-}
-
-/* Event @name's value @v and spread @sp: the first file sets the list. */
+/* Row @name's value @v and spread @sp: the first file sets the rows. */
 static int read_event(struct reader *rd, struct merge *m, const char *unit,
 		      const char *name, double v, double sp)
 {
-	struct rank_file *rf = rd->rf;
 	int i = rd->ev;
 
-	if (rd->m->n == 0 && i == m->nev)
-		add_name(m, unit, name);
-	if (i >= m->nev || strcmp(m->name[i], name) != 0) {
+	if (m->n == 0 && i == MAX_ROWS)
+		return bad(rd, "more events than papi_stat counts");
+	if (m->n == 0 && i == m->nrow) {
+		m->name[i] = strdup(name);
+		m->unit[i] = strdup(unit);
+		if (!m->name[m->nrow++] || !m->unit[i])
+			die(EX_FAIL, "out of memory");
+	}
+	if (i >= m->nrow || strcmp(m->name[i], name) != 0) {
 		msg("%s/%s and %s/%s count different events: event %d is %s in "
 		    "one, %s in the other",
 		    m->dir, rd->file, m->dir, rd->first, i + 1, name,
-		    i < m->nev ? m->name[i] : "none");
+		    i < m->nrow ? m->name[i] : "none");
 		return -1;
 	}
-	rf->val = xrealloc(rf->val, (size_t)m->nev, sizeof(double));
-	rf->spread = xrealloc(rf->spread, (size_t)m->nev, sizeof(double));
-	rf->val[i] = v;
-	rf->spread[i] = sp;
+	rd->rf->val[i] = v;
+	rd->rf->spread[i] = sp;
 	rd->ev++;
 	return 0;
 }
@@ -156,16 +128,15 @@ static int read_row(struct reader *rd, struct merge *m, char *line)
 		return read_event(rd, m, unit, name, v, sp);
 	if (isnan(v))
 		return bad(rd, "the elapsed time is not a number");
-	rd->rf->elapsed = v;
-	rd->rf->elapsed_spread = sp;
 	rd->seen |= 1 << H_ELAPSED;
-	return 0;
+	return read_event(rd, m, unit, name, v, sp);
 }
 
 /* One line: a comment line of heads[], or a row.  0, or -1 (said why). */
 static int read_line(struct reader *rd, struct merge *m, char *line)
 {
 	struct rank_file *rf = rd->rf;
+	long runs;
 	size_t k;
 
 	if (rd->seen & (1 << H_ELAPSED))
@@ -183,9 +154,10 @@ static int read_line(struct reader *rd, struct merge *m, char *line)
 	line += strlen(heads[k]);
 	switch (k) {
 	case H_RUNS:
-		return integer(line, 1, 100000, &rf->runs) ?
-			       bad(rd, "the runs are not a number") :
-			       0;
+		if (parse_long(line, 1, 100000, &runs))
+			return bad(rd, "the runs are not a number");
+		rf->runs = (int)runs;
+		break;
 	case H_LABEL:
 		return read_label(rf, line) ?
 			       bad(rd, "not a rank line of papi_stat") :
@@ -249,17 +221,10 @@ static int read_file(struct merge *m, char *name)
 	else
 		ret = read_lines(&rd, m, f);
 	fclose(f);
-	if (ret == 0 && ((rd.seen & REQUIRED) != REQUIRED || !rd.ev))
+	if (ret == 0 && ((rd.seen & REQUIRED) != REQUIRED || rd.ev < 2))
 		ret = bad(&rd, "incomplete: no runs, rank, event or " ELAPSED
 			       " line");
-	else if (ret == 0 && rd.ev != m->nev)
-		ret = bad(&rd, "fewer events than the other files");
-	if (ret == 0) {
-		m->n++;
-	} else {
-		free(rf->val);
-		free(rf->spread);
-	}
+	m->n += ret == 0;
 	return ret;
 }
 
@@ -322,19 +287,13 @@ static void merge_free(struct merge *m, char **names, int n)
 {
 	int i;
 
-	for (i = 0; i < m->n; i++) {
-		free(m->rk[i].val);
-		free(m->rk[i].spread);
-	}
-	for (i = 0; i < m->nev; i++) {
+	for (i = 0; i < m->nrow; i++) {
 		free(m->name[i]);
 		free(m->unit[i]);
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	free(m->name);
-	free(m->unit);
 	free(m->rk);
 	free(m->missing);
 }

@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* papi_stat's statistics and report, in perf stat's layout. */
+/*
+ * papi_stat's statistics and reports: a run's, in perf stat's layout,
+ * and a job's merged one (merge.h), each through one table printer,
+ * aligned or CSV.
+ */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "../tool.h"
+#include "merge.h"
 #include "stat.h"
+
+/* The columns of the merged report's table of ranks. */
+#define MAX_COLS (3 + MAX_ROWS)
+#define NUM_W 15 /* a count's column in the merged report */
 
 void stats_add(struct stats *s, double x)
 {
@@ -17,7 +27,8 @@ void stats_add(struct stats *s, double x)
 	s->m2 += d * (x - s->mean);
 }
 
-double stats_spread(const struct stats *s)
+/* perf stat's spread: the standard error of the mean, in % of the mean. */
+static double stats_spread(const struct stats *s)
 {
 	double sd;
 
@@ -38,7 +49,8 @@ static int is_clock(const char *name)
 	       (n == 9 && strncasecmp(p, "CPU-CLOCK", n) == 0);
 }
 
-const char *event_units(const struct event *e)
+/* The unit of @e: PAPI's, "ns" for the clock events, or "". */
+static const char *event_units(const struct event *e)
 {
 	if (e->units[0])
 		return e->units;
@@ -56,106 +68,395 @@ void command_text(const struct stat_run *r, char *buf, size_t len)
 				      r->o.argv[i]);
 }
 
-static void spread_text(const struct stats *s, int runs, char *buf, size_t len)
-{
-	if (runs > 1)
-		snprintf(buf, len, "( +- %5.2f%% )", stats_spread(s));
-	else
-		buf[0] = '\0';
-}
+/* A column of a table. */
+struct col {
+	const char *head; /* its header aligned, NULL: not in that form */
+	const char *csv;  /* its header in CSV, NULL: not in CSV */
+	int width;        /* the least, aligned */
+	int left;         /* left-aligned */
+	int gap;          /* the blanks before it, aligned */
+};
 
-static void report_event_human(const struct stat_run *r, const struct event *e)
-{
-	char comment[64] = "", spread[32];
+/*
+ * A table printed aligned or, with @sep, as CSV: rows of text cells, one
+ * per column.  The aligned form leaves out the empty cells at the end of
+ * a row.
+ */
+struct table {
+	FILE *out;
+	const char *sep; /* NULL: aligned */
+	/* the merged report's: a header line, the widths fitted to the cells
+	 * in a first pass, CSV fields holding @sep quoted; else none of
+	 * these, as perf stat prints */
+	int head;
+	const struct col *col;
+	int ncol;
+	int w[MAX_COLS];
+	int fit; /* the first pass */
+};
 
-	if (e->st.n == 0) {
-		fprintf(r->out, "%18s      %-30s\n", "<not counted>", e->name);
+/* @s as a CSV field: quoted, its quotes doubled, if it holds @sep (NULL:
+ * never). */
+static void field(FILE *out, const char *s, const char *sep)
+{
+	if (!sep || ((!*sep || !strstr(s, sep)) && !strchr(s, '"') &&
+		     !strchr(s, '\n'))) {
+		fputs(s, out);
 		return;
 	}
-	if (is_clock(e->name) && r->elapsed.mean > 0)
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void table_row(struct table *t, const char *const *cell)
+{
+	int c, last = t->ncol - 1, first = 1, n;
+
+	while (!t->sep && last > 0 && (!t->col[last].head || !*cell[last]))
+		last--;
+	for (c = 0; c <= last; c++) {
+		const struct col *k = &t->col[c];
+
+		if (!(t->sep ? k->csv : k->head))
+			continue;
+		n = (int)strlen(cell[c]);
+		if (t->fit)
+			t->w[c] = n > t->w[c] ? n : t->w[c];
+		else if (!t->sep)
+			fprintf(t->out, "%*s%*s", k->gap, "",
+				!k->left ? t->w[c] :
+				c < last ? -t->w[c] :
+					   0,
+				cell[c]);
+		else {
+			fputs(first ? "" : t->sep, t->out);
+			field(t->out, cell[c], t->head ? t->sep : NULL);
+		}
+		first = 0;
+	}
+	if (!t->fit)
+		fputc('\n', t->out);
+}
+
+typedef void row_fn(struct table *t, const void *arg, int i);
+
+/* Rows 0 to @n - 1 of @t, each from @row(@t, @arg, i), after the header. */
+static void table_print(struct table *t, int n, row_fn *row, const void *arg)
+{
+	const char *head[MAX_COLS];
+	int c, i;
+
+	for (c = 0; c < t->ncol; c++) {
+		t->w[c] = t->col[c].width;
+		head[c] = t->sep ? t->col[c].csv : t->col[c].head;
+	}
+	for (t->fit = !t->sep && t->head; t->fit >= 0; t->fit--) {
+		if (t->head)
+			table_row(t, head);
+		for (i = 0; i < n; i++)
+			row(t, arg, i);
+	}
+}
+
+/* A run's columns: value, unit, event, comment, spread (perf stat's). */
+static const struct col run_cols[] = {
+	{ "", "", 18, 0, 0 },   { NULL, "", 0, 0, 0 }, { "", "", 30, 1, 6 },
+	{ "", NULL, 26, 1, 1 }, { "", "", 0, 1, 1 },
+};
+
+/* Event @i of a run, or its elapsed time (i == nev, CSV only). */
+static void run_row(struct table *t, const void *arg, int i)
+{
+	const struct stat_run *r = arg;
+	const struct event *e = i < r->nev ? &r->ev[i] : NULL;
+	const struct stats *s = e ? &e->st : &r->elapsed;
+	char val[32] = "<not counted>", comment[64] = "", spread[32] = "";
+	const char *cell[] = { val, e ? event_units(e) : "s",
+			       e ? e->name : ELAPSED, comment, spread };
+
+	if (s->n) {
+		snprintf(val, sizeof(val), e ? "%.0f" : "%.9f", s->mean);
+		if (r->runs > 1)
+			snprintf(spread, sizeof(spread),
+				 t->sep ? "%.2f%%" : "( +- %5.2f%% )",
+				 stats_spread(s));
+	}
+	if (e && s->n && is_clock(e->name) && r->elapsed.mean > 0)
 		snprintf(comment, sizeof(comment), "# %8.3f CPUs utilized",
 			 e->st.mean / 1e9 / r->elapsed.mean);
-	else if (!r->sets[e->set].attach)
+	else if (e && s->n && !r->sets[e->set].attach)
 		snprintf(comment, sizeof(comment), "# not per process");
-	spread_text(&e->st, r->runs, spread, sizeof(spread));
-	if (spread[0])
-		fprintf(r->out, "%18.0f      %-30s %-26s %s\n", e->st.mean,
-			e->name, comment, spread);
-	else if (comment[0])
-		fprintf(r->out, "%18.0f      %-30s %s\n", e->st.mean, e->name,
-			comment);
-	else
-		fprintf(r->out, "%18.0f      %s\n", e->st.mean, e->name);
+	table_row(t, cell);
 }
 
-static void report_human(const struct stat_run *r)
+void report(const struct stat_run *r, FILE *out, const char *sep)
 {
-	char cmd[512], spread[32], label[JOB_LABEL_LEN];
-	int i;
+	struct table t = { .out = out, .sep = sep, .col = run_cols };
+	const char *lead = sep ? "# " : " # ";
+	char text[JOB_LABEL_LEN];
 
-	command_text(r, cmd, sizeof(cmd));
-	fprintf(r->out, "\n Performance counter stats for '%s'", cmd);
-	if (r->runs > 1)
-		fprintf(r->out, " (%d runs)", r->runs);
-	fprintf(r->out, ":\n");
-	if (r->job.rank >= 0) {
-		job_label(&r->job, label, sizeof(label));
-		fprintf(r->out, " # %s\n", label);
-	}
-	if (r->note[0])
-		fprintf(r->out, " # %s\n", r->note);
-	fprintf(r->out, "\n");
-	for (i = 0; i < r->nev; i++)
-		report_event_human(r, &r->ev[i]);
-	spread_text(&r->elapsed, r->runs, spread, sizeof(spread));
-	fprintf(r->out, "\n%18.9f seconds time elapsed", r->elapsed.mean);
-	if (spread[0])
-		fprintf(r->out, "%43s%s", "", spread);
-	fprintf(r->out, "\n\n");
-}
-
-/* value SEP unit SEP event SEP spread; '#' lines are comments. */
-static void report_csv(const struct stat_run *r)
-{
-	const char *sep = r->o.sep;
-	char spread[32], label[JOB_LABEL_LEN];
-	int i;
-
-	if (r->job.rank >= 0) {
-		job_label(&r->job, label, sizeof(label));
-		fprintf(r->out, "# %s\n", label);
-	}
-	if (r->note[0])
-		fprintf(r->out, "# %s\n", r->note);
-	for (i = 0; i < r->nev; i++) {
-		const struct event *e = &r->ev[i];
-
-		spread[0] = '\0';
-		if (r->runs > 1)
-			snprintf(spread, sizeof(spread), "%.2f%%",
-				 stats_spread(&e->st));
-		if (e->st.n == 0)
-			fprintf(r->out, "<not counted>%s%s%s%s%s\n", sep,
-				event_units(e), sep, e->name, sep);
-		else
-			fprintf(r->out, "%.0f%s%s%s%s%s%s\n", e->st.mean, sep,
-				event_units(e), sep, e->name, sep, spread);
-	}
-	spread[0] = '\0';
-	if (r->runs > 1)
-		snprintf(spread, sizeof(spread), "%.2f%%",
-			 stats_spread(&r->elapsed));
-	fprintf(r->out, "%.9f%ss%stime-elapsed%s%s\n", r->elapsed.mean, sep,
-		sep, sep, spread);
-}
-
-void report(const struct stat_run *r)
-{
 	if (r->runs == 0)
 		return;
-	if (r->o.sep)
-		report_csv(r);
+	t.ncol = ARRAY_SIZE(run_cols);
+	if (!sep) {
+		command_text(r, text, sizeof(text));
+		fprintf(out, "\n Performance counter stats for '%s'", text);
+		if (r->runs > 1)
+			fprintf(out, " (%d runs)", r->runs);
+		fprintf(out, ":\n");
+	}
+	if (r->job.rank >= 0) {
+		job_label(&r->job, text, sizeof(text));
+		fprintf(out, "%s%s\n", lead, text);
+	}
+	if (r->note[0])
+		fprintf(out, "%s%s\n", lead, r->note);
+	if (!sep)
+		fputc('\n', out);
+	table_print(&t, r->nev + !!sep, run_row, r);
+	if (!sep) {
+		fprintf(out, "\n%18.9f seconds time elapsed", r->elapsed.mean);
+		if (r->runs > 1)
+			fprintf(out, "%43s( +- %5.2f%% )", "",
+				stats_spread(&r->elapsed));
+		fprintf(out, "\n\n");
+	}
+	fflush(out);
+}
+
+/* One event (or the elapsed time) over the ranks. */
+struct summary {
+	int n; /* ranks that counted it */
+	double sum, min, max, mean, imbalance;
+	double spread; /* the largest of the ranks' spreads, NAN: one run */
+	int min_rank, max_rank;
+};
+
+/* Ties go to the lowest rank.  All zero is balanced (imbalance 1). */
+static void summarize(const struct merge *m, int i, struct summary *s)
+{
+	const struct rank_file *rf;
+	double v, sp;
+	int k;
+
+	memset(s, 0, sizeof(*s));
+	s->spread = NAN;
+	for (k = 0; k < m->n; k++) {
+		rf = &m->rk[k];
+		v = rf->val[i];
+		if (isnan(v))
+			continue;
+		if (!s->n || v < s->min) {
+			s->min = v;
+			s->min_rank = rf->rank;
+		}
+		if (!s->n || v > s->max) {
+			s->max = v;
+			s->max_rank = rf->rank;
+		}
+		s->sum += v;
+		s->n++;
+		sp = rf->spread[i];
+		if (!isnan(sp) && (isnan(s->spread) || sp > s->spread))
+			s->spread = sp;
+	}
+	if (s->n) {
+		s->mean = s->sum / s->n;
+		s->imbalance = s->mean > 0 ? s->max / s->mean : 1;
+	}
+}
+
+/* A value of row @i as text into @buf: counts whole, seconds to the ns. */
+static char *num(const struct merge *m, int i, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "<not counted>");
 	else
-		report_human(r);
-	fflush(r->out);
+		snprintf(buf, len, i == m->nrow - 1 ? "%.9f" : "%.0f", v);
+	return buf;
+}
+
+static int runs_differ(const struct merge *m)
+{
+	int k;
+
+	for (k = 1; k < m->n; k++)
+		if (m->rk[k].runs != m->rk[0].runs)
+			return 1;
+	return 0;
+}
+
+static int max_runs(const struct merge *m)
+{
+	int k, r = 0;
+
+	for (k = 0; k < m->n; k++)
+		if (m->rk[k].runs > r)
+			r = m->rk[k].runs;
+	return r;
+}
+
+/* "missing: rank 3 of 4", "missing: ranks 1,3-5 of 8" */
+static void missing_text(const struct merge *m, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i, j;
+
+	append(buf, len, &n, "missing: rank%s ", m->nmissing > 1 ? "s" : "");
+	for (i = 0; i < m->nmissing; i = j + 1) {
+		for (j = i; j + 1 < m->nmissing &&
+			    m->missing[j + 1] == m->missing[j] + 1;
+		     j++)
+			;
+		append(buf, len, &n, "%s%d", i ? "," : "", m->missing[i]);
+		if (j > i)
+			append(buf, len, &n, "-%d", m->missing[j]);
+	}
+	if (m->size)
+		append(buf, len, &n, " of %d", m->size);
+	else
+		append(buf, len, &n, " (job size unknown)");
+}
+
+/* The comment lines: what was merged, from where, what is missing. */
+static void comments(const struct merge *m, FILE *out, const char *lead)
+{
+	const struct rank_file *a = &m->rk[0];
+	char text[4096];
+	struct summary s;
+	int i;
+
+	fprintf(out, "%sjob %s; rank and size from %s\n", lead,
+		a->id[0] ? a->id : "(no id)", a->from[0] ? a->from : "?");
+	if (max_runs(m) > 1)
+		fprintf(out, "%seach rank's value is its mean over its runs\n",
+			lead);
+	if (a->note[0])
+		fprintf(out, "%s%s\n", lead, a->note);
+	for (i = 1; i < m->n; i++)
+		if (strcmp(m->rk[i].command, a->command) != 0) {
+			fprintf(out, "%sthe ranks ran different commands\n",
+				lead);
+			break;
+		}
+	for (i = 0; i < m->nrow; i++) {
+		summarize(m, i, &s);
+		if (s.n < m->n)
+			fprintf(out, "%s%s: counted on %d of %d ranks\n", lead,
+				m->name[i], s.n, m->n);
+	}
+	if (m->nmissing) {
+		missing_text(m, text, sizeof(text));
+		fprintf(out, "%s%s\n", lead, text);
+	}
+}
+
+static void title(const struct merge *m, FILE *out)
+{
+	fprintf(out, "\n Performance counter stats for '%s', merged: ",
+		m->rk[0].command);
+	if (m->size)
+		fprintf(out, "%d of %d ranks", m->n, m->size);
+	else
+		fprintf(out, "%d ranks, job size unknown", m->n);
+	if (runs_differ(m))
+		fprintf(out, " (up to %d runs each)", max_runs(m));
+	else if (m->rk[0].runs > 1)
+		fprintf(out, " (%d runs each)", m->rk[0].runs);
+	fprintf(out, ":\n");
+}
+
+/* The summary: per row, over the ranks. */
+static const struct col sum_cols[] = {
+	{ "event", "event", 0, 1, 1 },
+	{ NULL, "unit", 0, 0, 0 },
+	{ "sum", "sum", NUM_W, 0, 1 },
+	{ "min", "min", NUM_W, 0, 1 },
+	{ "rank", "min_rank", 5, 0, 1 },
+	{ "max", "max", NUM_W, 0, 1 },
+	{ "rank", "max_rank", 5, 0, 1 },
+	{ "mean", "mean", NUM_W, 0, 1 },
+	{ "max/mean", "imbalance", 9, 0, 1 },
+	{ "rank +-", "rank_spread", 7, 0, 2 }, /* the last */
+};
+
+static void sum_row(struct table *t, const void *arg, int i)
+{
+	const struct merge *m = arg;
+	char b[8][32] = { "" };
+	const char *cell[] = { m->name[i], m->unit[i], b[0], b[1], b[2],
+			       b[3],       b[4],       b[5], b[6], b[7] };
+	struct summary s;
+
+	summarize(m, i, &s);
+	num(m, i, s.n ? s.sum : NAN, b[0], sizeof(b[0]));
+	if (s.n) {
+		num(m, i, s.min, b[1], sizeof(b[1]));
+		snprintf(b[2], sizeof(b[2]), "%d", s.min_rank);
+		num(m, i, s.max, b[3], sizeof(b[3]));
+		snprintf(b[4], sizeof(b[4]), "%d", s.max_rank);
+		snprintf(b[5], sizeof(b[5]),
+			 i == m->nrow - 1 ? "%.9f" :
+			 t->sep           ? "%.3f" :
+					    "%.0f",
+			 s.mean);
+		snprintf(b[6], sizeof(b[6]), "%.3f", s.imbalance);
+	}
+	if (s.n && !isnan(s.spread))
+		snprintf(b[7], sizeof(b[7]), "%.2f%%", s.spread);
+	table_row(t, cell);
+}
+
+/* Rank @k's row: rank, host, CPUs and its values. */
+static void rank_row(struct table *t, const void *arg, int k)
+{
+	const struct merge *m = arg;
+	const struct rank_file *rf = &m->rk[k];
+	const char *cell[MAX_COLS] = { "", rf->host, rf->cpus };
+	char b[MAX_COLS][32];
+	int i;
+
+	snprintf(b[0], sizeof(b[0]), "%d", rf->rank);
+	cell[0] = b[0];
+	for (i = 0; i < m->nrow; i++)
+		cell[i + 3] = num(m, i, rf->val[i], b[i + 1], sizeof(b[i + 1]));
+	table_row(t, cell);
+}
+
+void merge_report(const struct merge *m, FILE *out, const char *sep)
+{
+	struct col cols[MAX_COLS] = { { "rank", "rank", 5, 0, 1 },
+				      { "host", "host", 4, 1, 2 },
+				      { "CPUs", "cpus", 4, 1, 2 } };
+	struct table t = { .out = out, .sep = sep, .head = 1, .col = sum_cols };
+	int i;
+
+	t.ncol = ARRAY_SIZE(sum_cols);
+	if (sep) {
+		fprintf(out, "# merged: %d of ", m->n);
+		if (m->size)
+			fprintf(out, "%d ranks", m->size);
+		else
+			fprintf(out, "? ranks (job size unknown)");
+		fprintf(out, ", command '%s'\n", m->rk[0].command);
+	} else {
+		title(m, out);
+		t.ncol -= max_runs(m) < 2; /* no spreads: no column */
+	}
+	comments(m, out, sep ? "# " : " # ");
+	fputs(sep ? "" : "\n", out);
+	table_print(&t, m->nrow, sum_row, m);
+	for (i = 0; i < m->nrow; i++)
+		cols[i + 3] =
+			(struct col){ m->name[i], m->name[i], NUM_W, 0, 1 };
+	t.col = cols;
+	t.ncol = m->nrow + 3;
+	fputs(sep ? "" : "\n", out);
+	table_print(&t, m->n, rank_row, m);
+	fputs(sep ? "" : "\n", out);
 }

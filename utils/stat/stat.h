@@ -15,7 +15,6 @@
 #include "job.h"
 
 #define PROG "papi_stat"
-#define MAX_EVENTS 64
 
 /* Running mean and sum of squared deviations (Welford). */
 struct stats {
@@ -71,14 +70,11 @@ struct stat_run {
 void parse_opts(int argc, char **argv, struct opts *o);
 
 void stats_add(struct stats *s, double x);
-/* perf stat's spread: the standard error of the mean, in % of the mean. */
-double stats_spread(const struct stats *s);
-/* The unit of @e: PAPI's, "ns" for the clock events, or "". */
-const char *event_units(const struct event *e);
 /* The command line, its words separated by blanks, into @buf. */
 void command_text(const struct stat_run *r, char *buf, size_t len);
-/* Print the counts of r->runs runs, as perf stat does, to r->out. */
-void report(const struct stat_run *r);
+/* Print the counts of r->runs runs, as perf stat does, to @out: CSV
+ * with separator @sep if not NULL. */
+void report(const struct stat_run *r, FILE *out, const char *sep);
 
 /* The events of -e's @list into @r: 0, or -1 (said why). */
 int events_parse(struct stat_run *r, const char *list);
