@@ -61,7 +61,7 @@ static int file_close(FILE *f)
 }
 
 /* This rank's file, complete, into @dir; 0, or -1 (said why). */
-static int write_file(struct stat_run *r, const char *dir)
+static int write_file(const struct stat_run *r, const char *dir)
 {
 	char host[JOB_HOST_LEN], tmp[PATH_MAX], path[PATH_MAX];
 	int fd, n, err;
@@ -129,30 +129,12 @@ static int prints_merged(const struct stat_run *r, const char *dir)
 	return 1;
 }
 
-int job_finish(struct stat_run *r)
+int job_finish(const struct stat_run *r)
 {
-	const char *dir = r->o.job_dir;
-	FILE *out = stderr;
-	int ret;
-
 	/* nothing counted: no file, and the merge names the rank missing */
 	if (r->runs == 0)
 		return 0;
-	if (write_file(r, dir))
-		return EX_FAIL;
-	if (!prints_merged(r, dir))
-		return 0;
-	if (r->o.out) {
-		out = fopen(r->o.out, "we");
-		if (!out) {
-			msg("cannot open %s: %s", r->o.out, strerror(errno));
-			return EX_FAIL;
-		}
-	}
-	ret = merge_dir(dir, out, r->o.sep);
-	if (out != stderr && fclose(out)) {
-		msg("writing %s: %s", r->o.out, strerror(errno));
-		return EX_FAIL;
-	}
-	return ret;
+	if (write_file(r, r->o.job_dir))
+		return -1;
+	return prints_merged(r, r->o.job_dir);
 }

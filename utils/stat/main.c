@@ -6,27 +6,12 @@
  *             [-i] [--job-dir DIR] -- COMMAND [ARGS...]
  *   papi_stat --merge DIR [-o FILE] [-x SEP]
  *
- * Counting starts at the exec of COMMAND and ends at its exit, and nothing
- * of the launcher is counted (the perf stat patch of Paul Mackerras, 2009):
- *
- *   1. fork; the child does a dummy execvp("") so that resolving execvp's
- *      PLT entry happens now, says "ready" on a pipe and blocks reading a
- *      second pipe;
- *   2. the parent builds one PAPI event set per component, attaches it to
- *      the child (PAPI_attach) with LOPE_ENABLE_ON_EXEC=1 in its own
- *      environment, which asks our perf_event component to open the
- *      counters with enable_on_exec, and starts it: such a set is left to
- *      the kernel, which enables it at the child's next exec;
- *   3. the parent writes "go"; the child execs COMMAND.  If that fails the
- *      child sends errno over the first pipe (close-on-exec, so a
- *      successful exec closes it instead) and exits 127;
- *   4. the parent waits for the child, stops the sets (the counts of an
- *      exited task stay readable) and prints them.
- *
- * With a component that ignores LOPE_ENABLE_ON_EXEC (stock PAPI) the
- * counters start at PAPI_start instead, and the child's wake-up and exec
- * are counted too, as with the 2009 patch.  Components that cannot attach
- * to a process count over the command's wall time, and say so.
+ * Counting starts at the exec of COMMAND and ends at its exit: the child
+ * waits on a pipe (command.h) while the parent attaches one PAPI event set
+ * per component to it with LOPE_ENABLE_ON_EXEC=1 (sets.c), which asks our
+ * perf_event component to leave the start to the kernel, at the exec;
+ * with stock PAPI, counting starts at PAPI_start instead.  The whole
+ * protocol: doc/papi_stat.md.
  *
  * In a parallel job each rank labels its report with its rank, host and
  * CPUs, or with --job-dir writes it into a directory for a merged report
@@ -140,40 +125,40 @@ static int setup(struct stat_run *r)
 	return 0;
 }
 
-static int open_output(struct stat_run *r)
+/* -o's file @path (close-on-exec: the command does not inherit it), or
+ * @dflt: NULL if it cannot be opened (said why). */
+static FILE *out_open(const char *path, FILE *dflt)
 {
-	r->out = stderr;
-	if (!r->o.out)
-		return 0;
-	/* close-on-exec: the command does not inherit the report file */
-	r->out = fopen(r->o.out, "we");
-	if (!r->out) {
-		msg("cannot open %s: %s", r->o.out, strerror(errno));
-		return -1;
+	FILE *f = path ? fopen(path, "we") : dflt;
+
+	if (!f)
+		msg("cannot open %s: %s", path, strerror(errno));
+	return f;
+}
+
+/* Close @f, or flush @dflt: 0, or EX_FAIL (said why). */
+static int out_close(FILE *f, FILE *dflt, const char *path)
+{
+	if (f != dflt ? fclose(f) : fflush(f)) {
+		msg("writing %s: %s", path ? path : "the report",
+		    strerror(errno));
+		return EX_FAIL;
 	}
 	return 0;
 }
 
-/* papi_stat --merge DIR: the report to stdout or -o FILE. */
-static int merge_main(const struct opts *o)
+/* The merged report of @dir to -o's file or @dflt: merge_dir()'s status,
+ * @bad_open if -o cannot be opened, EX_FAIL if it cannot be written. */
+static int merged(const struct opts *o, const char *dir, FILE *dflt,
+		  int bad_open)
 {
-	FILE *out = stdout;
+	FILE *out = out_open(o->out, dflt);
 	int ret;
 
-	if (o->out) {
-		out = fopen(o->out, "we");
-		if (!out) {
-			msg("cannot open %s: %s", o->out, strerror(errno));
-			return EX_USAGE;
-		}
-	}
-	ret = merge_dir(o->merge, out, o->sep);
-	if (out != stdout ? fclose(out) : fflush(out)) {
-		msg("writing %s: %s", o->out ? o->out : "the report",
-		    strerror(errno));
-		return EX_FAIL;
-	}
-	return ret;
+	if (!out)
+		return bad_open;
+	ret = merge_dir(dir, out, o->sep);
+	return out_close(out, dflt, o->out) ? EX_FAIL : ret;
 }
 
 /* The rank, and with --job-dir its directory: 0, or -1 (said why). */
@@ -188,17 +173,20 @@ static int job_setup(struct stat_run *r)
 	return job_dir_prepare(r->o.job_dir);
 }
 
-/* The report, or with --job-dir the rank's file: 0, or an exit status. */
+/* The report, or with --job-dir the rank's file (and the merged report
+ * if this rank prints it): 0, or an exit status. */
 static int finish(struct stat_run *r)
 {
-	if (r->o.job_dir)
-		return job_finish(r);
-	report(r, r->out, r->o.sep);
-	if (r->out != stderr && fclose(r->out)) {
-		msg("writing %s: %s", r->o.out, strerror(errno));
-		return EX_FAIL;
+	int ret;
+
+	if (!r->o.job_dir) {
+		report(r, r->out, r->o.sep);
+		return out_close(r->out, stderr, r->o.out);
 	}
-	return 0;
+	ret = job_finish(r);
+	if (ret <= 0)
+		return ret ? EX_FAIL : 0;
+	return merged(&r->o, r->o.job_dir, stderr, EX_FAIL);
 }
 
 int main(int argc, char **argv)
@@ -209,14 +197,14 @@ int main(int argc, char **argv)
 	tool_prog = PROG;
 	parse_opts(argc, argv, &r.o);
 	if (r.o.merge)
-		return merge_main(&r.o);
+		return merged(&r.o, r.o.merge, stdout, EX_USAGE);
 	ret = setup(&r);
 	if (ret)
 		return ret;
 	if (job_setup(&r))
 		return EX_USAGE;
 	/* with --job-dir, only the rank that prints the merge opens -o */
-	if (!r.o.job_dir && open_output(&r))
+	if (!r.o.job_dir && !(r.out = out_open(r.o.out, stderr)))
 		return EX_USAGE;
 	command_signals();
 	for (i = 0; i < r.o.runs && !command_interrupted; i++) {

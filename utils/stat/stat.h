@@ -96,10 +96,10 @@ void sets_stop(struct stat_run *r);
 void sets_delete(struct stat_run *r);
 
 /*
- * After the runs of a rank with --job-dir: write its file there, and
- * print the merged report if it is the last rank to finish.  0, or
- * papi_stat's exit status for what failed (said why).
+ * After the runs of a rank with --job-dir: write its file there.  1 if
+ * this rank is the one to print the merged report, else 0; -1 if the
+ * file could not be written (said why).
  */
-int job_finish(struct stat_run *r);
+int job_finish(const struct stat_run *r);
 
 #endif /* LOPE_STAT_STAT_H */
