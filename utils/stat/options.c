@@ -52,18 +52,19 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* With --merge, only -o and -x mean something, and there is no command. */
-static void check_merge(const struct opts *o, int counting, int argc)
-{
-	if (counting || o->job_dir)
-		die(EX_USAGE, "--merge takes only -o and -x");
-	if (optind < argc)
-		die(EX_USAGE, "--merge runs no command");
-}
-
 void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c, counting = 0;
+	size_t k;
+	/* the options that keep their argument */
+	const struct {
+		int c;
+		const char **to;
+	} keep[] = { { 'e', &o->events },
+		     { 'o', &o->out },
+		     { 'x', &o->sep },
+		     { 'J', &o->job_dir },
+		     { 'M', &o->merge } };
 
 	memset(o, 0, sizeof(*o));
 	o->runs = 1;
@@ -71,38 +72,22 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = tool_getopt(argc, argv, "+:e:r:o:x:d:ih", longopts, usage,
 				1)) != -1) {
 		counting |= strchr("erdi", c) != NULL;
-		switch (c) {
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'r':
+		for (k = 0; k < ARRAY_SIZE(keep); k++)
+			if (c == keep[k].c)
+				*keep[k].to = optarg;
+		if (c == 'r')
 			o->runs = (int)count_arg("-r", optarg, MAX_RUNS);
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'x':
-			o->sep = optarg;
-			break;
-		case 'd':
+		else if (c == 'd')
 			o->domain = domain_arg(optarg);
-			break;
-		case 'i':
+		else if (c == 'i')
 			o->inherit = 0;
-			break;
-		case 'J':
-			o->job_dir = optarg;
-			break;
-		case 'M':
-			o->merge = optarg;
-			break;
-		}
 	}
-	if (o->merge) {
-		check_merge(o, counting, argc);
-		return;
-	}
-	if (optind >= argc) {
+	/* with --merge, only -o and -x mean something, and no command */
+	if (o->merge && (counting || o->job_dir))
+		die(EX_USAGE, "--merge takes only -o and -x");
+	if (o->merge && optind < argc)
+		die(EX_USAGE, "--merge runs no command");
+	if (!o->merge && optind >= argc) {
 		usage(stderr);
 		die(EX_USAGE, "no command given");
 	}
