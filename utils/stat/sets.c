@@ -13,18 +13,14 @@
 /* Read by our perf_event component when a set is attached. */
 #define ENV_ENABLE_ON_EXEC "LOPE_ENABLE_ON_EXEC"
 
-static const char *const default_sw[] = {
-	"perf::TASK-CLOCK",
-	"perf::CONTEXT-SWITCHES",
-	"perf::CPU-MIGRATIONS",
-	"perf::PAGE-FAULTS",
+/* The default events: the software ones (any Linux), then presets. */
+static const char *const defaults[] = {
+	"perf::TASK-CLOCK",     "perf::CONTEXT-SWITCHES",
+	"perf::CPU-MIGRATIONS", "perf::PAGE-FAULTS",
+	"PAPI_TOT_CYC",         "PAPI_TOT_INS",
+	"PAPI_BR_INS",          "PAPI_BR_MSP",
 };
-static const char *const default_hw[] = {
-	"PAPI_TOT_CYC",
-	"PAPI_TOT_INS",
-	"PAPI_BR_INS",
-	"PAPI_BR_MSP",
-};
+#define NR_SW 4 /* the software ones */
 
 /*
  * The domain for a set of component @cidx: -d, else user and kernel where
@@ -250,83 +246,53 @@ static int probe(const struct opts *o, const char *name)
 	return ret;
 }
 
-#define NR_SW (sizeof(default_sw) / sizeof(default_sw[0]))
-#define NR_HW (sizeof(default_hw) / sizeof(default_hw[0]))
-#define NR_DEFAULT (NR_SW + NR_HW)
-
-/* Default events left out, and the PAPI error of each. */
-struct missing {
-	const char *name[NR_DEFAULT];
-	int ret[NR_DEFAULT];
-	int n;
-};
-
-/* "A, B: error; C: other error", events with the same error together. */
-static void missing_text(const struct missing *m, char *buf, size_t len)
+/*
+ * "A, B: error; C: other error": the defaults whose @err is not PAPI_OK,
+ * those with the same error together.
+ */
+static void missing_text(const int *err, char *buf, size_t len)
 {
-	size_t n = 0;
-	int i, j, first;
+	size_t n = 0, i, j;
 
 	buf[0] = '\0';
-	for (i = 0; i < m->n; i++) {
-		for (j = 0; j < i && m->ret[j] != m->ret[i]; j++)
+	for (i = 0; i < ARRAY_SIZE(defaults); i++) {
+		for (j = 0; j < i && err[j] != err[i]; j++)
 			;
-		if (j < i)
+		if (err[i] == PAPI_OK || j < i)
 			continue; /* listed with the first of its error */
 		append(buf, len, &n, "%s", n ? "; " : "");
-		for (j = i, first = 1; j < m->n; j++)
-			if (m->ret[j] == m->ret[i]) {
-				append(buf, len, &n, "%s%s", first ? "" : ", ",
-				       m->name[j]);
-				first = 0;
-			}
-		append(buf, len, &n, ": %s", PAPI_strerror(m->ret[i]));
+		for (j = i; j < ARRAY_SIZE(defaults); j++)
+			if (err[j] == err[i])
+				append(buf, len, &n, "%s%s", j > i ? ", " : "",
+				       defaults[j]);
+		append(buf, len, &n, ": %s", PAPI_strerror(err[i]));
 	}
-}
-
-/* Add the events of @names that can be added and started; count them. */
-static int add_countable(struct stat_run *r, const char *const *names,
-			 size_t nr, struct missing *m)
-{
-	size_t i;
-	int added = 0, ret;
-
-	for (i = 0; i < nr; i++) {
-		ret = probe(&r->o, names[i]);
-		if (ret != PAPI_OK) {
-			m->name[m->n] = names[i];
-			m->ret[m->n++] = ret;
-		} else if (event_add(r, names[i]) == 0) {
-			added++;
-		}
-	}
-	return added;
 }
 
 /*
- * The default list: the four software events (any Linux), then the
- * hardware presets that can be added and started here.  r->note says
- * which were chosen and why any were left out.
+ * The default events that can be added and started here, software or
+ * hardware.  r->note says which were chosen and why any were left out.
  */
 int events_default(struct stat_run *r)
 {
-	struct missing m = { .n = 0 };
+	int err[ARRAY_SIZE(defaults)], nsw = 0, nhw = 0;
 	char text[768];
-	int nsw, nhw;
+	size_t i;
 
-	nsw = add_countable(r, default_sw, NR_SW, &m);
-	nhw = add_countable(r, default_hw, NR_HW, &m);
-	missing_text(&m, text, sizeof(text));
+	for (i = 0; i < ARRAY_SIZE(defaults); i++) {
+		err[i] = probe(&r->o, defaults[i]);
+		if (err[i] == PAPI_OK && event_add(r, defaults[i]) == 0)
+			*(i < NR_SW ? &nsw : &nhw) += 1;
+	}
+	missing_text(err, text, sizeof(text));
 	snprintf(r->note, sizeof(r->note), "default events: %s%s%s%s",
 		 nhw ? (nsw ? "software and hardware" : "hardware only") :
 		       "software only",
-		 m.n ? " (not counted here: " : "", text, m.n ? ")" : "");
+		 text[0] ? " (not counted here: " : "", text,
+		 text[0] ? ")" : "");
 	if (r->nev == 0) {
 		msg("none of the default events can be counted here: %s", text);
 		return -1;
 	}
 	return 0;
 }
-
-/* ------------------------------------------------------------------ */
-/* Running the command (command.h)                                     */
