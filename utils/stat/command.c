@@ -40,7 +40,8 @@ void command_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: waitpid returns EINTR */
+	/* read() and waitpid() go on: the command's end is what we wait for */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < NR_FORWARDED; i++) {
 		if (sigaction(forwarded[i], NULL, &old) ||
@@ -59,16 +60,6 @@ static void signals_block(int how, sigset_t *old)
 	for (i = 0; i < NR_FORWARDED; i++)
 		sigaddset(&set, forwarded[i]);
 	(void)sigprocmask(how, &set, old);
-}
-
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = read(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	return n;
 }
 
 /*
@@ -92,7 +83,7 @@ static _Noreturn void child(char **argv, int go, int rep, const sigset_t *mask)
 			(void)sigaction(forwarded[i], &dfl, NULL);
 	(void)sigprocmask(SIG_SETMASK, mask, NULL);
 	(void)execvp("", argv); /* fails: ENOENT, but the PLT is resolved */
-	if (write(rep, "R", 1) != 1 || read_full(go, &c, 1) != 1)
+	if (write(rep, "R", 1) != 1 || read(go, &c, 1) != 1)
 		_exit(EX_FAIL); /* the parent gave up: do not run */
 	(void)execvp(argv[0], argv);
 	err = errno;
@@ -100,19 +91,10 @@ static _Noreturn void child(char **argv, int go, int rep, const sigset_t *mask)
 	_exit(EX_NOEXEC);
 }
 
-static int wait_child(pid_t pid, int *status)
-{
-	pid_t w;
-
-	do
-		w = waitpid(pid, status, 0);
-	while (w < 0 && errno == EINTR);
-	return w == pid ? 0 : -1;
-}
-
 int command_start(struct command *c, char **argv)
 {
 	int go[2], rep[2];
+	char ready;
 	sigset_t old;
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
@@ -139,17 +121,11 @@ int command_start(struct command *c, char **argv)
 		close(c->rep);
 		return -1;
 	}
-	return 0;
-}
-
-int command_ready(struct command *c)
-{
-	char ready;
-
-	if (read_full(c->rep, &ready, 1) == 1 && !command_interrupted)
+	if (read(c->rep, &ready, 1) == 1 && !command_interrupted)
 		return 0;
 	if (!command_interrupted)
 		msg("the child died before running the command");
+	command_abandon(c);
 	return -1;
 }
 
@@ -160,7 +136,7 @@ void command_abandon(struct command *c)
 	close(c->go); /* EOF: the child exits without running */
 	close(c->rep);
 	(void)kill(c->pid, SIGKILL);
-	(void)wait_child(c->pid, &status);
+	(void)waitpid(c->pid, &status, 0);
 	child_pid = 0;
 }
 
@@ -172,9 +148,9 @@ int command_finish(struct command *c, int *wst)
 	if (write(c->go, "G", 1) != 1)
 		msg("releasing the command: %s", strerror(errno));
 	close(c->go);
-	n = read_full(c->rep, &err, sizeof(err));
+	n = read(c->rep, &err, sizeof(err));
 	close(c->rep);
-	if (wait_child(c->pid, wst))
+	if (waitpid(c->pid, wst, 0) != c->pid)
 		msg("waitpid: %s", strerror(errno));
 	child_pid = 0;
 	return n == (ssize_t)sizeof(err) ? err : 0;

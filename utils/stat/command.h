@@ -6,7 +6,7 @@
  *   command_start()   fork; the child does a dummy execvp("") so that
  *                     resolving execvp's PLT entry happens now, says
  *                     "ready" on a pipe and blocks reading a second one;
- *   command_ready()   wait for "ready": the caller attaches its counters
+ *                     wait for "ready": the caller attaches its counters
  *                     to c->pid now, while the child waits;
  *   command_finish()  write "go": the child execs the command (if that
  *                     fails it sends errno back and exits 127); wait for
@@ -38,10 +38,9 @@ extern volatile sig_atomic_t command_interrupted;
  * job) stays ignored, for us and for the command, as perf stat leaves it.
  */
 void command_signals(void);
-/* Fork the child that will exec @argv; 0, or -1 (said why). */
+/* Fork the child that will exec @argv and wait until it is ready to:
+ * 0, or -1 (said why, unless a signal stopped us). */
 int command_start(struct command *c, char **argv);
-/* Wait until the child is ready to exec; 0, or -1 (said why). */
-int command_ready(struct command *c);
 /* Kill the child that has not exec'd yet, and reap it. */
 void command_abandon(struct command *c);
 /*

@@ -42,12 +42,17 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Attach and start the counters while the child waits; -1: abandon it. */
-static int arm(struct stat_run *r, pid_t pid)
+/*
+ * The CPUs the command starts with, and its counters attached and started
+ * while the child waits; -1: the child abandoned.
+ */
+static int arm(struct stat_run *r, struct command *c)
 {
 	int bad, ret;
 
-	ret = sets_build(r, pid, &bad);
+	if (!r->job.cpus[0])
+		job_cpus(c->pid, r->job.cpus, sizeof(r->job.cpus));
+	ret = sets_build(r, c->pid, &bad);
 	if (ret == PAPI_OK)
 		ret = sets_start(r);
 	if (ret != PAPI_OK) {
@@ -55,6 +60,7 @@ static int arm(struct stat_run *r, pid_t pid)
 		    bad >= 0 ? r->ev[bad].name : "the events",
 		    PAPI_strerror(ret));
 		sets_delete(r);
+		command_abandon(c);
 		return -1;
 	}
 	return 0;
@@ -68,17 +74,11 @@ static int arm(struct stat_run *r, pid_t pid)
 static int run_once(struct stat_run *r, int *status)
 {
 	struct command c;
-	int err, ret, wst = 0;
+	int err, wst = 0;
 	double t0;
 
 	*status = EX_FAIL;
-	if (command_start(&c, r->o.argv))
-		return -1;
-	ret = command_ready(&c);
-	if (ret == 0 && !r->job.cpus[0]) /* what the command starts with */
-		job_cpus(c.pid, r->job.cpus, sizeof(r->job.cpus));
-	if (ret || arm(r, c.pid)) {
-		command_abandon(&c);
+	if (command_start(&c, r->o.argv) || arm(r, &c)) {
 		if (command_interrupted)
 			*status = 128 + command_interrupted;
 		return -1;
