@@ -19,6 +19,11 @@
 #include "job.h"
 #include "stat.h"
 
+#define SLURM_SIZE "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"
+/* The rank only in an srun step; the size only there, from the task of
+ * the same SLURM_PROCID. */
+enum { RANK_IN_STEP = 1, SIZE_IN_STEP };
+
 /*
  * The launchers, the first whose rank variable is set wins: an MPI
  * launcher's variables before Slurm's, since mpirun or mpiexec inside a
@@ -27,12 +32,16 @@
  * the environment: srun's when it runs the same task.
  */
 static const struct launcher {
-	const char *rank, *size; /* size NULL: Slurm's, if its rank agrees */
+	const char *rank;
+	const char *size[2]; /* the first of these set is the size */
+	int slurm;           /* 0, RANK_IN_STEP or SIZE_IN_STEP */
 } launchers[] = {
-	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" }, /* Open MPI */
-	{ "PMI_RANK", "PMI_SIZE" }, /* MPICH's Hydra, srun --mpi=pmi2 */
-	{ "PMIX_RANK", NULL },      /* srun --mpi=pmix, PRRTE */
-	{ "SLURM_PROCID", "SLURM_STEP_NUM_TASKS" }, /* srun */
+	{ "OMPI_COMM_WORLD_RANK", { "OMPI_COMM_WORLD_SIZE" }, 0 }, /* Open MPI */
+	{ "PMI_RANK", { "PMI_SIZE" }, 0 }, /* MPICH's Hydra, srun --mpi=pmi2 */
+	{ "PMIX_RANK",
+	  { SLURM_SIZE },
+	  SIZE_IN_STEP }, /* srun --mpi=pmix, PRRTE */
+	{ "SLURM_PROCID", { SLURM_SIZE }, RANK_IN_STEP }, /* srun */
 };
 
 /* Where the job's name comes from, the first one set. */
@@ -106,29 +115,18 @@ static int size_of(const struct launcher *l, long long rank, long long *size,
 		   const char **var)
 {
 	long long srank;
-	int ret;
+	int i, ret = 0;
 
-	if (l->size && strcmp(l->rank, "SLURM_PROCID") != 0) {
-		*var = l->size;
-		return env_num(l->size, 1, MAX_RANKS, size);
-	}
-	if (!l->size && (!slurm_step() ||
-			 env_num("SLURM_PROCID", 0, MAX_RANKS, &srank) != 1 ||
-			 srank != rank))
+	if (l->slurm == SIZE_IN_STEP &&
+	    (!slurm_step() ||
+	     env_num("SLURM_PROCID", 0, MAX_RANKS, &srank) != 1 ||
+	     srank != rank))
 		return 0;
-	*var = "SLURM_STEP_NUM_TASKS";
-	ret = env_num(*var, 1, MAX_RANKS, size);
-	if (ret)
-		return ret;
-	*var = "SLURM_NTASKS";
-	return env_num(*var, 1, MAX_RANKS, size);
-}
-
-static void host_name(char *buf, size_t len)
-{
-	if (gethostname(buf, len) != 0)
-		scopy(buf, len, "unknown");
-	buf[len - 1] = '\0';
+	for (i = 0; i < 2 && l->size[i] && ret == 0; i++) {
+		*var = l->size[i];
+		ret = env_num(*var, 1, MAX_RANKS, size);
+	}
+	return ret;
 }
 
 /* The rank and size of launcher @l into *@j: 1, 0 not this one, -1. */
@@ -138,7 +136,7 @@ static int detect_one(const struct launcher *l, struct job *j)
 	long long rank, size = 0;
 	int ret;
 
-	if (strcmp(l->rank, "SLURM_PROCID") == 0 && !slurm_step())
+	if (l->slurm == RANK_IN_STEP && !slurm_step())
 		return 0;
 	ret = env_num(l->rank, 0, MAX_RANKS - 1, &rank);
 	if (ret <= 0)
@@ -165,7 +163,8 @@ int job_detect(struct job *j)
 
 	memset(j, 0, sizeof(*j));
 	j->rank = -1;
-	host_name(j->host, sizeof(j->host));
+	if (gethostname(j->host, sizeof(j->host) - 1) != 0)
+		scopy(j->host, sizeof(j->host), "unknown");
 	for (i = 0; i < ARRAY_SIZE(launchers) && ret == 0; i++)
 		ret = detect_one(&launchers[i], j);
 	if (ret < 0)
@@ -267,36 +266,30 @@ long job_file_rank(const char *name)
 	return (errno || end == s || *end != '.' || r < 0) ? -1 : r;
 }
 
-static int by_rank(const void *a, const void *b)
+static int is_rank_file(const struct dirent *de)
 {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	long rx = job_file_rank(x), ry = job_file_rank(y);
-
-	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+	return strncmp(de->d_name, JOB_FILE_PREFIX, strlen(JOB_FILE_PREFIX)) ==
+	       0;
 }
 
-int job_dir_files(const char *dir, char ***names)
+static int by_rank(const struct dirent **a, const struct dirent **b)
 {
-	size_t plen = strlen(JOB_FILE_PREFIX);
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
+	long ra = job_file_rank((*a)->d_name), rb = job_file_rank((*b)->d_name);
 
-	*names = NULL;
-	if (!d) {
+	return ra != rb ? (ra < rb ? -1 : 1) :
+			  strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int job_dir_files(const char *dir, struct dirent ***list)
+{
+	struct dirent **own;
+	int n = scandir(dir, list ? list : &own, is_rank_file, by_rank), i;
+
+	if (n < 0)
 		msg("cannot read %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, JOB_FILE_PREFIX, plen) != 0)
-			continue;
-		*names = xrealloc(*names, (size_t)n + 1, sizeof(**names));
-		(*names)[n] = strdup(de->d_name);
-		if (!(*names)[n])
-			die(EX_FAIL, "out of memory");
-		n++;
-	}
-	closedir(d);
-	qsort(*names, (size_t)n, sizeof(**names), by_rank);
+	for (i = 0; !list && i < n; i++)
+		free(own[i]);
+	if (!list && n >= 0)
+		free(own);
 	return n;
 }

@@ -15,6 +15,7 @@
 #ifndef LOPE_STAT_JOB_H
 #define LOPE_STAT_JOB_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -80,11 +81,11 @@ void job_label(const struct job *j, char *buf, size_t len);
 /* Create the job directory @dir if needed; 0, or -1 (said why). */
 int job_dir_prepare(const char *dir);
 /*
- * The rank files' names in @dir (JOB_FILE_PREFIX ...), sorted by the
- * rank in their names, into *@names (the caller frees each and the
- * array): their count, or -1 (said why).
+ * The rank files in @dir (JOB_FILE_PREFIX ...), sorted by the rank in
+ * their names, into *@list if not NULL (scandir(3)'s: the caller frees
+ * each and the array): their count, or -1 (said why).
  */
-int job_dir_files(const char *dir, char ***names);
+int job_dir_files(const char *dir, struct dirent ***list);
 /* The rank in a rank file's name, RANK of JOB_FILE_PREFIX RANK.HOST.PID,
  * or -1. */
 long job_file_rank(const char *name);

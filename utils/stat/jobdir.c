@@ -64,7 +64,7 @@ static int file_close(FILE *f)
 static int write_file(const struct stat_run *r, const char *dir)
 {
 	char host[JOB_HOST_LEN], tmp[PATH_MAX], path[PATH_MAX];
-	int fd, n, err;
+	int n, err;
 	FILE *f;
 
 	file_host(&r->job, host, sizeof(host));
@@ -75,19 +75,13 @@ static int write_file(const struct stat_run *r, const char *dir)
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, path + strlen(dir) + 1);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0) {
+	f = fopen(tmp, "wxe"); /* O_EXCL, O_CLOEXEC */
+	if (!f) {
 		msg("cannot create %s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = errno;
-		close(fd);
-	} else {
-		write_body(r, f);
-		err = file_close(f);
-	}
+	write_body(r, f);
+	err = file_close(f);
 	if (!err && rename(tmp, path) != 0)
 		err = errno;
 	if (err) {
@@ -98,25 +92,13 @@ static int write_file(const struct stat_run *r, const char *dir)
 	return 0;
 }
 
-/* The complete rank files in @dir, or -1 (said why). */
-static int count_files(const char *dir)
-{
-	char **names;
-	int n = job_dir_files(dir, &names), i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return n;
-}
-
 /* Is this rank the one that prints the merged report? */
 static int prints_merged(const struct stat_run *r, const char *dir)
 {
 	char path[PATH_MAX];
 	int fd;
 
-	if (r->job.size <= 0 || count_files(dir) < r->job.size)
+	if (r->job.size <= 0 || job_dir_files(dir, NULL) < r->job.size)
 		return 0;
 	snprintf(path, sizeof(path), "%s/" JOB_PRINTED, dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

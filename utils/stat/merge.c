@@ -283,7 +283,7 @@ static void find_missing(struct merge *m)
 	}
 }
 
-static void merge_free(struct merge *m, char **names, int n)
+static void merge_free(struct merge *m, struct dirent **names, int n)
 {
 	int i;
 
@@ -301,7 +301,7 @@ static void merge_free(struct merge *m, char **names, int n)
 int merge_dir(const char *dir, FILE *out, const char *sep)
 {
 	struct merge m = { .dir = dir };
-	char **names;
+	struct dirent **names;
 	int n = job_dir_files(dir, &names), i, ret = EX_OK;
 
 	if (n < 0)
@@ -313,7 +313,7 @@ int merge_dir(const char *dir, FILE *out, const char *sep)
 	}
 	m.rk = xcalloc((size_t)n, sizeof(*m.rk));
 	for (i = 0; i < n && ret == EX_OK; i++)
-		if (read_file(&m, names[i]))
+		if (read_file(&m, names[i]->d_name))
 			ret = EX_USAGE;
 	if (ret == EX_OK && check_job(&m))
 		ret = EX_USAGE;
