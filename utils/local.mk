@@ -70,7 +70,7 @@ utils_papi_stat_SOURCES = utils/stat/main.c utils/stat/command.c \
 	utils/stat/options.c utils/stat/sets.c utils/stat/report.c \
 	utils/stat/job.c utils/stat/jobdir.c utils/stat/merge.c \
 	utils/stat/command.h utils/stat/stat.h \
-	utils/stat/job.h utils/stat/merge.h utils/tool.c utils/tool.h \
+	utils/stat/job.h utils/tool.c utils/tool.h \
 	utils/papi_common.h
 utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)
 utils_papi_stat_LDADD = $(PAPI_OURS_LIBA) $(PAPI_STATIC_LIBS) -lm

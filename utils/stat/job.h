@@ -89,6 +89,39 @@ int job_dir_files(const char *dir, struct dirent ***list);
 /* The rank in a rank file's name, RANK of JOB_FILE_PREFIX RANK.HOST.PID,
  * or -1. */
 long job_file_rank(const char *name);
+/* The elapsed time's row in the reports and the rank files: the last. */
+#define ELAPSED "time-elapsed"
+/* A rank file's rows: its events, then the elapsed time. */
+#define MAX_ROWS (MAX_EVENTS + 1)
+
+/* One rank's file. */
+struct rank_file {
+	char *file; /* its name in the directory */
+	int rank, size, runs;
+	char from[JOB_FROM_LEN], id[JOB_ID_LEN];
+	char host[JOB_HOST_LEN], cpus[JOB_CPUS_LEN];
+	char command[512], note[1024];
+	double val[MAX_ROWS];    /* per row; NAN: not counted */
+	double spread[MAX_ROWS]; /* per row, in %; NAN: one run */
+};
+
+/* The job: the ranks that wrote, in rank order, and the rows. */
+struct merge {
+	const char *dir;
+	int nrow;                              /* the events, then ELAPSED */
+	char *name[MAX_ROWS], *unit[MAX_ROWS]; /* the first file's */
+	struct rank_file *rk;
+	int n;
+	int size; /* ranks in the job, 0: not known */
+	int runs; /* the most runs of a rank */
+	int runs_differ;
+	char missing[4096]; /* the ranks that wrote no file, "1,3-5" */
+	int nmissing;
+};
+
+/* The merged report of @m to @out, CSV with separator @sep if not NULL. */
+void merge_report(const struct merge *m, FILE *out, const char *sep);
+
 /*
  * Merge the rank files of @dir and print the report to @out, CSV when
  * @sep is not NULL.  The exit status: 0, 1 when ranks are missing (the

@@ -3,7 +3,7 @@
  * papi_stat --merge: read every rank's file of a job directory (its -x
  * report and a few comment lines: job.h), check that they belong
  * together, name the ranks that wrote none, and print the merged report
- * (merge_report.c).
+ * (report.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,7 +14,6 @@
 
 #include "../tool.h"
 #include "job.h"
-#include "merge.h"
 
 #define NOT_COUNTED "<not counted>"
 
@@ -263,23 +262,37 @@ static int check_job(struct merge *m)
 			    b->file);
 			return -1;
 		}
+		m->runs = b->runs > m->runs ? b->runs : m->runs;
+		m->runs_differ |= b->runs != a->runs;
 	}
 	m->size = a->size;
 	return 0;
 }
 
-/* The ranks below the job's size (or the highest rank seen, when the
- * size is not known) that wrote no file. */
+/*
+ * The ranks below the job's size (or the highest rank seen, when the
+ * size is not known) that wrote no file, as ranges: "1,3-5".
+ */
 static void find_missing(struct merge *m)
 {
-	int top = m->size ? m->size : m->rk[m->n - 1].rank + 1, r, i = 0;
+	int top = m->size ? m->size : m->rk[m->n - 1].rank + 1, r, k = 0;
+	int from = -1;
+	size_t n = 0;
 
-	m->missing = xcalloc((size_t)top, sizeof(int));
-	for (r = 0; r < top; r++) {
-		while (i < m->n && m->rk[i].rank < r)
-			i++;
-		if (i == m->n || m->rk[i].rank != r)
-			m->missing[m->nmissing++] = r;
+	for (r = 0; r <= top; r++) {
+		while (k < m->n && m->rk[k].rank < r)
+			k++;
+		if (r < top && (k == m->n || m->rk[k].rank != r)) {
+			from = from < 0 ? r : from;
+			m->nmissing++;
+		} else if (from >= 0) {
+			append(m->missing, sizeof(m->missing), &n, "%s%d",
+			       n ? "," : "", from);
+			if (r - 1 > from)
+				append(m->missing, sizeof(m->missing), &n,
+				       "-%d", r - 1);
+			from = -1;
+		}
 	}
 }
 
@@ -295,7 +308,6 @@ static void merge_free(struct merge *m, struct dirent **names, int n)
 		free(names[i]);
 	free(names);
 	free(m->rk);
-	free(m->missing);
 }
 
 int merge_dir(const char *dir, FILE *out, const char *sep)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * papi_stat's statistics and reports: a run's, in perf stat's layout,
- * and a job's merged one (merge.h), each through one table printer,
+ * and a job's merged one (job.h), each through one table printer,
  * aligned or CSV.
  */
 #define _GNU_SOURCE
@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "../tool.h"
-#include "merge.h"
+#include "job.h"
 #include "stat.h"
 
 /* The columns of the merged report's table of ranks. */
@@ -281,59 +281,16 @@ static char *num(const struct merge *m, int i, double v, char *buf, size_t len)
 	return buf;
 }
 
-static int runs_differ(const struct merge *m)
-{
-	int k;
-
-	for (k = 1; k < m->n; k++)
-		if (m->rk[k].runs != m->rk[0].runs)
-			return 1;
-	return 0;
-}
-
-static int max_runs(const struct merge *m)
-{
-	int k, r = 0;
-
-	for (k = 0; k < m->n; k++)
-		if (m->rk[k].runs > r)
-			r = m->rk[k].runs;
-	return r;
-}
-
-/* "missing: rank 3 of 4", "missing: ranks 1,3-5 of 8" */
-static void missing_text(const struct merge *m, char *buf, size_t len)
-{
-	size_t n = 0;
-	int i, j;
-
-	append(buf, len, &n, "missing: rank%s ", m->nmissing > 1 ? "s" : "");
-	for (i = 0; i < m->nmissing; i = j + 1) {
-		for (j = i; j + 1 < m->nmissing &&
-			    m->missing[j + 1] == m->missing[j] + 1;
-		     j++)
-			;
-		append(buf, len, &n, "%s%d", i ? "," : "", m->missing[i]);
-		if (j > i)
-			append(buf, len, &n, "-%d", m->missing[j]);
-	}
-	if (m->size)
-		append(buf, len, &n, " of %d", m->size);
-	else
-		append(buf, len, &n, " (job size unknown)");
-}
-
 /* The comment lines: what was merged, from where, what is missing. */
 static void comments(const struct merge *m, FILE *out, const char *lead)
 {
 	const struct rank_file *a = &m->rk[0];
-	char text[4096];
 	struct summary s;
 	int i;
 
 	fprintf(out, "%sjob %s; rank and size from %s\n", lead,
 		a->id[0] ? a->id : "(no id)", a->from[0] ? a->from : "?");
-	if (max_runs(m) > 1)
+	if (m->runs > 1)
 		fprintf(out, "%seach rank's value is its mean over its runs\n",
 			lead);
 	if (a->note[0])
@@ -350,10 +307,13 @@ static void comments(const struct merge *m, FILE *out, const char *lead)
 			fprintf(out, "%s%s: counted on %d of %d ranks\n", lead,
 				m->name[i], s.n, m->n);
 	}
-	if (m->nmissing) {
-		missing_text(m, text, sizeof(text));
-		fprintf(out, "%s%s\n", lead, text);
-	}
+	if (m->nmissing)
+		fprintf(out, "%smissing: rank%s %s", lead,
+			m->nmissing > 1 ? "s" : "", m->missing);
+	if (m->nmissing && m->size)
+		fprintf(out, " of %d\n", m->size);
+	else if (m->nmissing)
+		fprintf(out, " (job size unknown)\n");
 }
 
 static void title(const struct merge *m, FILE *out)
@@ -364,8 +324,8 @@ static void title(const struct merge *m, FILE *out)
 		fprintf(out, "%d of %d ranks", m->n, m->size);
 	else
 		fprintf(out, "%d ranks, job size unknown", m->n);
-	if (runs_differ(m))
-		fprintf(out, " (up to %d runs each)", max_runs(m));
+	if (m->runs_differ)
+		fprintf(out, " (up to %d runs each)", m->runs);
 	else if (m->rk[0].runs > 1)
 		fprintf(out, " (%d runs each)", m->rk[0].runs);
 	fprintf(out, ":\n");
@@ -446,7 +406,7 @@ void merge_report(const struct merge *m, FILE *out, const char *sep)
 		fprintf(out, ", command '%s'\n", m->rk[0].command);
 	} else {
 		title(m, out);
-		t.ncol -= max_runs(m) < 2; /* no spreads: no column */
+		t.ncol -= m->runs < 2; /* no spreads: no column */
 	}
 	comments(m, out, sep ? "# " : " # ");
 	fputs(sep ? "" : "\n", out);

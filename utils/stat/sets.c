@@ -175,14 +175,8 @@ void sets_stop(struct stat_run *r)
 		struct cset *s = &r->sets[i];
 		int ret = PAPI_stop(s->es, v);
 
-		for (j = 0; j < s->nev; j++) {
-			struct event *e = &r->ev[s->ev[j]];
-
-			if (ret == PAPI_OK)
-				stats_add(&e->st, (double)v[j]);
-			else
-				e->missed++;
-		}
+		for (j = 0; ret == PAPI_OK && j < s->nev; j++)
+			stats_add(&r->ev[s->ev[j]].st, (double)v[j]);
 		if (ret != PAPI_OK)
 			msg("reading %s: %s", r->ev[s->ev[0]].name,
 			    PAPI_strerror(ret));

@@ -29,7 +29,6 @@ struct event {
 	int cidx;
 	int set; /* index in struct stat_run.sets */
 	struct stats st;
-	int missed; /* runs in which it could not be read */
 };
 
 /* One PAPI event set per component: a set holds one component's events. */
