@@ -15,8 +15,7 @@ volatile sig_atomic_t command_interrupted;
 static volatile sig_atomic_t child_pid; /* > 0 while a command runs */
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-#define NR_FORWARDED ARRAY_SIZE(forwarded)
-static int caught[NR_FORWARDED]; /* installed: not ignored when we started */
+static sigset_t caught; /* those not ignored when we started: handled */
 
 /*
  * Forward a signal sent to us (kill, timeout) to the command; one typed at
@@ -43,23 +42,14 @@ void command_signals(void)
 	/* read() and waitpid() go on: the command's end is what we wait for */
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NR_FORWARDED; i++) {
+	sigemptyset(&caught);
+	for (i = 0; i < ARRAY_SIZE(forwarded); i++) {
 		if (sigaction(forwarded[i], NULL, &old) ||
 		    old.sa_handler == SIG_IGN)
 			continue;
-		caught[i] = sigaction(forwarded[i], &sa, NULL) == 0;
+		if (sigaction(forwarded[i], &sa, NULL) == 0)
+			sigaddset(&caught, forwarded[i]);
 	}
-}
-
-static void signals_block(int how, sigset_t *old)
-{
-	sigset_t set;
-	size_t i;
-
-	sigemptyset(&set);
-	for (i = 0; i < NR_FORWARDED; i++)
-		sigaddset(&set, forwarded[i]);
-	(void)sigprocmask(how, &set, old);
 }
 
 /*
@@ -78,8 +68,8 @@ static _Noreturn void child(char **argv, int go, int rep, const sigset_t *mask)
 	 * the command (the exec resets our handlers anyway). */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	for (i = 0; i < NR_FORWARDED; i++)
-		if (caught[i])
+	for (i = 0; i < ARRAY_SIZE(forwarded); i++)
+		if (sigismember(&caught, forwarded[i]) == 1)
 			(void)sigaction(forwarded[i], &dfl, NULL);
 	(void)sigprocmask(SIG_SETMASK, mask, NULL);
 	(void)execvp("", argv); /* fails: ENOENT, but the PLT is resolved */
@@ -102,7 +92,7 @@ int command_start(struct command *c, char **argv)
 		return -1;
 	}
 	fflush(NULL); /* nothing buffered is written twice */
-	signals_block(SIG_BLOCK, &old);
+	(void)sigprocmask(SIG_BLOCK, &caught, &old);
 	c->pid = fork();
 	if (c->pid == 0) {
 		close(go[1]);
