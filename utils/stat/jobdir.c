@@ -92,12 +92,17 @@ static int write_file(const struct stat_run *r, const char *dir)
 	return 0;
 }
 
-/* Is this rank the one that prints the merged report? */
-static int prints_merged(const struct stat_run *r, const char *dir)
+int job_finish(const struct stat_run *r)
 {
+	const char *dir = r->o.job_dir;
 	char path[PATH_MAX];
 	int fd;
 
+	/* nothing counted: no file, and the merge names the rank missing */
+	if (r->runs == 0)
+		return 0;
+	if (write_file(r, dir))
+		return -1;
 	if (r->job.size <= 0 || job_dir_files(dir, NULL) < r->job.size)
 		return 0;
 	snprintf(path, sizeof(path), "%s/" JOB_PRINTED, dir);
@@ -109,14 +114,4 @@ static int prints_merged(const struct stat_run *r, const char *dir)
 	}
 	close(fd);
 	return 1;
-}
-
-int job_finish(const struct stat_run *r)
-{
-	/* nothing counted: no file, and the merge names the rank missing */
-	if (r->runs == 0)
-		return 0;
-	if (write_file(r, r->o.job_dir))
-		return -1;
-	return prints_merged(r, r->o.job_dir);
 }
