@@ -130,9 +130,9 @@ void command_abandon(struct command *c)
 	child_pid = 0;
 }
 
-int command_finish(struct command *c, int *wst)
+int command_finish(struct command *c, int *status)
 {
-	int err = 0;
+	int err = 0, wst = 0;
 	ssize_t n;
 
 	if (write(c->go, "G", 1) != 1)
@@ -140,17 +140,11 @@ int command_finish(struct command *c, int *wst)
 	close(c->go);
 	n = read(c->rep, &err, sizeof(err));
 	close(c->rep);
-	if (waitpid(c->pid, wst, 0) != c->pid)
+	if (waitpid(c->pid, &wst, 0) != c->pid)
 		msg("waitpid: %s", strerror(errno));
 	child_pid = 0;
+	*status = WIFEXITED(wst)   ? WEXITSTATUS(wst) :
+		  WIFSIGNALED(wst) ? 128 + WTERMSIG(wst) :
+				     EX_FAIL;
 	return n == (ssize_t)sizeof(err) ? err : 0;
-}
-
-int command_status(int wst)
-{
-	if (WIFEXITED(wst))
-		return WEXITSTATUS(wst);
-	if (WIFSIGNALED(wst))
-		return 128 + WTERMSIG(wst);
-	return EX_FAIL;
 }

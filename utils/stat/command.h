@@ -44,11 +44,10 @@ int command_start(struct command *c, char **argv);
 /* Kill the child that has not exec'd yet, and reap it. */
 void command_abandon(struct command *c);
 /*
- * Let the child exec the command and wait for its end: its wait status in
- * *@wst.  0, or the errno of the failed exec.
+ * Let the child exec the command and wait for its end: its status as a
+ * shell reports it (128 + signal if killed) in *@status.  0, or the errno
+ * of the failed exec.
  */
-int command_finish(struct command *c, int *wst);
-/* Wait status @wst as a shell reports it (128 + signal if killed). */
-int command_status(int wst);
+int command_finish(struct command *c, int *status);
 
 #endif /* LOPE_STAT_COMMAND_H */

@@ -156,7 +156,7 @@ static int detect_one(const struct launcher *l, struct job *j)
 	return 1;
 }
 
-int job_detect(struct job *j)
+int job_detect(struct job *j, int alone)
 {
 	size_t i;
 	int ret = 0;
@@ -171,14 +171,12 @@ int job_detect(struct job *j)
 		return -1;
 	if (ret > 0)
 		job_id(j);
+	else if (alone) {
+		j->rank = 0;
+		j->size = 1;
+		scopy(j->from, sizeof(j->from), "no launcher");
+	}
 	return 0;
-}
-
-void job_single(struct job *j)
-{
-	j->rank = 0;
-	j->size = 1;
-	scopy(j->from, sizeof(j->from), "no launcher");
 }
 
 /* @set of @n CPUs as ranges, "0-3,8", into @buf. */
@@ -193,11 +191,9 @@ static void cpu_ranges(const cpu_set_t *set, int n, char *buf, size_t len)
 			continue;
 		for (first = c; c + 1 < n && CPU_ISSET_S(c + 1, sz, set); c++)
 			;
-		if (first == c)
-			append(buf, len, &used, "%s%d", used ? "," : "", c);
-		else
-			append(buf, len, &used, "%s%d-%d", used ? "," : "",
-			       first, c);
+		append(buf, len, &used, "%s%d", used ? "," : "", first);
+		if (c > first)
+			append(buf, len, &used, "-%d", c);
 	}
 }
 

@@ -7,7 +7,8 @@
  *   jobdir.c        the rank's result file in the job directory, and
  *                   whether this rank is the one that prints the merged
  *                   report;
- *   merge.c         reading and checking every rank's file;
+ *   merge.c         reading and checking every rank's file into a
+ *                   struct merge;
  *   report.c        the merged report (human or CSV).
  *
  * No MPI library: the ranks meet only in the directory the user names.
@@ -66,13 +67,12 @@ struct job {
 };
 
 /*
- * The rank and size from the launcher's environment into *@j (rank -1
- * outside a job), and the host name.  0, or -1 when a variable holds no
- * valid rank or size (said why).
+ * The rank and size from the launcher's environment into *@j, and the
+ * host name; outside a job, rank -1, or rank 0 of 1 if @alone (a job
+ * directory without a launcher).  0, or -1 when a variable holds no valid
+ * rank or size (said why).
  */
-int job_detect(struct job *j);
-/* A job directory outside a launcher: rank 0 of 1. */
-void job_single(struct job *j);
+int job_detect(struct job *j, int alone);
 /* The CPUs process @pid may run on, as "0-3,8", into @buf. */
 void job_cpus(pid_t pid, char *buf, size_t len);
 /* "rank 1 of 4, host h, CPUs 0-3 (SLURM_PROCID, SLURM_NTASKS)", or
@@ -89,6 +89,7 @@ int job_dir_files(const char *dir, struct dirent ***list);
 /* The rank in a rank file's name, RANK of JOB_FILE_PREFIX RANK.HOST.PID,
  * or -1. */
 long job_file_rank(const char *name);
+
 /* The elapsed time's row in the reports and the rank files: the last. */
 #define ELAPSED "time-elapsed"
 /* A rank file's rows: its events, then the elapsed time. */
@@ -114,7 +115,7 @@ struct merge {
 	int n;
 	int size; /* ranks in the job, 0: not known */
 	int runs; /* the most runs of a rank */
-	int runs_differ;
+	int runs_differ, commands_differ;
 	char missing[4096]; /* the ranks that wrote no file, "1,3-5" */
 	int nmissing;
 };

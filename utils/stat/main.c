@@ -74,7 +74,7 @@ static int arm(struct stat_run *r, struct command *c)
 static int run_once(struct stat_run *r, int *status)
 {
 	struct command c;
-	int err, wst = 0;
+	int err;
 	double t0;
 
 	*status = EX_FAIL;
@@ -84,7 +84,7 @@ static int run_once(struct stat_run *r, int *status)
 		return -1;
 	}
 	t0 = now();
-	err = command_finish(&c, &wst);
+	err = command_finish(&c, status);
 	if (err) {
 		sets_delete(r); /* no counter outlives a failed exec */
 		msg("cannot run '%s': %s", r->o.argv[0], strerror(err));
@@ -95,7 +95,6 @@ static int run_once(struct stat_run *r, int *status)
 	sets_stop(r);
 	sets_delete(r);
 	r->runs++;
-	*status = command_status(wst);
 	return 0;
 }
 
@@ -161,18 +160,6 @@ static int merged(const struct opts *o, const char *dir, FILE *dflt,
 	return out_close(out, dflt, o->out) ? EX_FAIL : ret;
 }
 
-/* The rank, and with --job-dir its directory: 0, or -1 (said why). */
-static int job_setup(struct stat_run *r)
-{
-	if (job_detect(&r->job))
-		return -1;
-	if (!r->o.job_dir)
-		return 0;
-	if (r->job.rank < 0)
-		job_single(&r->job);
-	return job_dir_prepare(r->o.job_dir);
-}
-
 /* The report, or with --job-dir the rank's file (and the merged report
  * if this rank prints it): 0, or an exit status. */
 static int finish(struct stat_run *r)
@@ -201,7 +188,9 @@ int main(int argc, char **argv)
 	ret = setup(&r);
 	if (ret)
 		return ret;
-	if (job_setup(&r))
+	/* the rank, and with --job-dir its directory */
+	if (job_detect(&r.job, r.o.job_dir != NULL) ||
+	    (r.o.job_dir && job_dir_prepare(r.o.job_dir)))
 		return EX_USAGE;
 	/* with --job-dir, only the rank that prints the merge opens -o */
 	if (!r.o.job_dir && !(r.out = out_open(r.o.out, stderr)))
