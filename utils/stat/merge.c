@@ -23,9 +23,8 @@ struct reader {
 	struct rank_file *rf;
 	const char *file;
 	int line;
-	int ev;      /* events read so far */
-	int seen;    /* lines seen: bits of the heads[] index, or H_ELAPSED */
-	char *first; /* the first file's name, for a different event list */
+	int ev;   /* events read so far */
+	int seen; /* lines seen: bits of the heads[] index, or H_ELAPSED */
 };
 
 /* The comment lines of a rank file (job.h); "# " last: the note. */
@@ -78,12 +77,31 @@ static int read_label(struct rank_file *rf, const char *s)
 	return s[end] || rf->rank < 0 || rf->size < of ? -1 : 0;
 }
 
-/* Row @name's value @v and spread @sp: the first file sets the rows. */
-static int read_event(struct reader *rd, struct merge *m, const char *unit,
-		      const char *name, double v, double sp)
+/*
+ * A row of the report, VALUE,UNIT,NAME,SPREAD: VALUE a number or
+ * NOT_COUNTED (NAN), SPREAD "1.23%" or empty (NAN).  A name holds no
+ * JOB_FILE_SEP (-e splits at commas), a unit may.  The first file sets
+ * the rows.  0, or -1 (said why).
+ */
+static int read_row(struct reader *rd, struct merge *m, char *line)
 {
+	const int c = JOB_FILE_SEP[0];
+	char *unit = strchr(line, c), *spr = strrchr(line, c);
+	char *name = spr ? memrchr(line, c, (size_t)(spr - line)) : NULL;
+	double v = NAN, sp = NAN;
 	int i = rd->ev;
 
+	if (!name || name == unit)
+		return bad(rd, "not a line of a rank file");
+	*unit++ = *name++ = *spr++ = '\0';
+	if ((strcmp(line, NOT_COUNTED) != 0 && number(line, "", &v)) ||
+	    (*spr && number(spr, "%", &sp)))
+		return bad(rd, "a value or spread is not a number");
+	if (strcmp(name, ELAPSED) == 0 && strcmp(unit, "s") == 0) {
+		if (isnan(v))
+			return bad(rd, "the elapsed time is not a number");
+		rd->seen |= 1 << H_ELAPSED;
+	}
 	if (m->n == 0 && i == MAX_ROWS)
 		return bad(rd, "more events than papi_stat counts");
 	if (m->n == 0 && i == m->nrow) {
@@ -95,40 +113,14 @@ static int read_event(struct reader *rd, struct merge *m, const char *unit,
 	if (i >= m->nrow || strcmp(m->name[i], name) != 0) {
 		msg("%s/%s and %s/%s count different events: event %d is %s in "
 		    "one, %s in the other",
-		    m->dir, rd->file, m->dir, rd->first, i + 1, name,
-		    i < m->nrow ? m->name[i] : "none");
+		    m->dir, rd->file, m->dir, m->n ? m->rk[0].file : rd->file,
+		    i + 1, name, i < m->nrow ? m->name[i] : "none");
 		return -1;
 	}
 	rd->rf->val[i] = v;
 	rd->rf->spread[i] = sp;
 	rd->ev++;
 	return 0;
-}
-
-/*
- * A row of the report, VALUE,UNIT,NAME,SPREAD: VALUE a number or
- * NOT_COUNTED (NAN), SPREAD "1.23%" or empty (NAN).  A name holds no
- * JOB_FILE_SEP (-e splits at commas), a unit may.  0, or -1 (said why).
- */
-static int read_row(struct reader *rd, struct merge *m, char *line)
-{
-	const int c = JOB_FILE_SEP[0];
-	char *unit = strchr(line, c), *spr = strrchr(line, c);
-	char *name = spr ? memrchr(line, c, (size_t)(spr - line)) : NULL;
-	double v = NAN, sp = NAN;
-
-	if (!name || name == unit)
-		return bad(rd, "not a line of a rank file");
-	*unit++ = *name++ = *spr++ = '\0';
-	if ((strcmp(line, NOT_COUNTED) != 0 && number(line, "", &v)) ||
-	    (*spr && number(spr, "%", &sp)))
-		return bad(rd, "a value or spread is not a number");
-	if (strcmp(name, ELAPSED) != 0 || strcmp(unit, "s") != 0)
-		return read_event(rd, m, unit, name, v, sp);
-	if (isnan(v))
-		return bad(rd, "the elapsed time is not a number");
-	rd->seen |= 1 << H_ELAPSED;
-	return read_event(rd, m, unit, name, v, sp);
 }
 
 /* One line: a comment line of heads[], or a row.  0, or -1 (said why). */
@@ -173,37 +165,16 @@ static int read_line(struct reader *rd, struct merge *m, char *line)
 	return 0;
 }
 
-/* The lines of @f after the first: 0, or -1 (said why). */
-static int read_lines(struct reader *rd, struct merge *m, FILE *f)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int ret = 0;
-
-	while (ret == 0 && (len = getline(&line, &cap, f)) > 0) {
-		rd->line++;
-		if (line[len - 1] != '\n') {
-			ret = bad(rd, "incomplete: the last line is cut off");
-			break;
-		}
-		line[len - 1] = '\0';
-		ret = read_line(rd, m, line);
-	}
-	free(line);
-	if (ret == 0 && ferror(f))
-		ret = bad(rd, strerror(errno));
-	return ret;
-}
-
 /* Rank file @name of @m->dir into m->rk[m->n]: 0, or -1 (said why). */
 static int read_file(struct merge *m, char *name)
 {
 	struct rank_file *rf = &m->rk[m->n];
-	struct reader rd = { m, rf, name, 1, 0, 0, m->n ? m->rk[0].file : name };
-	char path[4096], magic[64];
+	struct reader rd = { m, rf, name, 1, 0, 0 };
+	char path[4096], magic[64], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	FILE *f;
-	int ret;
+	int ret = 0;
 
 	memset(rf, 0, sizeof(*rf));
 	rf->file = name;
@@ -217,8 +188,17 @@ static int read_file(struct merge *m, char *name)
 	    strcmp(magic, JOB_FILE_MAGIC "\n") != 0)
 		ret = bad(&rd,
 			  "not a papi_stat rank file (" JOB_FILE_MAGIC ")");
-	else
-		ret = read_lines(&rd, m, f);
+	while (ret == 0 && (len = getline(&line, &cap, f)) > 0) {
+		rd.line++;
+		if (line[len - 1] != '\n')
+			ret = bad(&rd, "incomplete: the last line is cut off");
+		line[len - 1] = '\0';
+		if (ret == 0)
+			ret = read_line(&rd, m, line);
+	}
+	if (ret == 0 && ferror(f))
+		ret = bad(&rd, strerror(errno));
+	free(line);
 	fclose(f);
 	if (ret == 0 && ((rd.seen & REQUIRED) != REQUIRED || rd.ev < 2))
 		ret = bad(&rd, "incomplete: no runs, rank, event or " ELAPSED
@@ -264,6 +244,7 @@ static int check_job(struct merge *m)
 		}
 		m->runs = b->runs > m->runs ? b->runs : m->runs;
 		m->runs_differ |= b->runs != a->runs;
+		m->commands_differ |= strcmp(b->command, a->command) != 0;
 	}
 	m->size = a->size;
 	return 0;
@@ -296,20 +277,6 @@ static void find_missing(struct merge *m)
 	}
 }
 
-static void merge_free(struct merge *m, struct dirent **names, int n)
-{
-	int i;
-
-	for (i = 0; i < m->nrow; i++) {
-		free(m->name[i]);
-		free(m->unit[i]);
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(m->rk);
-}
-
 int merge_dir(const char *dir, FILE *out, const char *sep)
 {
 	struct merge m = { .dir = dir };
@@ -340,6 +307,13 @@ int merge_dir(const char *dir, FILE *out, const char *sep)
 			ret = EX_FAIL;
 		}
 	}
-	merge_free(&m, names, n);
+	for (i = 0; i < m.nrow; i++) {
+		free(m.name[i]);
+		free(m.unit[i]);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(m.rk);
 	return ret;
 }

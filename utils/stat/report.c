@@ -295,12 +295,8 @@ static void comments(const struct merge *m, FILE *out, const char *lead)
 			lead);
 	if (a->note[0])
 		fprintf(out, "%s%s\n", lead, a->note);
-	for (i = 1; i < m->n; i++)
-		if (strcmp(m->rk[i].command, a->command) != 0) {
-			fprintf(out, "%sthe ranks ran different commands\n",
-				lead);
-			break;
-		}
+	if (m->commands_differ)
+		fprintf(out, "%sthe ranks ran different commands\n", lead);
 	for (i = 0; i < m->nrow; i++) {
 		summarize(m, i, &s);
 		if (s.n < m->n)
