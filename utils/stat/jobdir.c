@@ -12,30 +12,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../tool.h"
 #include "job.h"
 #include "stat.h"
-
-/*
- * The rank's file: the header lines only the merge needs, then the report
- * of -x JOB_FILE_SEP as report() writes it.
- */
-static void write_body(const struct stat_run *r, FILE *f)
-{
-	char cmd[512], line[1024];
-
-	command_text(r, cmd, sizeof(cmd));
-	oneline(line, sizeof(line), cmd);
-	fprintf(f,
-		"%s\n" JOB_HEAD_COMMAND "%s\n" JOB_HEAD_ID "%s\n" JOB_HEAD_RUNS
-		"%d\n",
-		JOB_FILE_MAGIC, line, r->job.id, r->runs);
-	report(r, f, JOB_FILE_SEP);
-}
 
 /* The host name as part of a file name: no '/'. */
 static void file_host(const struct job *j, char *buf, size_t len)
@@ -64,6 +46,7 @@ static int file_close(FILE *f)
 static int write_file(const struct stat_run *r, const char *dir)
 {
 	char host[JOB_HOST_LEN], tmp[PATH_MAX], path[PATH_MAX];
+	char cmd[512], line[1024];
 	int n, err;
 	FILE *f;
 
@@ -80,7 +63,14 @@ static int write_file(const struct stat_run *r, const char *dir)
 		msg("cannot create %s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	write_body(r, f);
+	/* the lines only the merge needs, then the report of -x , */
+	command_text(r, cmd, sizeof(cmd));
+	oneline(line, sizeof(line), cmd);
+	fprintf(f,
+		"%s\n" JOB_HEAD_COMMAND "%s\n" JOB_HEAD_ID "%s\n" JOB_HEAD_RUNS
+		"%d\n",
+		JOB_FILE_MAGIC, line, r->job.id, r->runs);
+	report(r, f, JOB_FILE_SEP);
 	err = file_close(f);
 	if (!err && rename(tmp, path) != 0)
 		err = errno;

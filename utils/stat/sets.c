@@ -104,6 +104,7 @@ void sets_delete(struct stat_run *r)
 
 void sets_plan(struct stat_run *r)
 {
+	const PAPI_component_info_t *ci;
 	int i, j;
 
 	r->nsets = 0;
@@ -113,14 +114,11 @@ void sets_plan(struct stat_run *r)
 		for (j = 0; j < r->nsets && r->sets[j].cidx != e->cidx; j++)
 			;
 		if (j == r->nsets) {
-			const PAPI_component_info_t *ci =
-				PAPI_get_component_info(e->cidx);
-
-			memset(&r->sets[j], 0, sizeof(r->sets[j]));
-			r->sets[j].cidx = e->cidx;
-			r->sets[j].es = PAPI_NULL;
-			r->sets[j].attach = ci && ci->attach;
-			r->nsets++;
+			ci = PAPI_get_component_info(e->cidx);
+			r->sets[r->nsets++] =
+				(struct cset){ .cidx = e->cidx,
+					       .es = PAPI_NULL,
+					       .attach = ci && ci->attach };
 		}
 		e->set = j;
 		r->sets[j].ev[r->sets[j].nev++] = i;
