@@ -107,41 +107,26 @@ static void job_id(struct job *j)
 		oneline(j->id, sizeof(j->id), s);
 }
 
-/*
- * The size for launcher @l whose rank is @rank into *@size, and the
- * variable it came from into *@var: 1, 0 unknown, -1 bad.
- */
-static int size_of(const struct launcher *l, long long rank, long long *size,
-		   const char **var)
-{
-	long long srank;
-	int i, ret = 0;
-
-	if (l->slurm == SIZE_IN_STEP &&
-	    (!slurm_step() ||
-	     env_num("SLURM_PROCID", 0, MAX_RANKS, &srank) != 1 ||
-	     srank != rank))
-		return 0;
-	for (i = 0; i < 2 && l->size[i] && ret == 0; i++) {
-		*var = l->size[i];
-		ret = env_num(*var, 1, MAX_RANKS, size);
-	}
-	return ret;
-}
-
 /* The rank and size of launcher @l into *@j: 1, 0 not this one, -1. */
 static int detect_one(const struct launcher *l, struct job *j)
 {
 	const char *var = NULL;
-	long long rank, size = 0;
-	int ret;
+	long long rank, srank, size = 0;
+	int i, ret, no_size;
 
 	if (l->slurm == RANK_IN_STEP && !slurm_step())
 		return 0;
 	ret = env_num(l->rank, 0, MAX_RANKS - 1, &rank);
 	if (ret <= 0)
 		return ret;
-	ret = size_of(l, rank, &size, &var);
+	no_size = l->slurm == SIZE_IN_STEP &&
+		  (!slurm_step() ||
+		   env_num("SLURM_PROCID", 0, MAX_RANKS, &srank) != 1 ||
+		   srank != rank);
+	for (i = 0, ret = 0; !no_size && i < 2 && l->size[i] && !ret; i++) {
+		var = l->size[i];
+		ret = env_num(var, 1, MAX_RANKS, &size);
+	}
 	if (ret < 0)
 		return -1;
 	if (size && rank >= size) {
