@@ -537,18 +537,16 @@ int lope_group__reset(struct lope_group *g)
 		if (err)
 			return err;
 	}
-	if (g->sampler == LOPE_SAMPLE_USER) {
-		if (reusable(g))
-			goto bases; /* each event's sample is the read's */
-		if (__builtin_expect(reset_user_plain(g), 1))
+	if (!reusable(g)) {
+		if (g->sampler != LOPE_SAMPLE_USER)
+			err = resample(g);
+		else if (__builtin_expect(reset_user_plain(g), 1))
 			return 0;
-		err = sample(g, false);
-	} else if (!reusable(g)) {
-		err = resample(g);
+		else
+			err = sample(g, false);
+		if (__builtin_expect(err, 0))
+			return err;
 	}
-	if (__builtin_expect(err, 0))
-		return err;
-bases:
 	forget_read(g); /* a sample serves one reset */
 	set_bases(g, NULL);
 	return 0;
