@@ -18,8 +18,9 @@
  *
  * Like papi_overhead, the parent re-executes itself (/proc/self/exe) as one
  * worker per path: ours-rdpmc (our libpapi, user-space reads allowed),
- * ours-read (LOPE_NO_RDPMC=1: the read() path) and stock (another libpapi),
- * and prints one report from the workers' lines.
+ * ours-read (LOPE_NO_RDPMC=1: the read() path) and stock (another libpapi).
+ * Each worker sends its rows of the report; the parent prints the rows of
+ * the paths it shows, each after the path's name.
  *
  * --check-loop counts the loop's instructions without any PMU: a child
  * runs the loop under ptrace(PTRACE_SINGLESTEP) and the parent counts the
@@ -43,13 +44,6 @@
 #define MAX_REPS 100000
 #define MAX_LOOP_N 100000000L
 #define MAX_NS 8
-#define WARMUP 10
-#define WORKER_TIMEOUT 300 /* seconds; a hung worker is killed */
-#define DEFAULT_EVENT "PAPI_TOT_INS"
-
-/* ------------------------------------------------------------------ */
-/* The benchmarks                                                      */
-/* ------------------------------------------------------------------ */
 
 /*
  * The loop's iteration count lives in a global so that the asm reads it
@@ -74,29 +68,6 @@ extern long loop_n;
 #define BENCH_LOOP() __asm__ __volatile__("" ::: "memory")
 #endif
 #define BENCH_NULL() __asm__ __volatile__("" ::: "memory")
-
-/* ------------------------------------------------------------------ */
-/* The worker (patterns.c)                                             */
-/* ------------------------------------------------------------------ */
-
-struct actx;
-typedef int (*pattern_fn)(struct actx *a);
-
-/* The access patterns: {name, function per benchmark}. */
-#define NPATTERNS 4
-struct pattern {
-	const char *name;
-	int running; /* the set runs across the repetitions */
-	pattern_fn null_fn, loop_fn;
-};
-extern const struct pattern patterns[NPATTERNS];
-
-#define NDOMAINS 2
-struct domain {
-	const char *name;
-	int dom; /* PAPI_DOM_* */
-};
-extern const struct domain domains[NDOMAINS];
 
 /* The worker: every pattern and benchmark of event @event, @reps times. */
 int acc_worker(const char *event, long reps, const long *ns, int nns);

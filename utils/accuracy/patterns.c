@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The worker: PAPI_TOT_INS (-e) around the null and the loop benchmark,
- * in each access pattern and domain, with one "res" line per case.
+ * in each access pattern and domain.  It sends its path's rows of the
+ * report, "null", "loop" and "hw" (the parent puts the path's name
+ * first), and an "err" line for each case that failed.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -13,6 +15,8 @@
 
 #include "../papi_common.h"
 #include "accuracy.h"
+
+#define WARMUP 10
 
 long loop_n = 1;
 
@@ -35,7 +39,10 @@ struct actx {
 	long long v0[1], v1[1], junk[1];
 	long long count;
 	char err[256];
+	int64_t *diff; /* each repetition's error, a->reps of them */
 };
+
+typedef int (*pattern_fn)(struct actx *a);
 
 /* 0 if the three calls of a pattern succeeded, else 1 with a->err set. */
 static int acc_check(struct actx *a, const char *c0, const char *c1,
@@ -100,145 +107,204 @@ static int acc_check(struct actx *a, const char *c0, const char *c1,
 ACC_PATTERNS(null, BENCH_NULL())
 ACC_PATTERNS(loop, BENCH_LOOP())
 
-const struct pattern patterns[NPATTERNS] = {
+/* The access patterns: {name, function per benchmark}. */
+static const struct pattern {
+	const char *name;
+	int running; /* the set runs across the repetitions */
+	pattern_fn null_fn, loop_fn;
+} patterns[] = {
 	{ "start-read", 0, start_read_null, start_read_loop },
 	{ "start-stop", 0, start_stop_null, start_stop_loop },
 	{ "read-read", 1, read_read_null, read_read_loop },
 	{ "read-stop", 0, read_stop_null, read_stop_loop },
 };
 
-const struct domain domains[NDOMAINS] = {
+static const struct domain {
+	const char *name;
+	int dom; /* PAPI_DOM_* */
+} domains[] = {
 	{ "user", PAPI_DOM_USER },
 	{ "user+kernel", PAPI_DOM_USER | PAPI_DOM_KERNEL },
 };
 
-/* An event set a->es of a->event counting in @dom; 0 or a PAPI error. */
+/*
+ * An event set a->es of a->event counting in @dom, started and stopped
+ * once: 0, or a PAPI error with why in @why and no set.
+ */
 static int acc_set(struct actx *a, int cidx, int dom, char *why, size_t len)
 {
-	int *es = &a->es, rc;
+	const char *call;
+	long long v[1];
+	int rc;
 
-	*es = PAPI_NULL;
-	rc = PAPI_create_eventset(es);
-	if (rc != PAPI_OK) {
-		snprintf(why, len, "PAPI_create_eventset: %s",
-			 PAPI_strerror(rc));
-		return rc;
-	}
-	rc = PAPI_assign_eventset_component(*es, cidx);
-	if (rc == PAPI_OK) {
-		rc = set_domain(*es, dom);
-		if (rc != PAPI_OK)
-			snprintf(why, len, "PAPI_set_opt(PAPI_DOMAIN): %s",
-				 PAPI_strerror(rc));
-	} else {
-		snprintf(why, len, "PAPI_assign_eventset_component: %s",
-			 PAPI_strerror(rc));
-	}
-	if (rc == PAPI_OK) {
-		rc = PAPI_add_named_event(*es, a->event);
-		if (rc != PAPI_OK)
-			snprintf(why, len, "%s: PAPI_add_event: %s", a->event,
-				 PAPI_strerror(rc));
-	}
-	if (rc != PAPI_OK)
-		drop_set(es);
+	a->es = PAPI_NULL;
+	if ((rc = PAPI_create_eventset(&a->es)) != PAPI_OK)
+		call = "PAPI_create_eventset";
+	else if ((rc = PAPI_assign_eventset_component(a->es, cidx)) != PAPI_OK)
+		call = "PAPI_assign_eventset_component";
+	else if ((rc = set_domain(a->es, dom)) != PAPI_OK)
+		call = "PAPI_set_opt(PAPI_DOMAIN)";
+	else if ((rc = PAPI_add_named_event(a->es, a->event)) != PAPI_OK)
+		call = "PAPI_add_event";
+	else if ((rc = PAPI_start(a->es)) != PAPI_OK)
+		call = "PAPI_start";
+	else if ((rc = PAPI_stop(a->es, v)) != PAPI_OK)
+		call = "PAPI_stop";
+	else
+		return PAPI_OK;
+	snprintf(why, len, "%s: %s: %s", a->event, call, PAPI_strerror(rc));
+	drop_set(&a->es);
 	return rc;
 }
 
-/* Can a->es be started and stopped?  0 or a PAPI error with @why. */
-static int acc_try(struct actx *a, char *why, size_t len)
-{
-	long long v[1];
-	int rc = PAPI_start(a->es);
-
-	if (rc != PAPI_OK) {
-		snprintf(why, len, "%s: PAPI_start: %s", a->event,
-			 PAPI_strerror(rc));
-		return rc;
-	}
-	return PAPI_stop(a->es, v);
-}
+/* One case's error (count - expected) over the repetitions. */
+struct stats {
+	int64_t med, p10, p90, min, max;
+};
 
 /*
- * The timing-and-statistics routine of every case: run @fn a->reps
- * times (after WARMUP), error = count - @expect, one "res" line.
+ * The timing-and-statistics routine of every case: run pattern @p
+ * around the loop of @n iterations (0: the null benchmark) a->reps
+ * times after WARMUP, into @s: 0, or -1 after an "err" line.
  */
-static void acc_case(struct actx *a, const struct pattern *p, int loop, long n,
-		     const char *dom)
+static int acc_case(struct actx *a, const struct pattern *p, const char *dom,
+		    long n, struct stats *s)
 {
-	pattern_fn fn = loop ? p->loop_fn : p->null_fn;
-	int64_t expect = loop ? 1 + 3 * (int64_t)n : 0;
-	int64_t *err = calloc((size_t)a->reps, sizeof(*err));
+	pattern_fn fn = n ? p->loop_fn : p->null_fn;
+	int64_t expect = n ? 1 + 3 * (int64_t)n : 0, *e = a->diff;
 	long i;
+	int bad = 0;
 
-	if (!err) {
-		emit("err %s %s %ld out of memory", dom, p->name, n);
-		return;
+	loop_n = n ? n : 1;
+	if (p->running) {
+		a->rc[0] = PAPI_start(a->es);
+		bad = acc_check(a, "PAPI_start", NULL, NULL);
 	}
-	loop_n = loop ? n : 1;
-	if (p->running && PAPI_start(a->es) != PAPI_OK) {
-		emit("err %s %s %ld PAPI_start failed", dom, p->name, n);
-		free(err);
-		return;
-	}
-	for (i = -WARMUP; i < a->reps; i++) {
-		if (fn(a)) {
-			char msg[256];
-
-			oneline(msg, sizeof(msg), a->err);
-			emit("err %s %s %ld %s", dom, p->name, n, msg);
-			break;
-		}
+	for (i = -WARMUP; !bad && i < a->reps; i++) {
+		bad = fn(a);
 		if (i >= 0)
-			err[i] = (int64_t)a->count - expect;
+			e[i] = (int64_t)a->count - expect;
 	}
 	if (p->running)
 		PAPI_stop(a->es, a->junk);
-	if (i == a->reps) {
-		qsort(err, (size_t)a->reps, sizeof(*err), cmp_i64);
-		emit("res %s %s %ld %ld %" PRId64 " %" PRId64 " %" PRId64
-		     " %" PRId64 " %" PRId64,
-		     dom, p->name, loop ? n : 0, a->reps,
-		     err[quantile_at(a->reps, 0.5)],
-		     err[quantile_at(a->reps, 0.1)],
-		     err[quantile_at(a->reps, 0.9)], err[0], err[a->reps - 1]);
+	if (bad) {
+		emit("err %s %s N=%ld: %s", dom, p->name, n, a->err);
+		return -1;
 	}
-	free(err);
+	qsort(e, (size_t)a->reps, sizeof(*e), cmp_i64);
+	*s = (struct stats){ e[quantile_at(a->reps, 0.5)],
+			     e[quantile_at(a->reps, 0.1)],
+			     e[quantile_at(a->reps, 0.9)], e[0],
+			     e[a->reps - 1] };
+	return 0;
+}
+
+/* Least-squares slope of the medians @s[k] over @ns[k] where @ok[k]. */
+static int slope(const struct stats *s, const int *ok, const long *ns, int nns,
+		 double *out)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	int k, m = 0;
+
+	for (k = 0; k < nns; k++) {
+		if (!ok[k])
+			continue;
+		sx += (double)ns[k];
+		sy += (double)s[k].med;
+		sxx += (double)ns[k] * (double)ns[k];
+		sxy += (double)ns[k] * (double)s[k].med;
+		m++;
+	}
+	if (m < 2 || m * sxx - sx * sx == 0)
+		return -1;
+	*out = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+	return 0;
+}
+
+/*
+ * The loop's row of pattern @p in domain @dom from its cases @s[k] where
+ * @ok[k] and the null benchmark's @z where @zok: the median error at each
+ * N, loop-null and the growth.  Then, for read-read in the user domain,
+ * the hardware check: the smallest count of N iterations is exact there,
+ * so min count(N_last) - min count(N_first) must be 3 (N_last - N_first).
+ */
+static void loop_row(const struct pattern *p, const char *dom,
+		     const struct stats *s, const int *ok, const long *ns,
+		     int nns, const struct stats *z, int zok)
+{
+	const struct stats *s0 = &s[0], *s1 = &s[nns - 1];
+	int64_t want = 3 * (int64_t)(ns[nns - 1] - ns[0]);
+	char row[512];
+	size_t l = 0;
+	double g;
+	int k;
+
+	append(row, sizeof(row), &l, "%-12s %-11s", dom, p->name);
+	for (k = 0; k < nns; k++)
+		if (ok[k])
+			append(row, sizeof(row), &l, " %9" PRId64, s[k].med);
+		else
+			append(row, sizeof(row), &l, " %9s", "error");
+	if (ok[nns - 1] && zok)
+		append(row, sizeof(row), &l, " %9" PRId64, s1->med - z->med);
+	else
+		append(row, sizeof(row), &l, " %9s", "-");
+	if (!slope(s, ok, ns, nns, &g))
+		emit("loop %s %11.6f %9.0f", row, g, g * 1e6);
+	else
+		emit("loop %s %11s %9s", row, "-", "-");
+	if (strcmp(p->name, "read-read") || strcmp(dom, "user") || !ok[0] ||
+	    !ok[nns - 1])
+		return;
+	/* min error + expected = min count */
+	emit("hw user read-read: min count(N=%ld) - min count(N=%ld) = %" PRId64
+	     ", 3 x %ld = %" PRId64 ": %s",
+	     ns[nns - 1], ns[0], s1->min - s0->min + want, ns[nns - 1] - ns[0],
+	     want, s1->min == s0->min ? "ok" : "WRONG");
+}
+
+/* Pattern @p in domain @dom: the null benchmark's row, then the loop's. */
+static void acc_rows(struct actx *a, const struct pattern *p, const char *dom,
+		     const long *ns, int nns)
+{
+	struct stats z, s[MAX_NS];
+	int zok = !acc_case(a, p, dom, 0, &z), ok[MAX_NS], k;
+
+	if (zok)
+		emit("null %-12s %-11s %8" PRId64 " %8" PRId64 " %8" PRId64
+		     " %8" PRId64 " %8" PRId64,
+		     dom, p->name, z.med, z.p10, z.p90, z.min, z.max);
+	else
+		emit("null %-12s %-11s error: %s", dom, p->name, a->err);
+	for (k = 0; k < nns; k++)
+		ok[k] = !acc_case(a, p, dom, ns[k], &s[k]);
+	loop_row(p, dom, s, ok, ns, nns, &z, zok);
 }
 
 int acc_worker(const char *event, long reps, const long *ns, int nns)
 {
-	struct actx a;
+	struct actx a = { .event = event, .reps = reps };
 	char why[512];
-	int cidx, d, p, k;
+	int cidx, d, p, rc = EX_OK;
 
 	if (worker_hello(&cidx))
 		return EX_FAIL;
-	memset(&a, 0, sizeof(a));
-	a.event = event;
-	a.reps = reps;
-	/* no core PMU: say why and skip */
-	if (acc_set(&a, cidx, PAPI_DOM_USER, why, sizeof(why)) ||
-	    acc_try(&a, why, sizeof(why))) {
-		emit("nopmu %s", why);
-		return EX_SKIP;
-	}
-	drop_set(&a.es);
-	for (d = 0; d < NDOMAINS; d++) {
-		const char *dn = domains[d].name;
-
-		if (acc_set(&a, cidx, domains[d].dom, why, sizeof(why)) ||
-		    acc_try(&a, why, sizeof(why))) {
-			emit("na %s %s", dn, why);
-			continue;
+	a.diff = xcalloc((size_t)reps, sizeof(*a.diff));
+	for (d = 0; d < (int)ARRAY_SIZE(domains) && rc == EX_OK; d++) {
+		if (!acc_set(&a, cidx, domains[d].dom, why, sizeof(why))) {
+			for (p = 0; p < (int)ARRAY_SIZE(patterns); p++)
+				acc_rows(&a, &patterns[p], domains[d].name, ns,
+					 nns);
+			drop_set(&a.es);
+		} else if (d == 0) {
+			/* not even the user domain: no core PMU, skip */
+			emit("nopmu %s", why);
+			rc = EX_SKIP;
+		} else {
+			emit("null %-12s n/a: %s", domains[d].name, why);
 		}
-		for (p = 0; p < NPATTERNS; p++) {
-			acc_case(&a, &patterns[p], 0, 0, dn);
-			for (k = 0; k < nns; k++)
-				acc_case(&a, &patterns[p], 1, ns[k], dn);
-		}
-		drop_set(&a.es);
 	}
+	free(a.diff);
 	PAPI_shutdown();
-	return EX_OK;
+	return rc;
 }
