@@ -62,11 +62,9 @@ static int libdirs_opt(struct libdirs *d, int c, const char *arg)
 	switch (c) {
 	case OPT_OURS:
 		d->ours = libdir_arg("--ours", arg);
-		d->ours_src = "--ours";
 		return 1;
 	case OPT_COMPARE:
 		d->stock = libdir_arg("--compare", arg);
-		d->stock_src = "--compare";
 		d->no_compare = 0;
 		return 1;
 	case OPT_NO_COMPARE:
@@ -83,7 +81,7 @@ static int libdirs_opt(struct libdirs *d, int c, const char *arg)
  * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
  */
 static const char *pick_dir(const char *env, const char *env2,
-			    const char *builtin, const char **src)
+			    const char *builtin)
 {
 	const char *e = getenv(env);
 
@@ -91,19 +89,12 @@ static const char *pick_dir(const char *env, const char *env2,
 		if (!dir_has_libpapi(e))
 			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
 			    env, e);
-		*src = env;
 		return e;
 	}
 	e = getenv(env2);
-	if (e && *e && dir_has_libpapi(e)) {
-		*src = env2;
+	if (e && *e && dir_has_libpapi(e))
 		return e;
-	}
-	if (builtin && *builtin && dir_has_libpapi(builtin)) {
-		*src = "built-in default";
-		return builtin;
-	}
-	return NULL;
+	return builtin && *builtin && dir_has_libpapi(builtin) ? builtin : NULL;
 }
 
 int libdirs_getopt(int argc, char **argv, const char *shortopts,
@@ -122,10 +113,10 @@ void libdirs_default(struct libdirs *d)
 {
 	if (!d->ours)
 		d->ours = pick_dir("LOPE_OURS_LIBDIR", "PAPI_OURS_BUILDDIR",
-				   LOPE_OURS_LIBDIR, &d->ours_src);
+				   LOPE_OURS_LIBDIR);
 	if (!d->stock && !d->no_compare)
 		d->stock = pick_dir("LOPE_STOCK_LIBDIR", "PAPI_STOCK_BUILDDIR",
-				    LOPE_STOCK_LIBDIR, &d->stock_src);
+				    LOPE_STOCK_LIBDIR);
 }
 
 /* ------------------------------------------------------------------ */

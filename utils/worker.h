@@ -29,11 +29,9 @@
 /* Which libpapi the workers load, as --ours, --compare, --no-compare and
  * the environment say. */
 struct libdirs {
-	const char *ours;      /* our libpapi's directory, NULL: the linker's */
-	const char *ours_src;  /* where it came from */
-	const char *stock;     /* the compared libpapi's, NULL: none */
-	const char *stock_src; /* where it came from */
-	int no_compare;        /* the last of --compare and --no-compare wins */
+	const char *ours;  /* our libpapi's directory, NULL: the linker's */
+	const char *stock; /* the compared libpapi's, NULL: none */
+	int no_compare;    /* the last of --compare and --no-compare wins */
 };
 
 /* getopt_long() values of the libdirs options; a tool's own follow. */
