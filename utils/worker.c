@@ -226,35 +226,26 @@ static int worker_line(struct worker *w, const char *line)
 	return 1;
 }
 
-/* Read @fd to its end: each line to worker_line() or else to @line. */
+/* Read @fd to its end and close it: each line to worker_line() or else
+ * to @line. */
 static void worker_read(int fd, struct worker *w, worker_line_fn line,
 			void *arg)
 {
-	char buf[8192], one[4096], *nl;
-	size_t used = 0, l;
-	ssize_t got;
+	FILE *f = fdopen(fd, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t l;
 
-	for (;;) {
-		got = read(fd, buf + used, sizeof(buf) - 1 - used);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		used += (size_t)got;
-		while ((nl = memchr(buf, '\n', used)) != NULL) {
-			l = (size_t)(nl - buf);
-			if (l >= sizeof(one))
-				l = sizeof(one) - 1;
-			memcpy(one, buf, l);
-			one[l] = 0;
-			if (!worker_line(w, one))
-				line(arg, one);
-			used -= (size_t)(nl - buf) + 1;
-			memmove(buf, nl + 1, used);
-		}
-		if (used == sizeof(buf) - 1)
-			used = 0; /* overlong line: drop */
+	if (!f)
+		die(EX_FAIL, "fdopen: %s", strerror(errno));
+	while ((l = getline(&buf, &cap, f)) > 0) {
+		if (buf[l - 1] == '\n')
+			buf[l - 1] = 0;
+		if (!worker_line(w, buf))
+			line(arg, buf);
 	}
+	free(buf);
+	fclose(f);
 }
 
 void worker_run(struct worker *w, const char *mode, int cpu,
@@ -286,7 +277,6 @@ void worker_run(struct worker *w, const char *mode, int cpu,
 	}
 	close(pfd[1]);
 	worker_read(pfd[0], w, line, arg);
-	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			die(EX_FAIL, "waitpid: %s", strerror(errno));
@@ -299,7 +289,7 @@ void worker_run(struct worker *w, const char *mode, int cpu,
 /* Worker side                                                         */
 /* ------------------------------------------------------------------ */
 
-int worker_fd = -1;
+static int worker_fd = -1; /* the pipe the result lines go to */
 
 void emit(const char *fmt, ...)
 {

@@ -130,9 +130,6 @@ int line_text(void *obj, const struct line_text *t, size_t n, const char *line);
 void worker_run(struct worker *w, const char *mode, int cpu,
 		const char *const *args, worker_line_fn line, void *arg);
 
-/* Worker: the pipe the result lines go to. */
-extern int worker_fd;
-
 /*
  * Worker: take argv as worker_run() built it, send the lines to its FD,
  * pin to its CPU and end by SIGALRM after @timeout seconds (a hung worker
