@@ -365,7 +365,7 @@ int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 	return rc;
 }
 
-int worker_set_try(char **names, int n, const char *who, char *why, size_t len)
+int worker_set_try(char **names, int n, char *why, size_t len)
 {
 	long long v[WORKER_MAX_EVENTS];
 	int es, rc = worker_set_new(&es, names, n, why, len);
@@ -374,8 +374,7 @@ int worker_set_try(char **names, int n, const char *who, char *why, size_t len)
 		return rc;
 	rc = PAPI_start(es);
 	if (rc != PAPI_OK)
-		snprintf(why, len, "%s%sPAPI_start: %s", who ? who : "",
-			 who ? ": " : "", PAPI_strerror(rc));
+		snprintf(why, len, "PAPI_start: %s", PAPI_strerror(rc));
 	else
 		PAPI_stop(es, v);
 	drop_set(&es);

@@ -156,9 +156,8 @@ void emit_list(const char *key, char **names, int n);
 int worker_set_new(int *es, char **names, int n, char *why, size_t len);
 /*
  * Worker: can @names[0..n) be added and started together?  PAPI_OK, or a
- * PAPI error with why in @why; a refused start is "@who: PAPI_start: ..."
- * (@who NULL: "PAPI_start: ...").
+ * PAPI error with why in @why ("PAPI_start: ..." if the start failed).
  */
-int worker_set_try(char **names, int n, const char *who, char *why, size_t len);
+int worker_set_try(char **names, int n, char *why, size_t len);
 
 #endif /* LOPE_WORKER_H */

@@ -22,8 +22,7 @@ static int grow(char **out, const struct ev_def *pool, size_t npool, int limit)
 
 	for (i = 0; i < npool && n < limit; i++) {
 		out[n] = (char *)pool[i].name;
-		if (worker_set_try(out, n + 1, NULL, why, sizeof(why)) ==
-		    PAPI_OK)
+		if (worker_set_try(out, n + 1, why, sizeof(why)) == PAPI_OK)
 			n++;
 	}
 	return n;
@@ -94,7 +93,7 @@ static int events(const struct wargs *a, char **names, int cidx,
 
 	for (i = 0; i < a->nev; i++)
 		names[i] = a->names[i];
-	if (a->nev && worker_set_try(names, a->nev, NULL, why, sizeof(why))) {
+	if (a->nev && worker_set_try(names, a->nev, why, sizeof(why))) {
 		emit("usage -e: %s", why);
 		return -1;
 	}
