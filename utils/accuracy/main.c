@@ -159,14 +159,10 @@ static void usage(FILE *f)
 		"  -n REPS          repetitions per case (default 300)\n"
 		"  -N N1,N2,...     loop iterations, 2 to %d values (default "
 		"100,1000,10000,100000,1000000)\n"
-		"  --ours LIBDIR    directory of our libpapi.so\n"
-		"  --compare LIBDIR also measure the libpapi.so there (default: "
-		"the stock build)\n"
-		"  --no-compare     ours only\n"
 		"  --check-loop     count the loop's instructions with ptrace "
 		"(needs no PMU)\n"
 		"  -e EVENT         the instructions event (default " DEFAULT_EVENT
-		")\n"
+		")\n" LIBDIRS_USAGE
 		"Exit status 77: no core PMU, the event cannot be counted.\n",
 		MAX_NS);
 }
