@@ -140,7 +140,7 @@ if [ "$method" != none ]; then
 	nsame=$(cut -d/ -f1-4 "$tmp/pj" | sort -u | wc -l)
 	info "exactness: $(wc -l <"$tmp/pj") paths of $nsame cases seen in both runs (of $ncases measured); $(awk '$2 != $3' "$tmp/pa" | wc -l) paths whose calls differed"
 	if [ "$rc_a" -ne 0 ] || [ "$rc_b" -ne 0 ]; then
-		fail icount_exact "--csv runs: exit $rc_a, $rc_b: $(cat "$tmp/a.err" "$tmp/b.err" | head -c 300)"
+		fail icount_exact "--csv runs: exit $rc_a, $rc_b: $(head -c 150 "$tmp/a.err") $(head -c 150 "$tmp/b.err")"
 	elif [ "$method" != callgrind ]; then
 		skip icount_exact "meter $method: exact only where the machine is (the icount guest)"
 	elif [ "$nsame" -lt $((ncases * 9 / 10)) ]; then
