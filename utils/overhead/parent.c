@@ -26,18 +26,28 @@ struct run {
 	int valgrind;
 };
 
+/* The index of @target @call on @nev events in round @round of @c, or -1. */
+static int res_index(const struct col *c, const char *target, const char *call,
+		     int nev, int round)
+{
+	int i;
+
+	for (i = 0; i < c->nres; i++)
+		if (c->res[i].nev == nev && c->res[i].round == round &&
+		    !strcmp(c->res[i].target, target) &&
+		    !strcmp(c->res[i].call, call))
+			return i;
+	return -1;
+}
+
 static struct res *res_get(struct col *c, const char *target, const char *call,
 			   int nev)
 {
+	int i = res_index(c, target, call, nev, c->round);
 	struct res *r;
-	int i;
 
-	for (i = 0; i < c->nres; i++) {
-		r = &c->res[i];
-		if (r->nev == nev && r->round == c->round &&
-		    !strcmp(r->target, target) && !strcmp(r->call, call))
-			return r;
-	}
+	if (i >= 0)
+		return &c->res[i];
 	c->res = xrealloc(c->res, (size_t)c->nres + 1, sizeof(*c->res));
 	r = &c->res[c->nres++];
 	memset(r, 0, sizeof(*r));
@@ -56,60 +66,45 @@ static void count_parse(struct count *c, const char *s)
 		       &c->s[6], &c->s[7], &c->s[8]) == NSTAT;
 }
 
-/* "case TARGET CALL NEV N VAL SYS EXTRA": the counts this run took. */
-static void case_line(const struct run *x, const char *line)
+/*
+ * A line of a case, "KIND TARGET CALL NEV ...": "case ... N VAL SYS
+ * EXTRA", the counts this run took; "path ... SYS CALLS MIN MAX", one
+ * path of the case; "na|err ... WHY", why it has none (the first reason
+ * stays: the native run's).
+ */
+static void res_line(const struct run *x, const char *line)
 {
-	char target[8], call[12], val[160], sys[160], extra[160];
-	struct res *r;
-	long n;
-	int nev;
-
-	if (sscanf(line, "case %7s %11s %d %ld %159s %159s %159s", target, call,
-		   &nev, &n, val, sys, extra) != 7)
-		return;
-	r = res_get(x->c, target, call, nev);
-	if (!x->valgrind) {
-		count_parse(&r->sys, sys);
-		count_parse(&r->extra, extra);
-	}
-	if (x->valgrind || strcmp(x->o->meter, "callgrind"))
-		count_parse(&r->val, val);
-}
-
-/* "path TARGET CALL NEV SYS CALLS MIN MAX": one path of a case. */
-static void path_line(const struct run *x, const char *line)
-{
-	char target[8], call[12];
+	char kind[8], target[8], call[12], val[160], sys[160], extra[160];
+	int cg = !strcmp(x->o->meter, "callgrind"), nev, off = 0;
 	struct path p;
 	struct res *r;
-	int nev;
 
-	if (!x->valgrind && !strcmp(x->o->meter, "callgrind"))
-		return; /* the values come from another run */
-	if (sscanf(line, "path %7s %11s %d %ld %ld %lf %lf", target, call, &nev,
-		   &p.sys, &p.calls, &p.min, &p.max) != 7)
-		return;
-	r = res_get(x->c, target, call, nev);
-	if (r->npaths < MAX_PATHS)
-		r->path[r->npaths++] = p;
-}
-
-/* "na|err TARGET CALL NEV WHY". */
-static void why_line(const struct run *x, const char *line, int kind)
-{
-	char target[8], call[12];
-	struct res *r;
-	int nev, off = 0;
-
-	if (sscanf(strchr(line, ' ') + 1, "%7s %11s %d %n", target, call, &nev,
-		   &off) < 3 ||
+	if (sscanf(line, "%7s %7s %11s %d %n", kind, target, call, &nev, &off) <
+		    4 ||
 	    !off)
 		return;
+	if (!strcmp(kind, "path") && cg && !x->valgrind)
+		return; /* the values come from another run */
 	r = res_get(x->c, target, call, nev);
-	if (r->kind != RES_OK)
-		return; /* the first reason stays: the native run's */
-	r->kind = kind;
-	scopy(r->msg, sizeof(r->msg), strchr(line, ' ') + 1 + off);
+	line += off;
+	if (!strcmp(kind, "case")) {
+		if (sscanf(line, "%*d %159s %159s %159s", val, sys, extra) != 3)
+			return;
+		if (!x->valgrind) {
+			count_parse(&r->sys, sys);
+			count_parse(&r->extra, extra);
+		}
+		if (x->valgrind || !cg)
+			count_parse(&r->val, val);
+	} else if (!strcmp(kind, "path")) {
+		if (r->npaths < MAX_PATHS &&
+		    sscanf(line, "%ld %ld %lf %lf", &p.sys, &p.calls, &p.min,
+			   &p.max) == 4)
+			r->path[r->npaths++] = p;
+	} else if (r->kind == RES_OK) {
+		r->kind = strcmp(kind, "na") ? RES_ERR : RES_NA;
+		scopy(r->msg, sizeof(r->msg), line);
+	}
 }
 
 static void run_line(void *arg, char *line)
@@ -128,14 +123,9 @@ static void run_line(void *arg, char *line)
 		scopy(x->c->val_why, sizeof(x->c->val_why), line + 9);
 	else if (!strncmp(line, "info sys ", 9) && !x->valgrind)
 		scopy(x->c->sys_why, sizeof(x->c->sys_why), line + 9);
-	else if (!strncmp(line, "case ", 5))
-		case_line(x, line);
-	else if (!strncmp(line, "path ", 5))
-		path_line(x, line);
-	else if (!strncmp(line, "na ", 3))
-		why_line(x, line, RES_NA);
-	else if (!strncmp(line, "err ", 4))
-		why_line(x, line, RES_ERR);
+	else if (!strncmp(line, "case ", 5) || !strncmp(line, "path ", 5) ||
+		 !strncmp(line, "na ", 3) || !strncmp(line, "err ", 4))
+		res_line(x, line);
 }
 
 /* Run column @c's worker once: natively, or under @w->wrap. */
@@ -332,14 +322,9 @@ void ovh_free(struct ovh *o)
 const struct res *find_res(const struct col *c, const char *target,
 			   const char *call, int nev, int round)
 {
-	int i;
+	int i = res_index(c, target, call, nev, round);
 
-	for (i = 0; i < c->nres; i++)
-		if (c->res[i].nev == nev && c->res[i].round == round &&
-		    !strcmp(c->res[i].target, target) &&
-		    !strcmp(c->res[i].call, call))
-			return &c->res[i];
-	return NULL;
+	return i < 0 ? NULL : &c->res[i];
 }
 
 /* The value per call of @r that the others are less: the cheapest path's
