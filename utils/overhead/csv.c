@@ -89,22 +89,11 @@ static void csv_col(const struct ovh *o, const struct col *c)
 
 void print_csv(const struct ovh *o)
 {
-	const struct goal_def *d = goal_defs(o);
-	struct goal g[NGOALS];
-	char text[1400];
-	int k, i;
+	int k;
 
 	printf(CSV_HEADER "\n");
 	for (k = 0; k < WORKER_PATHS; k++)
 		if (o->col[k].w.active && (k != WORKER_RDPMC || rdpmc_ok(o)))
 			csv_col(o, &o->col[k]);
-	eval_goals(o, g);
-	for (i = 0; i < NGOALS; i++) {
-		printf("goal,%s,%s,,%s,,,,,,,,,,,,,", o->meter,
-		       rdpmc_ok(o) ? "ours-rdpmc" : "ours-read", d[i].id);
-		snprintf(text, sizeof(text), "%s: %s: %s", goal_verdict(&g[i]),
-			 d[i].text, g[i].text);
-		csv_str(text);
-		putchar('\n');
-	}
+	print_goals(o, 1);
 }

@@ -11,6 +11,20 @@
 
 #include "overhead.h"
 
+#define NGOALS 7
+
+/* A goal judged from the run: parts, each a comparison said in @text;
+ * met if every part judged is. */
+struct goal {
+	int evaluated; /* 0: nothing in this run could judge it */
+	int met;
+	char text[1024];
+};
+
+struct goal_def {
+	const char *id, *text;
+};
+
 static const struct goal_def timer_goals[NGOALS] = {
 	{ "goal_read",
 	  "PAPI_read: ours/stock <= 1.05 and ours/read(group) <= 1.1" },
@@ -52,16 +66,6 @@ static const struct goal_def exact_goals[NGOALS] = {
 	  "PAPI_reset at most 0.1x, PAPI_accum and read+reset at most 0.2x "
 	  "stock's" },
 };
-
-const struct goal_def *goal_defs(const struct ovh *o)
-{
-	return o->exact ? exact_goals : timer_goals;
-}
-
-const char *goal_verdict(const struct goal *g)
-{
-	return !g->evaluated ? "n/a" : g->met ? "met" : "missed";
-}
 
 /* Append to @g's text, after "; " if it has some already. */
 static void vsay(struct goal *g, const char *fmt, va_list ap)
@@ -431,7 +435,7 @@ static void not_judged(const struct ovh *o, int i, struct goal *g)
 	scopy(g->text, sizeof(g->text), why);
 }
 
-void eval_goals(const struct ovh *o, struct goal *g)
+static void eval_goals(const struct ovh *o, struct goal *g)
 {
 	char why[512];
 	int i;
@@ -457,16 +461,29 @@ void eval_goals(const struct ovh *o, struct goal *g)
 			not_judged(o, i, &g[i]);
 }
 
-void print_goals(const struct ovh *o)
+void print_goals(const struct ovh *o, int csv)
 {
-	const struct goal_def *d = goal_defs(o);
+	const struct goal_def *d = o->exact ? exact_goals : timer_goals;
+	const char *ours = rdpmc_ok(o) ? "ours-rdpmc" : "ours-read", *verdict;
 	struct goal g[NGOALS];
+	char text[1400];
 	int i;
 
 	eval_goals(o, g);
-	printf("\ngoals (%s from this run, ours = %s):\n", o->unit,
-	       rdpmc_ok(o) ? "ours-rdpmc" : "ours-read");
-	for (i = 0; i < NGOALS; i++)
-		printf("  %-7s %s\n          %s\n", goal_verdict(&g[i]),
-		       d[i].text, g[i].text);
+	if (!csv)
+		printf("\ngoals (%s from this run, ours = %s):\n", o->unit,
+		       ours);
+	for (i = 0; i < NGOALS; i++) {
+		verdict = !g[i].evaluated ? "n/a" : g[i].met ? "met" : "missed";
+		if (!csv) {
+			printf("  %-7s %s\n          %s\n", verdict, d[i].text,
+			       g[i].text);
+			continue;
+		}
+		printf("goal,%s,%s,,%s,,,,,,,,,,,,,", o->meter, ours, d[i].id);
+		snprintf(text, sizeof(text), "%s: %s: %s", verdict, d[i].text,
+			 g[i].text);
+		csv_str(text);
+		putchar('\n');
+	}
 }

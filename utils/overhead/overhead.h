@@ -390,27 +390,9 @@ int col_failed(const struct col *c, char *why, size_t len);
 int rdpmc_ok(const struct ovh *o);
 const struct col *ours_best(const struct ovh *o);
 
-/* report.c, goals.c, csv.c, plot.c */
-void cell(char *buf, size_t len, const struct ovh *o, const struct col *c,
-	  const char *target, const char *call, int nev);
+/* report.c, goals.c (the goals' lines; @csv: as --csv's), csv.c, plot.c */
 void print_report(const struct ovh *o);
-#define NGOALS 7
-/* A goal judged from the run: parts, each a comparison said in @text;
- * met if every part judged is. */
-struct goal {
-	int evaluated; /* 0: nothing in this run could judge it */
-	int met;
-	char text[1024];
-};
-/* "met", "missed", or "n/a" if no part of @g was judged. */
-const char *goal_verdict(const struct goal *g);
-struct goal_def {
-	const char *id, *text;
-};
-/* The goals the run's meter judges. */
-const struct goal_def *goal_defs(const struct ovh *o);
-void eval_goals(const struct ovh *o, struct goal *g);
-void print_goals(const struct ovh *o);
+void print_goals(const struct ovh *o, int csv);
 void print_csv(const struct ovh *o);
 void plot_check(const char *path);
 int plot(const struct ovh *o);

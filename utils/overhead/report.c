@@ -34,8 +34,9 @@ static void num(char *buf, size_t len, const char *fmt, double v)
 		snprintf(buf, len, fmt, v);
 }
 
-void cell(char *buf, size_t len, const struct ovh *o, const struct col *c,
-	  const char *target, const char *call, int nev)
+static void cell(char *buf, size_t len, const struct ovh *o,
+		 const struct col *c, const char *target, const char *call,
+		 int nev)
 {
 	const struct res *r = find_res(c, target, call, nev, 0);
 	double v = per_call(o, c, target, call, nev, Q_VAL);
@@ -463,6 +464,6 @@ void print_report(const struct ovh *o)
 	print_sampling(o);
 	if (o->o.verbose)
 		print_dist(o);
-	print_goals(o);
+	print_goals(o, 0);
 	print_errors(o);
 }
