@@ -40,71 +40,36 @@ static const char *const plot_colors[PS_MAX] = {
 	"#555555",
 };
 
-static int panel_has(const struct panel *p, int g, int s)
+/* The x of series @k of @nact in group @gi, each box @w wide. */
+static double box_x(int gi, int k, int nact, double w)
 {
-	return p->b[g][s].ok;
-}
-
-/* The series of @p with a result anywhere into @act; names of the others
- * into @na ("(n/a: ..."). */
-static int panel_series(const struct panel *p, int *act, char *na, size_t len)
-{
-	int gi, si, any, nact = 0;
-
-	na[0] = 0;
-	for (si = 0; si < p->ns; si++) {
-		for (gi = 0, any = 0; gi < p->ng; gi++)
-			any = any || panel_has(p, gi, si);
-		if (any)
-			act[nact++] = si;
-		else
-			snprintf(na + strlen(na), len - strlen(na), "%s%s",
-				 na[0] ? ", " : " (n/a: ", p->stitle[si]);
-	}
-	return nact;
-}
-
-/* Series @si of @p as datablock $P@id_@k, boxes at x offset by @k. */
-static void plot_series(FILE *g, const struct panel *p, int id, int k, int nact,
-			int si, double w)
-{
-	const struct box *b;
-	double x;
-	int gi;
-
-	fprintf(g, "$P%d_%d << EOD\n", id, k);
-	for (gi = 0; gi < p->ng; gi++) {
-		x = gi + 1 + (k - (nact - 1) / 2.0) * w;
-		b = &p->b[gi][si];
-		if (!b->ok) {
-			fprintf(g, "# n/a at %.3f\n", x);
-			continue;
-		}
-		fprintf(g, "%.3f %.0f %.0f %.0f %.0f %.0f\n", x, b->q[1],
-			b->q[0], b->q[3], b->q[2], b->q[4]);
-	}
-	fprintf(g, "EOD\n");
-	for (gi = 0; gi < p->ng; gi++)
-		if (!panel_has(p, gi, si))
-			fprintf(g,
-				"set label \"n/a\" at %.3f, graph 0.04 "
-				"center font \",7\"\n",
-				gi + 1 + (k - (nact - 1) / 2.0) * w);
+	return gi + 1 + (k - (nact - 1) / 2.0) * w;
 }
 
 /*
  * Write one panel to gnuplot: each series a colour and a datablock, boxes
  * p25..p75, whiskers p10..p90, a line at the median (from the per-call
- * statistics rather than the raw samples).  A series
- * without any result takes no room and is named n/a in the title.
+ * statistics rather than the raw samples), "n/a" where a box is missing.
+ * A series without any result takes no room and is named n/a in the
+ * title.
  */
 static void plot_panel(FILE *g, const struct panel *p, int id)
 {
-	int gi, k, act[PS_MAX], nact;
-	char na[128];
+	int gi, si, k, act[PS_MAX], nact = 0;
+	const struct box *b;
+	char na[128] = "";
 	double w;
 
-	nact = panel_series(p, act, na, sizeof(na));
+	for (si = 0; si < p->ns; si++) {
+		for (gi = 0; gi < p->ng && !p->b[gi][si].ok; gi++)
+			;
+		if (gi < p->ng)
+			act[nact++] = si;
+		else
+			snprintf(na + strlen(na), sizeof(na) - strlen(na),
+				 "%s%s",
+				 na[0] ? ", " : " (n/a: ", p->stitle[si]);
+	}
 	w = 0.8 / (nact ? nact : 1);
 	fprintf(g, "unset label\nset title \"%s%s%s\"\n", p->title, na,
 		na[0] ? ")" : "");
@@ -113,8 +78,23 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 	for (gi = 0; gi < p->ng; gi++)
 		fprintf(g, "%s\"%s\" %d", gi ? ", " : "", p->glab[gi], gi + 1);
 	fprintf(g, ")\n");
-	for (k = 0; k < nact; k++)
-		plot_series(g, p, id, k, nact, act[k], w);
+	for (k = 0; k < nact; k++) {
+		fprintf(g, "$P%d_%d << EOD\n", id, k);
+		for (gi = 0; gi < p->ng; gi++) {
+			b = &p->b[gi][act[k]];
+			if (b->ok)
+				fprintf(g, "%.3f %.0f %.0f %.0f %.0f %.0f\n",
+					box_x(gi, k, nact, w), b->q[1], b->q[0],
+					b->q[3], b->q[2], b->q[4]);
+		}
+		fprintf(g, "EOD\n");
+		for (gi = 0; gi < p->ng; gi++)
+			if (!p->b[gi][act[k]].ok)
+				fprintf(g,
+					"set label \"n/a\" at %.3f, graph 0.04 "
+					"center font \",7\"\n",
+					box_x(gi, k, nact, w));
+	}
 	fprintf(g, "plot ");
 	for (k = 0; k < nact; k++)
 		fprintf(g,
@@ -232,8 +212,10 @@ static int plot_run(const struct ovh *o, const char *term, const char *head)
 		    &id);
 	plot_groups(g, o, "on a new set: PAPI_start and the first reads",
 		    NCALLS, 3, &id);
+	/* the k-th reads: the cases up to the sampling ones */
 	plot_groups(g, o, "repeated reads: the k-th PAPI_read after PAPI_start",
-		    NCALLS + 3, ncases - NCALLS - 3, &id);
+		    NCALLS + 3, (int)(case_find("loop") - cases) - NCALLS - 3,
+		    &id);
 	fprintf(g, "unset multiplot\nset output\n");
 	st = pclose(g);
 	return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
