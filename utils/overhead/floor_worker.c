@@ -10,31 +10,47 @@
  * unless it multiplexes, so the kernel's cost of the times shows.
  * Where the counters can be read in user space, target "user": a bare
  * seqlock-and-counter-read loop over the events' pages (lopelib_mmap__read
- * with the engine's per-arch reader, no scaling).  And the sampling floor
- * (sampling.c, target "raw", case "sample").
+ * with the engine's per-arch reader, no scaling).
+ *
+ * And the sampling floor (target "raw", case "sample", sampling.c's
+ * spin): the same events opened with sample_period, one group, each with
+ * a ring buffer, its signal routed to the thread (F_SETSIG, F_SETOWN_EX,
+ * O_ASYNC) and no limit on the overflows, and a handler that only takes
+ * the ring's records (its samples are counted there: one signal can stand
+ * for several; on SIGIO, the kernel's fallback, every ring's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
-#include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mmap_read.h"
 
 #include "overhead.h"
 
+#define SIGNO (SIGRTMIN + 2)
+#define RING_PAGES 1 /* data pages of a sampling ring: the handler keeps up */
+
+/* How the group is opened: read with or without the times, or sampling. */
+enum raw_mode { RAW_TIMED, RAW_UNTIMED, RAW_SAMPLING };
+
 /* The one open group: the api's @set is always it. */
 static struct raw {
 	int nev;
 	int fd[MAX_EVENTS];
+	/* each event's page (sampling: its ring, the page first) */
 	volatile struct perf_event_mmap_page *page[MAX_EVENTS];
 	uint64_t buf[3 + MAX_EVENTS];
-	size_t len;
-	bool untimed; /* no PERF_FORMAT_TOTAL_TIME_* */
+	size_t len; /* of a read */
+	enum raw_mode mode;
+	size_t maplen; /* of a page's mapping */
 } raw;
 
 static int raw_start(int set)
@@ -89,21 +105,45 @@ static const struct api user_api = { .start = raw_start,
 				     .stop = raw_stop,
 				     .read = user_read };
 
+/* Close the group; a signal late for it finds no ring. */
 static void raw_close(void)
 {
-	size_t pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	sigset_t both, old;
 	int i;
 
+	sigemptyset(&both);
+	sigaddset(&both, SIGNO);
+	sigaddset(&both, SIGIO);
+	sigprocmask(SIG_BLOCK, &both, &old);
 	for (i = 0; i < raw.nev; i++) {
 		if (raw.page[i])
-			munmap((void *)raw.page[i], pagesz);
+			munmap((void *)raw.page[i], raw.maplen);
 		if (raw.fd[i] >= 0)
 			close(raw.fd[i]);
 	}
 	memset(&raw, 0, sizeof(raw));
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* One event of the group: open it and, if a hardware one, map its page. */
+/* A sampling event's ring mapped, its signal routed to this thread. */
+static int raw_ring(int i)
+{
+	struct f_owner_ex owner = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+	void *p = mmap(NULL, raw.maplen, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       raw.fd[i], 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	raw.page[i] = p;
+	if (fcntl(raw.fd[i], F_SETSIG, SIGNO) < 0 ||
+	    fcntl(raw.fd[i], F_SETOWN_EX, &owner) < 0 ||
+	    fcntl(raw.fd[i], F_SETFL, O_ASYNC) < 0)
+		return -1;
+	return 0;
+}
+
+/* One event of the group: open it and, if a hardware one, map its page;
+ * sampling, its ring. */
 static int raw_open_one(int i, const struct ev_def *ev)
 {
 	struct perf_event_attr a;
@@ -113,42 +153,50 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	a.size = sizeof(a);
 	a.type = ev->type;
 	a.config = ev->config;
-	a.read_format = PERF_FORMAT_GROUP;
-	if (!raw.untimed)
+	if (raw.mode == RAW_SAMPLING) {
+		a.sample_period = (uint64_t)period_of(ev);
+		a.sample_type = PERF_SAMPLE_IP;
+		a.wakeup_events = 1;
+	} else {
+		a.read_format = PERF_FORMAT_GROUP;
+	}
+	if (raw.mode == RAW_TIMED)
 		a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
 				 PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a.disabled = i == 0;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	if (ev->type != PERF_TYPE_SOFTWARE)
+	if (ev->type != PERF_TYPE_SOFTWARE && raw.mode != RAW_SAMPLING)
 		lopelib_arch_prepare_attr(&a);
 	raw.fd[i] = perf_open(&a, i ? raw.fd[0] : -1);
 	if (raw.fd[i] < 0)
 		return -1;
+	if (raw.mode == RAW_SAMPLING)
+		return raw_ring(i);
 	/* software events: no page, as in the engine (a mapped page is
 	 * rewritten by the kernel at every reset and enable) */
 	if (ev->type == PERF_TYPE_SOFTWARE)
 		return 0;
-	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
-		 raw.fd[i], 0);
+	p = mmap(NULL, raw.maplen, PROT_READ, MAP_SHARED, raw.fd[i], 0);
 	/* a page whose reads could fault unguarded is not read */
 	raw.page[i] = p == MAP_FAILED || lopelib_guard__install() ? NULL : p;
 	return 0;
 }
 
-/* Open @ev[0..n) as one group, read with the times unless @untimed; 0, or
- * -1 with why. */
-static int raw_open(const struct ev_def *const *ev, int n, bool untimed,
+/* Open @ev[0..n) as one group, as @mode says; 0, or -1 with why. */
+static int raw_open(const struct ev_def *const *ev, int n, enum raw_mode mode,
 		    char *why, size_t len)
 {
+	size_t pagesz = (size_t)sysconf(_SC_PAGESIZE);
 	int i;
 
 	memset(&raw, 0, sizeof(raw));
 	for (i = 0; i < MAX_EVENTS; i++)
 		raw.fd[i] = -1;
 	raw.nev = n;
-	raw.untimed = untimed;
-	raw.len = ((untimed ? 1 : 3) + (size_t)n) * sizeof(uint64_t);
+	raw.mode = mode;
+	raw.len = ((mode == RAW_TIMED ? 3 : 1) + (size_t)n) * sizeof(uint64_t);
+	raw.maplen = (mode == RAW_SAMPLING ? 1 + RING_PAGES : 1) * pagesz;
 	for (i = 0; i < n; i++)
 		if (raw_open_one(i, ev[i])) {
 			snprintf(why, len, "perf_event_open(%s): %s",
@@ -195,7 +243,7 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 	struct target t = { .name = "raw", .api = &raw_api, .v = v };
 	char why[300];
 
-	if (raw_open(ev, k, false, why, sizeof(why))) {
+	if (raw_open(ev, k, RAW_TIMED, why, sizeof(why))) {
 		cases_err("raw", k, why);
 		emit("na user read %d %s", k, why);
 		return;
@@ -217,12 +265,88 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 	t.name = "untimed";
 	t.api = &raw_api;
 	t.running = 0;
-	if (raw_open(ev, k, true, why, sizeof(why)) == 0) {
+	if (raw_open(ev, k, RAW_UNTIMED, why, sizeof(why)) == 0) {
 		run_cases(&t, m, n, k, 0, untimed_calls);
 		raw_close();
 	} else {
 		cases_err("untimed", k, why);
 	}
+}
+
+/* Take every record of the ring of the event on @fd; count its samples. */
+static void take_ring(int fd)
+{
+	struct perf_event_mmap_page *pc = NULL;
+	const unsigned char *data;
+	struct perf_event_header h;
+	uint64_t head, tail,
+		size = RING_PAGES * (uint64_t)sysconf(_SC_PAGESIZE);
+	int i;
+
+	for (i = 0; i < raw.nev && !pc; i++)
+		if (raw.fd[i] == fd)
+			pc = (struct perf_event_mmap_page *)raw.page[i];
+	if (!pc)
+		return;
+	data = (const unsigned char *)pc + sysconf(_SC_PAGESIZE);
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	for (tail = pc->data_tail; tail < head; tail += h.size) {
+		/* records are 8-byte aligned: a header never wraps */
+		memcpy(&h, data + (tail & (size - 1)), sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		samples += h.type == PERF_RECORD_SAMPLE;
+	}
+	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+}
+
+/*
+ * SIGNO names its event's descriptor.  SIGIO is the kernel's fallback
+ * when it cannot queue SIGNO (the user's RLIMIT_SIGPENDING reached, by
+ * any of its processes): it names none, so every ring is taken.
+ */
+static void raw_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno, i;
+
+	(void)uc;
+	if (sig == SIGNO)
+		take_ring(si->si_fd);
+	else
+		for (i = 0; i < raw.nev; i++)
+			take_ring(raw.fd[i]);
+	errno = saved;
+}
+
+/* The floor's sampled spin on a group of @ev[0..k). */
+static void floor_sampling(const struct ev_def *const *ev, int k,
+			   struct meter *m, long n)
+{
+	long long v[MAX_EVENTS];
+	struct target t = { .name = "raw", .api = &raw_api, .v = v, .nev = k };
+	struct sigaction sa;
+	char why[300];
+
+	if (!can_sample(m, t.name, k))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = raw_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGNO);
+	sigaddset(&sa.sa_mask, SIGIO);
+	if (sigaction(SIGNO, &sa, NULL) || sigaction(SIGIO, &sa, NULL)) {
+		emit("err raw sample %d sigaction: %s", k, strerror(errno));
+		return;
+	}
+	if (raw_open(ev, k, RAW_SAMPLING, why, sizeof(why))) {
+		emit("err raw sample %d sampling %s", k, why);
+		return;
+	}
+	run_cases(&t, m, n, k, 0, sample_calls);
+	if (t.running)
+		(void)raw_stop(0, v);
+	raw_close();
 }
 
 /* Why this machine cannot read hardware counters, if it cannot. */
@@ -234,7 +358,7 @@ static void hw_probe(char *why, size_t len)
 	const struct ev_def *ev = &ins;
 
 	why[0] = 0;
-	if (raw_open(&ev, 1, false, why, len) == 0) {
+	if (raw_open(&ev, 1, RAW_TIMED, why, len) == 0) {
 		why[0] = 0;
 		raw_close();
 	} else if (errno == ENOENT || errno == EOPNOTSUPP) {
@@ -270,7 +394,7 @@ int floor_worker(const struct wargs *a)
 	run_null(m, a->n);
 	for (k = 1; k <= a->nev; k++) {
 		floor_set(ev, k, m, a->n, hw_why);
-		sampling_raw(ev, k, m, a->n, run_cases);
+		floor_sampling(ev, k, m, a->n);
 	}
 	return EX_OK;
 }

@@ -34,8 +34,8 @@
  *   meter_cg.c     worker: the callgrind meter
  *   papi_worker.c  worker: PAPI event sets, ours or stock
  *   framework.c    worker: PAPI's framework with an empty component
- *   floor_worker.c worker: the raw perf_event floor
- *   sampling.c     worker: what a sample costs, through PAPI and bare
+ *   floor_worker.c worker: the raw perf_event floor, sampling too
+ *   sampling.c     worker: what a sample costs, through PAPI
  *   parent.c       parent: the meter, the columns, their rounds, results
  *   report.c       parent: the tables
  *   goals.c        parent: the goals
@@ -47,6 +47,7 @@
 #ifndef LOPE_OVERHEAD_H
 #define LOPE_OVERHEAD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -247,19 +248,23 @@ void cases_err(const char *target, int nev, const char *why);
 
 /*
  * Sampling (sampling.c): the cases "loop" (a spin on the started set) and
- * "sample" (the spin with every event overflowing every SAMPLE_PERIOD),
- * whose step is st_spin() and whose extra count is sampling_count()'s
- * growth over the call.  sampling_papi(): both through PAPI on @t's set
- * (of t->nev events, named t->names), which ends stopped, overflow off;
- * sampling_raw(): "sample" on a bare sampling group of @ev[0..k), the
- * floor.  Both measure through @run (run_cases).  0, or -1 after an "err"
- * line.
+ * "sample" (the spin with every event overflowing every SAMPLE_PERIOD, the
+ * clocks every CLOCK_PERIOD: period_of()), whose step is st_spin() and
+ * whose extra count is the growth of @samples over the call (the
+ * handlers count there; sampling_count() reads it).  sampling_papi():
+ * both through PAPI on @t's set (of t->nev events, named t->names), which
+ * ends stopped, overflow off, measured through @run (run_cases); 0, or -1
+ * after an "err" line.  can_sample(): can @m count a sample?  1, or 0
+ * after the "na" lines of @target on @nev events.  The floor's
+ * (floor_worker.c) runs sample_calls, the case "sample".
  */
+extern volatile sig_atomic_t samples;
+extern const char *const sample_calls[];
 int st_spin(struct target *t, const struct case_def *c);
 uint64_t sampling_count(void);
+int period_of(const struct ev_def *ev);
+int can_sample(const struct meter *m, const char *target, int nev);
 int sampling_papi(struct target *t, struct meter *m, long n, run_cases_fn run);
-int sampling_raw(const struct ev_def *const *ev, int k, struct meter *m, long n,
-		 run_cases_fn run);
 
 /* Worker arguments, as the parent passes them. */
 struct wargs {
