@@ -146,43 +146,35 @@ static void stats_str(char *buf, size_t len, const uint64_t *v, long n,
 	free(s);
 }
 
-/* One "path" line: the calls that made @sys system calls. */
-static void emit_path(const struct meter *m, uint64_t sys)
+/* (system calls, value) pairs, by system calls then value. */
+static int cmp_pair(const void *a, const void *b)
 {
-	uint64_t min = UINT64_MAX, max = 0;
-	long i, calls = 0;
+	const uint64_t *x = a, *y = b;
 
-	for (i = 0; i < m->n; i++) {
-		if (m->sys[i] != sys)
-			continue;
-		calls++;
-		min = m->val[i] < min ? m->val[i] : min;
-		max = m->val[i] > max ? m->val[i] : max;
-	}
-	emit("path %s %llu %ld %llu %llu", m->label, (unsigned long long)sys,
-	     calls, (unsigned long long)min, (unsigned long long)max);
+	return x[0] != y[0] ? cmp_u64(x, y) : cmp_u64(x + 1, y + 1);
 }
 
-/* The calls' paths, by the system calls they made, fewest first. */
+/* The calls' paths, by the system calls they made, fewest first: for
+ * each, how many calls made them, their least and most counts. */
 static void emit_paths(const struct meter *m)
 {
-	uint64_t next = 0, last = 0;
-	int npaths, found;
-	long i;
+	uint64_t(*p)[2] = xcalloc((size_t)m->n, sizeof(*p));
+	long i, j, npaths = 0;
 
-	for (npaths = 0; npaths < MAX_PATHS; npaths++) {
-		found = 0;
-		for (i = 0; i < m->n; i++)
-			if ((!npaths || m->sys[i] > last) &&
-			    (!found || m->sys[i] < next)) {
-				next = m->sys[i];
-				found = 1;
-			}
-		if (!found)
-			return;
-		emit_path(m, next);
-		last = next;
+	for (i = 0; i < m->n; i++) {
+		p[i][0] = m->sys[i];
+		p[i][1] = m->val[i];
 	}
+	qsort(p, (size_t)m->n, sizeof(*p), cmp_pair);
+	for (i = 0; i < m->n && npaths++ < MAX_PATHS; i = j) {
+		for (j = i; j < m->n && p[j][0] == p[i][0]; j++)
+			;
+		emit("path %s %llu %ld %llu %llu", m->label,
+		     (unsigned long long)p[i][0], j - i,
+		     (unsigned long long)p[i][1],
+		     (unsigned long long)p[j - 1][1]);
+	}
+	free(p);
 }
 
 void meter_end(struct meter *m)
