@@ -287,14 +287,12 @@ int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
 
 int run_null(struct meter *m, long n)
 {
-	static const char *const calls[NCALLS + 2] = {
-		"start", "stop",       "read", "accum",
-		"reset", "read_reset", "loop", NULL,
-	};
+	static const char *const loop[] = { "loop", NULL };
 	long long v[MAX_EVENTS];
 	struct target t = { .name = "null", .api = &null_api, .v = v };
 
-	return run_cases(&t, m, n, 0, 0, calls);
+	return run_cases(&t, m, n, 0, 0, NULL) |
+	       run_cases(&t, m, n, 0, 0, loop);
 }
 
 void cases_err(const char *target, int nev, const char *why)

@@ -237,8 +237,7 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 {
 	static const char *const raw_calls[] = { "start", "stop", "read",
 						 "reset", NULL };
-	static const char *const user_calls[] = { "read", NULL };
-	static const char *const untimed_calls[] = { "read", NULL };
+	static const char *const read_calls[] = { "read", NULL };
 	long long v[MAX_EVENTS];
 	struct target t = { .name = "raw", .api = &raw_api, .v = v };
 	char why[300];
@@ -256,7 +255,7 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 	} else if (t.running && user_ok(why, sizeof(why))) {
 		t.name = "user";
 		t.api = &user_api;
-		run_cases(&t, m, n, k, 0, user_calls);
+		run_cases(&t, m, n, k, 0, read_calls);
 	} else {
 		emit("na user read %d %s%s%s", k, why, *hw_why ? "; " : "",
 		     hw_why);
@@ -266,7 +265,7 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 	t.api = &raw_api;
 	t.running = 0;
 	if (raw_open(ev, k, RAW_UNTIMED, why, sizeof(why)) == 0) {
-		run_cases(&t, m, n, k, 0, untimed_calls);
+		run_cases(&t, m, n, k, 0, read_calls);
 		raw_close();
 	} else {
 		cases_err("untimed", k, why);

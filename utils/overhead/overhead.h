@@ -391,6 +391,7 @@ double per_call(const struct ovh *o, const struct col *c, const char *target,
 int varies(const struct col *c, const char *target, const char *call, int nev);
 const struct res *find_res(const struct col *c, const char *target,
 			   const char *call, int nev, int round);
+/* Did column @c fail?  If so, why in @why (NULL: not said). */
 int col_failed(const struct col *c, char *why, size_t len);
 int rdpmc_ok(const struct ovh *o);
 const struct col *ours_best(const struct ovh *o);

@@ -257,10 +257,8 @@ static void rdpmc_check(const struct ovh *o, struct col *c)
 /* Should column @c run (again)?  Not if it failed once. */
 static int wants_run(const struct col *c)
 {
-	char why[512];
-
 	return c->w.active && !c->disabled && !c->skipped &&
-	       !col_failed(c, why, sizeof(why));
+	       !col_failed(c, NULL, 0);
 }
 
 int ovh_measure(struct ovh *o)
@@ -444,10 +442,9 @@ int col_failed(const struct col *c, char *why, size_t len)
 int rdpmc_ok(const struct ovh *o)
 {
 	const struct col *c = &o->col[WORKER_RDPMC];
-	char why[512];
 
 	return c->w.active && c->w.fcr && !c->skipped &&
-	       !col_failed(c, why, sizeof(why));
+	       !col_failed(c, NULL, 0);
 }
 
 /* The "ours" of the ratios: user-space reads where they work. */

@@ -40,7 +40,6 @@ static void cell(char *buf, size_t len, const struct ovh *o,
 {
 	const struct res *r = find_res(c, target, call, nev, 0);
 	double v = per_call(o, c, target, call, nev, Q_VAL);
-	char why[512];
 
 	if (!c->w.active)
 		snprintf(buf, len, "-");
@@ -52,18 +51,16 @@ static void cell(char *buf, size_t len, const struct ovh *o,
 		snprintf(buf, len, "error");
 	else if (v < 0)
 		snprintf(buf, len, "%s",
-			 col_failed(c, why, sizeof(why)) ? "failed" : "?");
+			 col_failed(c, NULL, 0) ? "failed" : "?");
 	else
 		snprintf(buf, len, "%.0f%s", v,
 			 o->exact && varies(c, target, call, nev) ? "*" : "");
 }
 
-static void ratio(char *buf, size_t len, double a, double b)
+/* @a / @b, or -1 if either is missing or @b is 0. */
+static double over(double a, double b)
 {
-	if (a < 0 || b <= 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f", a / b);
+	return a < 0 || b <= 0 ? -1 : a / b;
 }
 
 /* @a - @b, or -1 if either is missing. */
@@ -152,8 +149,8 @@ static void print_row(const struct ovh *o, const struct case_def *d, int nev)
 	cell(b[2], 32, o, st, "papi", d->call, nev);
 	cell(b[3], 32, o, fl, "raw", d->floor, nev);
 	cell(b[4], 32, o, ob, "fw", d->base, nev);
-	ratio(b[5], 32, v, s);
-	ratio(b[6], 32, v, f);
+	num(b[5], 32, "%.2f", over(v, s));
+	num(b[6], 32, "%.2f", over(v, f));
 	num(b[7], 32, "%.0f",
 	    minus(v, per_call(o, ob, "fw", d->base, nev, Q_VAL)));
 	num(b[8], 32, "%.0f",
@@ -298,12 +295,6 @@ static void print_varies(const struct ovh *o)
 		       seen - MAX_VARIES);
 }
 
-/* @a / @b, or -1 if either is missing or @b is 0. */
-static double over(double a, double b)
-{
-	return a < 0 || b <= 0 ? -1 : a / b;
-}
-
 /*
  * @q of a sample in column @c (@target on @nev events): the sampled
  * spin's less the bare spin's, over its samples; < 0 if not measured.
@@ -359,8 +350,8 @@ static void print_sampling(const struct ovh *o)
 		sample_cell(b[0], 32, o, ob, "papi", k);
 		sample_cell(b[1], 32, o, st, "papi", k);
 		sample_cell(b[2], 32, o, fl, "raw", k);
-		ratio(b[3], 32, v, s);
-		ratio(b[4], 32, v, f);
+		num(b[3], 32, "%.2f", over(v, s));
+		num(b[4], 32, "%.2f", over(v, f));
 		num(b[5], 32, "%.1f",
 		    per_call(o, ob, "papi", "sample", k, Q_EXTRA));
 		num(b[6], 32, "%.2f", per_sample(o, ob, "papi", k, Q_SYS));
