@@ -417,11 +417,11 @@ static void not_judged(const struct ovh *o, int i, struct goal *g)
 			 "stock reads in user space here: ours-rdpmc is "
 			 "compared with it by the last goal");
 	/* The lazy stop's goal needs user-space reads, then stock. */
-	else if ((i == 5 || i == 6) && !rdpmc_ok(o) && c[WORKER_RDPMC].skipped)
-		snprintf(why, sizeof(why), "no user-space read here: %s",
-			 c[WORKER_RDPMC].skip_why);
 	else if ((i == 5 || i == 6) && !rdpmc_ok(o))
-		snprintf(why, sizeof(why), "no user-space read here");
+		snprintf(why, sizeof(why), "no user-space read here%s%s",
+			 c[WORKER_RDPMC].skipped ? ": " : "",
+			 c[WORKER_RDPMC].skipped ? c[WORKER_RDPMC].skip_why :
+						   "");
 	else if ((!o->exact || i < 2 || i == 5) && !c[WORKER_STOCK].w.active)
 		snprintf(why, sizeof(why), "no stock build to compare with");
 	else if (!o->exact || i < 2 || i == 5)
