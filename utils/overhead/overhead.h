@@ -1,29 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * papi_overhead: what one PAPI call costs, our libpapi against another,
- * the raw perf_event floor and PAPI's framework floor, by one of three
- * meters (meter.c, meter_cg.c):
- *
- *   timer      cycles (x86 lfence;rdtsc, arm64 cntvct_el0) around each
- *              call; a figure is the median over rounds of each round's
- *              median
- *   counter    the worker's own hardware instructions counter, user and
- *              kernel, read around each call: exact where the machine is
- *              (the icount guest)
- *   callgrind  the worker under valgrind --tool=callgrind, collection on
- *              around each call, one dump per call: user-space
- *              instructions, exact
- *
- * One table of cases (cases.c) serves every meter: a row is a call (start,
- * stop, read, accum, reset, read+reset; start and the first reads on a new
- * set; the k-th read after a start), made N times on a set of 1 to K events
- * (the last two kinds: of 3 events); and a spin, bare and sampled, for
- * what a sample costs
- * through a target's table of functions: PAPI (target "papi"), PAPI with
- * an empty component ("fw", framework.c), the bare system calls ("raw",
- * "untimed") and the user-space loop ("user", floor_worker.c), and empty
- * functions ("null"), whose count every other result is less.  The
- * columns are workers (../worker.h): ours with user-space reads, ours with
+ * papi_overhead (doc/papi_overhead.1): what one PAPI call costs, our
+ * libpapi against another, the raw perf_event floor and PAPI's framework
+ * floor, by one of three meters: the timer and the counter (meter.c),
+ * callgrind (meter_cg.c).  One table of cases (cases.c) serves every
+ * meter, a case calling through a target's table of functions: PAPI
+ * ("papi"), PAPI with an empty component ("fw"), the bare system calls
+ * ("raw", "untimed"), the user-space loop ("user") and empty functions
+ * ("null"), whose count every other result is less.  The columns are
+ * workers (../worker.h): ours with user-space reads, ours with
  * LOPE_NO_RDPMC=1, stock, and the raw floor.
  *
  *   main.c         options; parent or worker
@@ -32,6 +17,7 @@
  *   cases.c        the table of cases and the loop every meter runs
  *   meter.c        worker: timer and counter meters, the case's lines
  *   meter_cg.c     worker: the callgrind meter
+ *   meter_for.c    worker: the meter asked for by name
  *   papi_worker.c  worker: PAPI event sets, ours or stock
  *   framework.c    worker: PAPI's framework with an empty component
  *   floor_worker.c worker: the raw perf_event floor, sampling too
