@@ -35,12 +35,17 @@ static inline uint64_t lopelib_arch_cycles(void)
 /*
  * lopelib_arch_cycles() into *@at, for a stamp on either side of a system
  * call, as two 32-bit stores: one instruction less than joining the
- * halves in a register first.
+ * halves in a register first.  Each half is an operand of its own (clang's
+ * assembler takes no "4+(%rcx)"), through a type that may alias *@at.
  */
+typedef uint32_t lopelib_half __attribute__((may_alias));
+
 static inline void lopelib_arch_cycles_to(uint64_t *at)
 {
-	__asm__ __volatile__("rdtsc\n\tmovl %%eax, %0\n\tmovl %%edx, 4+%0"
-			     : "=m"(*at)
+	lopelib_half *half = (lopelib_half *)at;
+
+	__asm__ __volatile__("rdtsc\n\tmovl %%eax, %0\n\tmovl %%edx, %1"
+			     : "=m"(half[0]), "=m"(half[1])
 			     :
 			     : "eax", "edx");
 }
