@@ -241,6 +241,14 @@ if awk -v r="$row" 'BEGIN { split(r, f, " "); exit !(f[1] > 0 && f[2] > 0) }'; t
 else
 	fail overhead_floor_sampling_on_sigio "no floor sample with samples counted: $(head -c 300 "$tmp/sigio.err")"
 fi
+# --csv has no line for a failed column: standard error says which and why.
+if [ "$rc" -eq 0 ]; then
+	skip overhead_csv_failure_says_why "no worker failed without RLIMIT_SIGPENDING here"
+elif grep -Eq '^papi_overhead: (ours-rdpmc|ours-read|stock|floor): .' "$tmp/sigio.err"; then
+	pass overhead_csv_failure_says_why
+else
+	fail overhead_csv_failure_says_why "exit $rc, but standard error names no failed column: $(head -c 300 "$tmp/sigio.err")"
+fi
 
 # ---- bad input ------------------------------------------------------------
 
