@@ -103,6 +103,15 @@ static char *trim(char *s)
 	return s;
 }
 
+int is_word(const char *s)
+{
+	if (!*s)
+		return 0;
+	while (isgraph((unsigned char)*s))
+		s++;
+	return !*s;
+}
+
 int split_list(char *list, char **items, int max)
 {
 	char *p = list, *comma;
@@ -113,7 +122,7 @@ int split_list(char *list, char **items, int max)
 		if (comma)
 			*comma = 0;
 		p = trim(p);
-		if (!*p || n == max)
+		if (!is_word(p) || n == max)
 			return -1;
 		items[n++] = p;
 		if (!comma)

@@ -41,10 +41,13 @@ void scopy(char *dst, size_t len, const char *src);
  */
 void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Is @s one word: not empty, no blank nor control character? */
+int is_word(const char *s);
 /*
  * Split the comma-separated @list in place into @items[0..max), each
- * without the blanks around it: the count, or -1 if an item is empty or
- * there are more than @max.  Every tool's lists (events, loop counts).
+ * without the blanks around it: the count, or -1 if an item is not a
+ * word (is_word()) or there are more than @max.  Every tool's lists
+ * (events, loop counts).
  */
 int split_list(char *list, char **items, int max);
 /* Option -e's list @list as split_list() takes it, or exit 2. */

@@ -3,11 +3,13 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <glob.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -251,7 +253,7 @@ static void worker_read(int fd, struct worker *w, worker_line_fn line,
 void worker_run(struct worker *w, const char *mode, int cpu,
 		const char *const *args, worker_line_fn line, void *arg)
 {
-	const char *argv[WORKER_MAX_ARGS + 5];
+	const char *argv[WORKER_MAX_ARGS + 6];
 	char fdbuf[16], cpubuf[16];
 	int pfd[2], status, a = 0;
 	pid_t pid;
@@ -264,7 +266,8 @@ void worker_run(struct worker *w, const char *mode, int cpu,
 	argv[a++] = mode;
 	argv[a++] = fdbuf;
 	argv[a++] = cpubuf;
-	while (*args && a < WORKER_MAX_ARGS + 4)
+	argv[a++] = w->libdir ? w->libdir : "-";
+	while (*args && a < WORKER_MAX_ARGS + 5)
 		argv[a++] = *args++;
 	argv[a] = NULL;
 	fflush(NULL);
@@ -289,7 +292,8 @@ void worker_run(struct worker *w, const char *mode, int cpu,
 /* Worker side                                                         */
 /* ------------------------------------------------------------------ */
 
-static int worker_fd = -1; /* the pipe the result lines go to */
+static int worker_fd = -1;        /* the pipe the result lines go to */
+static const char *worker_libdir; /* where its libpapi must come from */
 
 void emit(const char *fmt, ...)
 {
@@ -322,7 +326,8 @@ char **worker_start(char **argv, unsigned timeout)
 	worker_fd = atoi(argv[2]);
 	alarm(timeout);
 	worker_pin(argv[3]);
-	return argv + 4;
+	worker_libdir = strcmp(argv[4], "-") ? argv[4] : NULL;
+	return argv + 5;
 }
 
 void emit_list(const char *key, char **names, int n)
@@ -381,6 +386,37 @@ int worker_set_try(char **names, int n, char *why, size_t len)
 	return rc;
 }
 
+/* Did the loader map @lib (a real path) from @dir: a file below it (in
+ * a subdirectory it searches there, hwcaps), or one a libpapi.so* of
+ * @dir links to?  Yes if no @dir. */
+static int libpapi_from(const char *lib, const char *dir)
+{
+	char real[PATH_MAX], *pat;
+	struct stat want, st;
+	size_t l, i;
+	glob_t g;
+	int found = 0;
+
+	if (!dir)
+		return 1;
+	if (!realpath(dir, real) || stat(lib, &want))
+		return 0;
+	l = strlen(real);
+	if (!strncmp(lib, real, l) && lib[l] == '/')
+		return 1;
+	if (asprintf(&pat, "%s/libpapi.so*", dir) < 0)
+		return 0;
+	if (!glob(pat, 0, NULL, &g)) {
+		for (i = 0; i < g.gl_pathc && !found; i++)
+			found = !stat(g.gl_pathv[i], &st) &&
+				st.st_dev == want.st_dev &&
+				st.st_ino == want.st_ino;
+		globfree(&g);
+	}
+	free(pat);
+	return found;
+}
+
 int worker_hello(int *cidx)
 {
 	const PAPI_component_info_t *ci;
@@ -394,6 +430,12 @@ int worker_hello(int *cidx)
 	}
 	(void)libpapi_file(lib);
 	emit("info lib %s", lib);
+	if (!libpapi_from(lib, worker_libdir)) {
+		emit("fatal loaded %s, not the libpapi.so of %s: the loader "
+		     "passed over that one (another architecture?)",
+		     lib, worker_libdir);
+		return -1;
+	}
 	*cidx = PAPI_get_component_index("perf_event");
 	if (*cidx < 0)
 		*cidx = 0;

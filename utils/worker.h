@@ -9,10 +9,12 @@
  * dynamic linker, not the binary, chooses the libpapi measured.  The
  * worker writes one line per result to a pipe and the parent reads them:
  *
- *   parent   worker_run(): PROG MODE FD CPU ARGS..., waits for the end
+ *   parent   worker_run(): PROG MODE FD CPU LIBDIR ARGS... (LIBDIR "-":
+ *            none), waits for the end
  *   worker   worker_start(): lines to FD, pinned to CPU, a time limit
  *            worker_hello(): "info lib|comp|desc|fcr|disabled TEXT", or
- *            "fatal TEXT" if PAPI cannot start
+ *            "fatal TEXT" if PAPI cannot start or the libpapi mapped is
+ *            not LIBDIR's (the loader passes over one it cannot use)
  *            emit(): the tool's own lines
  *
  * worker_run() takes the hello and fatal lines itself and hands every

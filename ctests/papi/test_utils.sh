@@ -13,13 +13,16 @@
 #     --plot writes a PNG (signature checked); --compare the stock build
 #     prints ours/stock ratios; --csv has the same number of fields on
 #     every line and every kind of case; each bad input (unknown event,
-#     -n 0, an unwritable --plot path, a --compare directory without
-#     libpapi) gives a message and a non-zero exit.
+#     an event name with a line break, -n 0, an unwritable --plot path, a
+#     --compare directory without libpapi, an --ours or --compare
+#     libpapi for another machine, which the loader passes over) gives a
+#     message and a non-zero exit.
 #   papi_accuracy: without a core PMU it exits 77 and says why; with one
 #     it prints its tables and the hardware check of the loop benchmark
 #     (min count(N2) - min count(N1) = 3 (N2 - N1)) says ok (else SKIP);
 #     --check-loop single-steps the loop with ptrace: 1+3N instructions
-#     (needs no PMU); bad input exits 2 with a message.
+#     (needs no PMU); bad input exits 2 with a message (an --ours
+#     libpapi for another machine: the path fails, saying so).
 #   Both tools' sources (utils/overhead/, utils/accuracy/) are
 #   clang-format clean (SKIP without clang-format).
 #
@@ -252,7 +255,14 @@ fi
 
 # ---- bad input ------------------------------------------------------------
 
-mkdir -p "$tmp/nolib"
+mkdir -p "$tmp/nolib" "$tmp/foreign"
+# Our libpapi.so* for another machine (e_machine 2, SPARC): the loader
+# passes over it and maps the next one it finds (ours, from
+# LD_LIBRARY_PATH), which the tools must not take for it.
+for f in "$PAPI_OURS_BUILDDIR"/libpapi.so*; do
+	cp -L "$f" "$tmp/foreign/" &&
+		printf '\002\000' | dd of="$tmp/foreign/${f##*/}" bs=1 seek=18 conv=notrunc status=none
+done
 # name | arguments | text the message must contain
 while IFS='|' read -r name args want; do
 	# shellcheck disable=SC2086
@@ -270,7 +280,29 @@ unknown_event|-e LOPE_NO_SUCH_EVENT|LOPE_NO_SUCH_EVENT
 n_zero|-n 0|-n: '0'
 plot_unwritable|--plot $tmp/no/such/dir/x.png|--plot
 compare_no_libpapi|--compare $tmp/nolib|no libpapi
+ours_foreign_libpapi|--ours $tmp/foreign|not the libpapi.so of $tmp/foreign
+compare_foreign_libpapi|--csv --compare $tmp/foreign -e perf::TASK-CLOCK -n 20|not the libpapi.so of $tmp/foreign
 EOF
+# A directory whose libpapi.so* link to ours elsewhere names ours.
+mkdir -p "$tmp/links"
+for f in "$PAPI_OURS_BUILDDIR"/libpapi.so*; do
+	ln -s "$(readlink -f "$f")" "$tmp/links/${f##*/}"
+done
+"$ovh" --ours "$tmp/links" --no-compare -n 20 -e perf::TASK-CLOCK >"$tmp/links.out" 2>"$tmp/links.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "^ours *: $(readlink -f "$PAPI_OURS_BUILDDIR")/libpapi.so" "$tmp/links.out"; then
+	pass overhead_ours_links_elsewhere
+else
+	fail overhead_ours_links_elsewhere "exit $rc: $(head -c 300 "$tmp/links.err")"
+fi
+# A name with a line break would break the workers' lines.
+"$ovh" -e "$(printf 'perf::TASK-CLOCK\nperf::CPU-CLOCK')" >"$tmp/bad.out" 2>"$tmp/bad.err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -qF -- "comma-separated event names" "$tmp/bad.err"; then
+	pass overhead_bad_event_line_break
+else
+	fail overhead_bad_event_line_break "want exit 2 and a message, got exit $rc: $(head -c 200 "$tmp/bad.err")"
+fi
 
 # ---- papi_accuracy --------------------------------------------------------
 
@@ -317,6 +349,20 @@ n_zero|-n 0|-n: '0'
 one_n|-N 5|-N: '5'
 compare_no_libpapi|--compare $tmp/nolib|no libpapi
 EOF
+"$acc" -e "$(printf 'PAPI_TOT_INS\nx')" >"$tmp/bad.out" 2>"$tmp/bad.err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -qF -- "is not an event name" "$tmp/bad.err"; then
+	pass accuracy_bad_event_line_break
+else
+	fail accuracy_bad_event_line_break "want exit 2 and a message, got exit $rc: $(head -c 200 "$tmp/bad.err")"
+fi
+"$acc" --ours "$tmp/foreign" -n 5 -N 10,100 >"$tmp/bad.out" 2>"$tmp/bad.err"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -qF -- "not the libpapi.so of $tmp/foreign" "$tmp/bad.out"; then
+	pass accuracy_bad_ours_foreign_libpapi
+else
+	fail accuracy_bad_ours_foreign_libpapi "want a failure naming $tmp/foreign, got exit $rc: $(head -c 300 "$tmp/bad.out")"
+fi
 
 # ---- format ---------------------------------------------------------------
 

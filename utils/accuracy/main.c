@@ -111,7 +111,7 @@ static void path_check(struct path *p)
 		p->shown = 1;
 }
 
-/* Run path @p's worker: PROG --_worker FD CPU REPS NLIST EVENT. */
+/* Run path @p's worker: PROG --_worker FD CPU LIBDIR REPS NLIST EVENT. */
 static void path_run(const struct acc *a, struct path *p)
 {
 	char rbuf[32];
@@ -167,7 +167,7 @@ static void usage(FILE *f)
 		MAX_NS);
 }
 
-/* A worker: argv = PROG --_worker FD CPU REPS NLIST EVENT. */
+/* A worker: argv = PROG --_worker FD CPU LIBDIR REPS NLIST EVENT. */
 static int worker_main(char **argv)
 {
 	char **arg = worker_start(argv, WORKER_TIMEOUT);
@@ -197,7 +197,7 @@ static void parse_opt(int c, struct opts *o)
 		o->reps = count_arg("-n", optarg, MAX_REPS);
 		break;
 	case 'e':
-		if (!*optarg || strchr(optarg, ' ') || strlen(optarg) > 200)
+		if (!is_word(optarg) || strlen(optarg) > 200)
 			die(EX_USAGE, "-e: '%s' is not an event name", optarg);
 		o->event = optarg;
 		break;
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 	int i, rc;
 
 	tool_prog = PROG;
-	if (argc == 7 && !strcmp(argv[1], "--_worker"))
+	if (argc == 8 && !strcmp(argv[1], "--_worker"))
 		return worker_main(argv);
 	if (parse_opts(argc, argv, &a.o))
 		return check_loop();

@@ -130,7 +130,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	libdirs_default(&o->dirs);
 }
 
-/* A worker: argv = PROG --_papi|--_floor FD CPU METER N MAXEV EVENTS. */
+/* A worker: argv = PROG --_papi|--_floor FD CPU LIBDIR METER N MAXEV EVENTS. */
 static int worker_main(char **argv)
 {
 	static char evbuf[1024];
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	tool_prog = PROG;
-	if (argc == 8 &&
+	if (argc == 9 &&
 	    (!strcmp(argv[1], "--_papi") || !strcmp(argv[1], "--_floor")))
 		return worker_main(argv);
 	parse_opts(argc, argv, &o.o);
