@@ -51,7 +51,7 @@ static double box_x(int gi, int k, int nact, double w)
  * p25..p75, whiskers p10..p90, a line at the median (from the per-call
  * statistics rather than the raw samples), "n/a" where a box is missing.
  * A series without any result takes no room and is named n/a in the
- * title.
+ * title; a panel without any, n/a.
  */
 static void plot_panel(FILE *g, const struct panel *p, int id)
 {
@@ -95,6 +95,14 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 					"center font \",7\"\n",
 					box_x(gi, k, nact, w));
 	}
+	/* gnuplot fails a plot without one defined point: a panel with
+	 * nothing measured says n/a in its middle, on a y range of its own */
+	if (!nact) {
+		fprintf(g, "set yrange [0:1]\nset label \"n/a\" at graph 0.5, "
+			   "graph 0.5 center\nplot -1 notitle\n"
+			   "set yrange [0:*]\n");
+		return;
+	}
 	fprintf(g, "plot ");
 	for (k = 0; k < nact; k++)
 		fprintf(g,
@@ -104,7 +112,7 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 			"lc rgb \"%s\" lw 2 notitle",
 			k ? ", " : "", id, k, plot_colors[act[k]],
 			p->stitle[act[k]], id, k, plot_colors[act[k]]);
-	fprintf(g, "%s\n", nact ? "" : "NaN notitle");
+	fprintf(g, "\n");
 }
 
 /* The columns as series: ours-rdpmc, ours-read, stock, floor. */
