@@ -15,9 +15,16 @@
  * And the sampling floor (target "raw", case "sample", sampling.c's
  * spin): the same events opened with sample_period, one group, each with
  * a ring buffer, its signal routed to the thread (F_SETSIG, F_SETOWN_EX,
- * O_ASYNC) and no limit on the overflows, and a handler that only takes
- * the ring's records (its samples are counted there: one signal can stand
- * for several; on SIGIO, the kernel's fallback, every ring's).
+ * O_ASYNC), and a handler that only takes the ring's records (its samples
+ * are counted there: one signal can stand for several; on SIGIO, the
+ * kernel's fallback, every ring's).  Each event's overflows are bounded
+ * by the engine's budget, kept as the engine keeps it (src/overflow.c):
+ * PERF_EVENT_IOC_REFRESH before the start and when half is used.
+ * Unbounded, clocks that overflow faster than their handler runs queue
+ * signals by the ten thousand (seen: 96,368, the limit, in a default run
+ * on a 2-core guest), and that queue is the user's: RLIMIT_SIGPENDING
+ * counts every process of the user, whose overflows then come as SIGIO,
+ * which kills, and whose timer_create() fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +39,7 @@
 #include <unistd.h>
 
 #include "mmap_read.h"
+#include "overflow.h"
 
 #include "overhead.h"
 
@@ -51,11 +59,33 @@ static struct raw {
 	size_t len; /* of a read */
 	enum raw_mode mode;
 	size_t maplen; /* of a page's mapping */
+	/* sampling: each event's overflows left before the kernel stops
+	 * it (its event_limit), and whether the group is started */
+	int budget[MAX_EVENTS];
+	volatile sig_atomic_t running;
 } raw;
+
+/* Raise event @i's event_limit to the full budget (which enables it). */
+static int top_up(int i)
+{
+	int add = LOPE_OVERFLOW_BUDGET - raw.budget[i];
+
+	if (add && ioctl(raw.fd[i], PERF_EVENT_IOC_REFRESH, add) < 0)
+		return -1;
+	raw.budget[i] = LOPE_OVERFLOW_BUDGET;
+	return 0;
+}
 
 static int raw_start(int set)
 {
+	int i;
+
 	(void)set;
+	/* members first: refreshing the leader starts the group */
+	for (i = raw.nev - 1; raw.mode == RAW_SAMPLING && i >= 0; i--)
+		if (top_up(i))
+			return -1;
+	raw.running = 1;
 	return ioctl(raw.fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 }
 
@@ -63,6 +93,7 @@ static int raw_stop(int set, long long *v)
 {
 	(void)set;
 	(void)v;
+	raw.running = 0; /* before: a handler now must not restart it */
 	return ioctl(raw.fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 }
 
@@ -272,19 +303,17 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 	}
 }
 
-/* Take every record of the ring of the event on @fd; count its samples. */
-static void take_ring(int fd)
+/* Take every record of event @i's ring; count its samples. */
+static void take_ring(int i)
 {
-	struct perf_event_mmap_page *pc = NULL;
+	struct perf_event_mmap_page *pc =
+		(struct perf_event_mmap_page *)raw.page[i];
 	const unsigned char *data;
 	struct perf_event_header h;
 	uint64_t head, tail,
 		size = RING_PAGES * (uint64_t)sysconf(_SC_PAGESIZE);
-	int i;
+	int n = 0;
 
-	for (i = 0; i < raw.nev && !pc; i++)
-		if (raw.fd[i] == fd)
-			pc = (struct perf_event_mmap_page *)raw.page[i];
 	if (!pc)
 		return;
 	data = (const unsigned char *)pc + sysconf(_SC_PAGESIZE);
@@ -294,13 +323,15 @@ static void take_ring(int fd)
 		memcpy(&h, data + (tail & (size - 1)), sizeof(h));
 		if (h.size < sizeof(h))
 			break;
-		samples += h.type == PERF_RECORD_SAMPLE;
+		n += h.type == PERF_RECORD_SAMPLE;
 	}
 	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	samples += n;
 }
 
 /*
- * SIGNO names its event's descriptor.  SIGIO is the kernel's fallback
+ * SIGNO names its event's descriptor, and takes one from its budget
+ * (POLL_HUP: the kernel stopped it at 0).  SIGIO is the kernel's fallback
  * when it cannot queue SIGNO (the user's RLIMIT_SIGPENDING reached, by
  * any of its processes): it names none, so every ring is taken.
  */
@@ -309,11 +340,20 @@ static void raw_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno, i;
 
 	(void)uc;
-	if (sig == SIGNO)
-		take_ring(si->si_fd);
-	else
-		for (i = 0; i < raw.nev; i++)
-			take_ring(raw.fd[i]);
+	for (i = 0; i < raw.nev; i++) {
+		if (sig == SIGNO && raw.fd[i] != si->si_fd)
+			continue;
+		take_ring(i);
+		if (sig != SIGNO)
+			continue;
+		/* the budget by signals, as the kernel queues them: it
+		 * bounds the overflows left plus the signals waiting */
+		raw.budget[i] = si->si_code == POLL_HUP || raw.budget[i] < 1 ?
+					0 :
+					raw.budget[i] - 1;
+		if (raw.running && raw.budget[i] <= LOPE_OVERFLOW_BUDGET / 2)
+			(void)top_up(i);
+	}
 	errno = saved;
 }
 
