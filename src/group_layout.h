@@ -34,12 +34,14 @@ struct lope_event {
 	int signo;       /* the overflow signal */
 	void *ring;      /* its page and the samples' pages; NULL: none */
 	/*
-	 * The kernel's event_limit: overflows left before it stops the
-	 * event, and the samples taken since it was last counted down.
-	 * The signal handler changes them, so volatile.
+	 * What the kernel's event_limit, the overflows left before it
+	 * stops the event, and the signals waiting add up to at most: the
+	 * budget, less the signals handled since it was renewed; and that
+	 * limit as the samples taken show it.  The signal handler changes
+	 * them, so volatile.
 	 */
 	volatile sig_atomic_t budget;
-	volatile sig_atomic_t taken;
+	volatile sig_atomic_t left;
 	/*
 	 * Overflows (overflow.c): the raw count at which the next multiple
 	 * of the period is due; the latest sample that showed the count,

@@ -248,7 +248,8 @@ LOPE_API int lope_group__nr_mapped(const struct lope_group *g);
  * the event's descriptor, to the thread that opens the group.  The event
  * counts on; at most a small budget of overflow signals can wait (the
  * kernel stops the event when it is used up), and lope_group__rearm(),
- * called once per signal, renews it.  Where the kernel allows it, a ring
+ * called once per signal after lope_group__overflows() took the event's
+ * samples, renews it.  Where the kernel allows it, a ring
  * buffer holds a sample per overflow (its address and the group's
  * counts); its first page is the event's own page, read as before (rdpmc
  * or read(2)).  @period 0 turns overflow off.  Applied by

@@ -7,7 +7,9 @@
  * Why a budget: every overflow queues one real-time signal, and when the
  * queue is full (RLIMIT_SIGPENDING, e.g. while the signal is blocked or
  * the handler is slower than the period) the kernel falls back to SIGIO,
- * whose default action kills the process.  The kernel's event_limit
+ * whose default action kills the process.  That queue is the user's: it
+ * counts every process of the user, whose own signals then come as SIGIO
+ * too, and whose timer_create() fails.  The kernel's event_limit
  * (PERF_EVENT_IOC_REFRESH adds to it, each overflow takes one, at 0 the
  * event stops) caps what can wait at LOPE_OVERFLOW_BUDGET.
  *
@@ -18,10 +20,20 @@
  * switch when its PMU differs from the leader's (doc/design.md, "Counting
  * on, with a budget", has the measurement).  With a budget the event
  * never stops while the handler keeps up, and the refresh is one ioctl
- * per half budget.  The kernel counts the budget down by overflows, not
- * by signals (an overflow that comes before the previous one's signal
- * was sent adds none), so the engine counts it down by the samples it
- * takes.
+ * per half budget.
+ *
+ * The engine counts the budget down by the signals handled (one
+ * lope_group__rearm() each), not by the samples taken: a handler takes
+ * every sample in the ring, also those whose signals still wait, so
+ * renewing by samples lets the kernel overflow on while the queue grows
+ * (test_overflows.c, test_flood(): a 10 us clock with a 30 us handler
+ * queued thousands of signals).  Counted by signals, the overflows left
+ * plus the signals waiting stay within the budget.  The kernel counts
+ * overflows, and one that comes before the previous one's signal was
+ * sent sends none: then the kernel runs out first and says so (POLL_HUP),
+ * and the handler renews the budget at once.  What the kernel has left
+ * is also followed by the samples (e->left); when it has none and no
+ * signal waits, a POLL_HUP makes the budget whole again.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -147,7 +159,7 @@ int lopelib_overflow__open(struct lope_group *g, struct lope_event *e)
 	if (err)
 		return err;
 	e->budget = 0; /* event_limit 0 means unlimited: arm before enable */
-	e->taken = 0;
+	e->left = 0;
 	e->due = e->period; /* a new event counts from 0 */
 	e->seen = 0;
 	e->seen_ip = 0;
@@ -164,28 +176,26 @@ void lopelib_overflow__close(struct lope_group *g, struct lope_event *e)
 	e->ring = NULL;
 }
 
-/*
- * Count the budget down by the samples taken since (each was an
- * overflow), by one a signal without a ring buffer; at 0 the kernel
- * stopped the event.
- */
-static void count_down(struct lope_event *e, int signals)
-{
-	int used = e->ring ? e->taken : signals;
-
-	e->taken = 0;
-	e->budget = used >= e->budget ? 0 : e->budget - used;
-}
-
-/* Raise the kernel's event_limit to the full budget. */
+/* Renew the budget: the kernel's event_limit raised by what was used
+ * (which also enables the event). */
 static int top_up(struct lope_event *e)
 {
-	unsigned long add = (unsigned long)(LOPE_OVERFLOW_BUDGET - e->budget);
+	int add = LOPE_OVERFLOW_BUDGET - e->budget;
 
-	if (lopelib_sys->ioctl(e->fd, PERF_EVENT_IOC_REFRESH, add) < 0)
+	if (lopelib_sys->ioctl(e->fd, PERF_EVENT_IOC_REFRESH,
+			       (unsigned long)add) < 0)
 		return errno ? -errno : -EIO;
 	e->budget = LOPE_OVERFLOW_BUDGET;
+	e->left += add;
 	return 0;
+}
+
+/* Does a signal @signo wait for this thread? */
+static bool signal_waits(int signo)
+{
+	sigset_t set;
+
+	return sigpending(&set) != 0 || sigismember(&set, signo) == 1;
 }
 
 /*
@@ -199,10 +209,7 @@ int lopelib_overflow__arm(struct lope_group *g)
 	for (i = g->nr - 1; i >= 0; i--) {
 		struct lope_event *e = &g->ev[i];
 
-		if (!e->period)
-			continue;
-		count_down(e, 0); /* samples taken since: PAPI_stop's */
-		if (e->budget == LOPE_OVERFLOW_BUDGET)
+		if (!e->period || e->budget == LOPE_OVERFLOW_BUDGET)
 			continue;
 		err = top_up(e);
 		if (err)
@@ -212,8 +219,11 @@ int lopelib_overflow__arm(struct lope_group *g)
 }
 
 /*
- * Every overflow took one from the limit; POLL_HUP says it reached 0 and
- * the kernel stopped the event.
+ * One signal handled takes one from the budget.  POLL_HUP says the
+ * kernel's limit reached 0 and the kernel stopped the event: renewed at
+ * once, and whole if the samples say the kernel has none left and no
+ * signal waits (then nothing is owed: what the budget lost to signals
+ * the kernel never sent comes back).
  */
 int lope_group__rearm(struct lope_group *g, int idx, int code)
 {
@@ -223,10 +233,13 @@ int lope_group__rearm(struct lope_group *g, int idx, int code)
 		return -EINVAL;
 	if (g->parts)
 		return g->split->rearm(g, idx, code);
-	count_down(e, 1);
-	if (code == POLL_HUP)
+	if (e->budget > 0)
+		e->budget--;
+	if (code == POLL_HUP && e->ring && e->left == 0 &&
+	    !signal_waits(e->signo))
 		e->budget = 0;
-	if (!g->running || e->budget > LOPE_OVERFLOW_BUDGET / 2)
+	if (!g->running ||
+	    (code != POLL_HUP && e->budget > LOPE_OVERFLOW_BUDGET / 2))
 		return 0; /* stopped: lope_group__enable() tops it up */
 	return top_up(e);
 }
@@ -374,12 +387,12 @@ static void take_record(struct lope_group *g, int idx, struct ring r,
 		e->due += lost * e->period;
 		e->seen = e->due - e->period; /* its latest, about */
 		e->seen_ip = 0;
-		e->taken += (sig_atomic_t)lost;
+		e->left = lost < (uint64_t)e->left ? e->left - (int)lost : 0;
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE || h->size < 2 * sizeof(ip))
 		return;
-	e->taken++;
+	e->left -= e->left > 0;
 	ip = word(r, pos, 1);
 	if (h->size < sample_len(g) ||
 	    (g->grouped && word(r, pos, 2) != (uint64_t)g->nr)) {

@@ -161,7 +161,7 @@ int pe_stop_profiling(ThreadInfo_t *thread, EventSetInfo_t *esi)
 /*
  * Our overflow signal: the event is the one whose descriptor is si_fd;
  * the overflow vector has its position's bit.  Then the engine counts
- * the samples against the event's budget of waiting signals and renews
+ * the signal against the event's budget of waiting signals and renews
  * it when half is used (see src/overflow.c).
  */
 static void hw_overflow(ThreadInfo_t *thread, EventSetInfo_t *esi,

@@ -18,7 +18,7 @@
  *    whose size runs past the data drops the rest;
  *  - records that wrap around the end of the ring, and more overflows
  *    than the caller's room: handed out over several calls;
- * and the budget: counted down by the samples taken, not by signals.
+ * and the budget: counted down by the signals handled, not by samples.
  * Then the same on the kernel's own rings: two software clocks of the user
  * domain in one group, the second period twice the first, sampled over
  * 300 ms; every multiple of each period that the count passed is handed
@@ -34,6 +34,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 #include "clock.h"
 #include "group_layout.h"
@@ -441,7 +447,7 @@ static void test_rows(void)
 	}
 }
 
-/* The budget goes down by the samples taken, one a signal without. */
+/* The budget goes down by the signals handled, whatever the samples. */
 static void test_budget(void)
 {
 	static const uint64_t period[NEV] = { P, 0, 0 };
@@ -460,14 +466,13 @@ static void test_budget(void)
 	n = lope_group__overflows(&f.g, 0, o, MAXOUT);
 	rc = lope_group__rearm(&f.g, 0, POLL_IN); /* stopped: no ioctl */
 	lope_check(n == 5 && rc == 0 &&
-			   f.ev[0].budget == LOPE_OVERFLOW_BUDGET - 5 &&
-			   f.ev[0].taken == 0,
-		   "budget_counted_down_by_the_samples_taken",
+			   f.ev[0].budget == LOPE_OVERFLOW_BUDGET - 1,
+		   "budget_one_a_signal_not_one_a_sample",
 		   "%d overflows, rearm %d, budget %d", n, rc,
 		   (int)f.ev[0].budget);
 	rc = lope_group__rearm(&f.g, 0, POLL_IN); /* a signal, no sample */
-	lope_check(rc == 0 && f.ev[0].budget == LOPE_OVERFLOW_BUDGET - 5,
-		   "budget_a_signal_without_a_sample_takes_none", "budget %d",
+	lope_check(rc == 0 && f.ev[0].budget == LOPE_OVERFLOW_BUDGET - 2,
+		   "budget_a_signal_without_a_sample_takes_one", "budget %d",
 		   (int)f.ev[0].budget);
 	rc = lope_group__rearm(&f.g, 0, POLL_HUP);
 	lope_check(rc == 0 && f.ev[0].budget == 0,
@@ -517,17 +522,25 @@ static int drain(struct lope_group *g, int idx, long *given)
 	return n;
 }
 
-static void quiet_handler(int sig)
+static struct lope_group *kernel_g;
+
+/* Renew the budget of the signal's event, as a handler must. */
+static void rearm_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)uc;
+	if (kernel_g)
+		(void)lope_group__rearm(
+			kernel_g, lope_group__find_fd(kernel_g, si->si_fd),
+			si->si_code);
 }
 
 /*
  * The kernel's rings: two clocks of the user domain in one group, 1 ms
- * and 2 ms, delivering their signals to a handler that does nothing; the
- * overflows are taken here, and the budget renewed, as a handler would,
- * by a loop that asks the clock for the time on every turn: a system
- * call, in which the kernel drops the clocks' expiries.  Every multiple
+ * and 2 ms, delivering their signals to a handler that only renews the
+ * budget; the overflows are taken here, by a loop that asks the clock
+ * for the time on every turn: a system call, in which the kernel drops
+ * the clocks' expiries.  Every multiple
  * of a period that the latest sample's count had passed is handed out
  * once: between the multiples that count passed by an eighth of a period
  * (what another event's sample shows) and the one nearest it (what the
@@ -539,8 +552,9 @@ static void test_kernel(void)
 	static const uint64_t config[2] = { PERF_COUNT_SW_TASK_CLOCK,
 					    PERF_COUNT_SW_CPU_CLOCK };
 	static const uint64_t period[2] = { 1000000, 2000000 };
+	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct lope_group *g = NULL;
-	long given[2] = { 0, 0 }, sampled[2] = { 0, 0 };
+	long given[2] = { 0, 0 };
 	int i, rc = lope_group__new(&g, 0, -1, 0);
 	long long t;
 
@@ -557,41 +571,164 @@ static void test_kernel(void)
 			rc = lope_group__set_overflow(g, i, period[i],
 						      SIGRTMIN + 2);
 	}
-	signal(SIGRTMIN + 2, quiet_handler);
+	kernel_g = g;
+	sa.sa_sigaction = rearm_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGRTMIN + 2, &sa, NULL);
 	if (!rc)
 		rc = lope_group__open(g);
 	if (!rc)
 		rc = lope_group__enable(g);
 	for (t = thread_ns(); !rc && thread_ns() - t < 300000000;)
-		for (i = 0; !rc && i < 2; i++) {
+		for (i = 0; !rc && i < 2; i++)
 			rc = drain(g, i, given);
-			sampled[i] += g->ev[i].taken;
-			if (!rc)
-				rc = lope_group__rearm(g, i, POLL_IN);
-		}
 	if (!rc)
 		rc = lope_group__disable(g, NULL);
-	for (i = 0; !rc && i < 2; i++) {
+	for (i = 0; !rc && i < 2; i++)
 		rc = drain(g, i, given);
-		sampled[i] += g->ev[i].taken;
-	}
 	for (i = 0; i < 2; i++) {
 		uint64_t seen = rc ? 0 : g->ev[i].seen, p = period[i];
 		long lo = (long)((seen - p / 8) / p),
 		     hi = (long)((seen + p / 2) / p);
 
 		lope_info("%s: the latest sample showed %" PRIu64
-			  " ns; %ld samples, %ld overflows",
-			  i ? "cpu-clock" : "task-clock", seen, sampled[i],
-			  given[i]);
+			  " ns; %ld overflows",
+			  i ? "cpu-clock" : "task-clock", seen, given[i]);
 		lope_check(!rc && seen >= p && given[i] >= lo && given[i] <= hi,
 			   i ? "kernel_cpu_clock_2_ms_every_period_once" :
 			       "kernel_task_clock_1_ms_every_period_once",
 			   "rc %d, %ld overflows, %ld to %ld wanted", rc,
 			   given[i], lo, hi);
 	}
+	kernel_g = NULL;
 	lope_group__delete(g);
 	signal(SIGRTMIN + 2, SIG_DFL);
+}
+
+/* test_flood()'s: the group, and what its handlers saw. */
+static struct {
+	struct lope_group *g;
+	long long until; /* wall time: the handler is slow until then */
+	volatile sig_atomic_t signals, hups, sigio;
+	long given[1];
+} fl;
+
+/* A handler slower than the period, as a profiler's unwinding can be:
+ * the event's overflows, its budget, then 30 us of this thread's CPU;
+ * after the flood, the overflows only. */
+static void slow_handler(int sig, siginfo_t *si, void *uc)
+{
+	int idx = lope_group__find_fd(fl.g, si->si_fd);
+
+	(void)sig;
+	(void)uc;
+	if (idx < 0)
+		return;
+	fl.signals++;
+	fl.hups += si->si_code == POLL_HUP;
+	(void)drain(fl.g, idx, fl.given);
+	/* after the flood, no renewal: the event stops, the queue drains */
+	if (wall_ns() >= fl.until)
+		return;
+	(void)lope_group__rearm(fl.g, idx, si->si_code);
+	busy_ns(30000);
+}
+
+static void sigio_handler(int sig)
+{
+	(void)sig;
+	fl.sigio++;
+}
+
+/* The signals this user has queued, all processes (SigQ), or -1. */
+static long user_sigq(void)
+{
+	char line[256];
+	long q = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigQ:", 5))
+			q = strtol(line + 5, NULL, 10);
+	if (f)
+		fclose(f);
+	return q;
+}
+
+/*
+ * A clock overflowing every 10 us (the kernel's least) with a handler
+ * that takes 30: signals come faster than they are handled.  The budget
+ * must bound what waits, overflows left plus signals queued, at
+ * LOPE_OVERFLOW_BUDGET (the kernel stops the event at 0, POLL_HUP), not
+ * let the queue grow: the queue is the user's (RLIMIT_SIGPENDING counts
+ * every process of the user), and a signal that cannot be queued comes
+ * as SIGIO, which kills.  With this process's limit 3 budgets above what
+ * the user had queued, no SIGIO may come in 300 ms of it.
+ */
+static void test_flood(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct lope_group *g;
+	struct rlimit old, lim;
+	long base = user_sigq();
+	int rc;
+
+	if (RUNNING_ON_VALGRIND) {
+		lope_skip("flood_waiting_signals_bounded_by_the_budget",
+			  "under valgrind, which takes the signals from the "
+			  "kernel and delivers them itself");
+		return;
+	}
+	if (base < 0 || getrlimit(RLIMIT_SIGPENDING, &old)) {
+		lope_skip("flood_waiting_signals_bounded_by_the_budget",
+			  "no SigQ in /proc/self/status, or no "
+			  "RLIMIT_SIGPENDING");
+		return;
+	}
+	memset(&fl, 0, sizeof(fl));
+	rc = lope_group__new(&fl.g, 0, -1, 0);
+	if (rc >= 0)
+		rc = lope_group__add(fl.g, &a);
+	if (rc >= 0)
+		rc = lope_group__set_overflow(fl.g, 0, 10000, SIGRTMIN + 2);
+	if (rc >= 0)
+		rc = lope_group__open(fl.g);
+	sa.sa_sigaction = slow_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGRTMIN + 2, &sa, NULL);
+	signal(SIGIO, sigio_handler);
+	lim = old;
+	lim.rlim_cur = (rlim_t)(base + 3 * LOPE_OVERFLOW_BUDGET);
+	setrlimit(RLIMIT_SIGPENDING, &lim);
+	fl.until = wall_ns() + 300 * MS;
+	if (rc >= 0)
+		rc = lope_group__enable(fl.g);
+	while (rc >= 0 && wall_ns() < fl.until + 100 * MS)
+		busy_ns(MS);
+	if (rc >= 0)
+		rc = lope_group__disable(fl.g, NULL);
+	setrlimit(RLIMIT_SIGPENDING, &old);
+	lope_info("flood: %d signals handled, %d POLL_HUP, %ld overflows, "
+		  "%d SIGIO; user's queue %ld before, this process's limit "
+		  "%ld",
+		  (int)fl.signals, (int)fl.hups, fl.given[0], (int)fl.sigio,
+		  base, (long)lim.rlim_cur);
+	lope_check(rc >= 0 && fl.sigio == 0 && fl.hups > 0,
+		   "flood_waiting_signals_bounded_by_the_budget",
+		   "rc %d, %d SIGIO, %d POLL_HUP (the kernel stopped it at "
+		   "its budget)",
+		   rc, (int)fl.sigio, (int)fl.hups);
+	g = fl.g;
+	fl.g = NULL; /* a late signal finds no group */
+	lope_group__delete(g);
+	signal(SIGRTMIN + 2, SIG_DFL);
+	signal(SIGIO, SIG_DFL);
 }
 
 int main(void)
@@ -600,5 +737,6 @@ int main(void)
 	test_budget();
 	test_bad_input();
 	test_kernel();
+	test_flood();
 	return lope_done();
 }
