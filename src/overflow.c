@@ -32,8 +32,8 @@
  * overflows, and one that comes before the previous one's signal was
  * sent sends none: then the kernel runs out first and says so (POLL_HUP),
  * and the handler renews the budget at once.  What the kernel has left
- * is also followed by the samples (e->left); when it has none and no
- * signal waits, a POLL_HUP makes the budget whole again.
+ * is also followed by the samples (e->left): renewed when no signal
+ * waits, the budget takes back what the signals never sent cost it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -219,11 +219,13 @@ int lopelib_overflow__arm(struct lope_group *g)
 }
 
 /*
- * One signal handled takes one from the budget.  POLL_HUP says the
- * kernel's limit reached 0 and the kernel stopped the event: renewed at
- * once, and whole if the samples say the kernel has none left and no
- * signal waits (then nothing is owed: what the budget lost to signals
- * the kernel never sent comes back).
+ * One signal handled takes one from the budget; renewed when half is
+ * used, and at once on POLL_HUP (the kernel's limit reached 0 and the
+ * kernel stopped the event).  When it is renewed and no signal waits,
+ * the kernel's limit is what the samples say it is (e->left, at least
+ * the limit: the samples not yet taken are still counted in it): what
+ * the budget lost to signals the kernel never sent comes back.  That
+ * costs a sigpending(), only when the samples and the signals differ.
  */
 int lope_group__rearm(struct lope_group *g, int idx, int code)
 {
@@ -235,12 +237,11 @@ int lope_group__rearm(struct lope_group *g, int idx, int code)
 		return g->split->rearm(g, idx, code);
 	if (e->budget > 0)
 		e->budget--;
-	if (code == POLL_HUP && e->ring && e->left == 0 &&
-	    !signal_waits(e->signo))
-		e->budget = 0;
 	if (!g->running ||
 	    (code != POLL_HUP && e->budget > LOPE_OVERFLOW_BUDGET / 2))
 		return 0; /* stopped: lope_group__enable() tops it up */
+	if (e->ring && e->budget > e->left && !signal_waits(e->signo))
+		e->budget = e->left;
 	return top_up(e);
 }
 

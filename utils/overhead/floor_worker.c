@@ -59,9 +59,10 @@ static struct raw {
 	size_t len; /* of a read */
 	enum raw_mode mode;
 	size_t maplen; /* of a page's mapping */
-	/* sampling: each event's overflows left before the kernel stops
-	 * it (its event_limit), and whether the group is started */
-	int budget[MAX_EVENTS];
+	/* sampling, as the engine keeps them: each event's budget (the
+	 * kernel's event_limit plus the signals waiting, at most), that
+	 * limit as the samples show it, and whether the group is started */
+	int budget[MAX_EVENTS], left[MAX_EVENTS];
 	volatile sig_atomic_t running;
 } raw;
 
@@ -73,6 +74,7 @@ static int top_up(int i)
 	if (add && ioctl(raw.fd[i], PERF_EVENT_IOC_REFRESH, add) < 0)
 		return -1;
 	raw.budget[i] = LOPE_OVERFLOW_BUDGET;
+	raw.left[i] += add;
 	return 0;
 }
 
@@ -327,13 +329,25 @@ static void take_ring(int i)
 	}
 	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
 	samples += n;
+	raw.left[i] = n < raw.left[i] ? raw.left[i] - n : 0;
+}
+
+/* Does a SIGNO wait for this thread? */
+static int signo_waits(void)
+{
+	sigset_t set;
+
+	return sigpending(&set) != 0 || sigismember(&set, SIGNO) == 1;
 }
 
 /*
- * SIGNO names its event's descriptor, and takes one from its budget
- * (POLL_HUP: the kernel stopped it at 0).  SIGIO is the kernel's fallback
- * when it cannot queue SIGNO (the user's RLIMIT_SIGPENDING reached, by
- * any of its processes): it names none, so every ring is taken.
+ * SIGNO names its event's descriptor, and takes one from its budget,
+ * renewed when half is used or at once on POLL_HUP (the kernel stopped
+ * the event at 0).  SIGIO is the kernel's fallback when it cannot queue
+ * SIGNO (the user's RLIMIT_SIGPENDING reached, by any of its processes):
+ * it names none, so every ring is taken and every budget renewed.  When
+ * no SIGNO waits, a budget renewed is what the samples say the kernel has
+ * left (as the engine's).
  */
 static void raw_handler(int sig, siginfo_t *si, void *uc)
 {
@@ -344,15 +358,14 @@ static void raw_handler(int sig, siginfo_t *si, void *uc)
 		if (sig == SIGNO && raw.fd[i] != si->si_fd)
 			continue;
 		take_ring(i);
-		if (sig != SIGNO)
+		if (sig == SIGNO)
+			raw.budget[i] -= raw.budget[i] > 0;
+		if (!raw.running || (sig == SIGNO && si->si_code != POLL_HUP &&
+				     raw.budget[i] > LOPE_OVERFLOW_BUDGET / 2))
 			continue;
-		/* the budget by signals, as the kernel queues them: it
-		 * bounds the overflows left plus the signals waiting */
-		raw.budget[i] = si->si_code == POLL_HUP || raw.budget[i] < 1 ?
-					0 :
-					raw.budget[i] - 1;
-		if (raw.running && raw.budget[i] <= LOPE_OVERFLOW_BUDGET / 2)
-			(void)top_up(i);
+		if (raw.budget[i] > raw.left[i] && !signo_waits())
+			raw.budget[i] = raw.left[i];
+		(void)top_up(i);
 	}
 	errno = saved;
 }
