@@ -295,14 +295,20 @@ if [ "$rc" -eq 0 ] && grep -q "^ours *: $(readlink -f "$PAPI_OURS_BUILDDIR")/lib
 else
 	fail overhead_ours_links_elsewhere "exit $rc: $(head -c 300 "$tmp/links.err")"
 fi
-# A name with a line break would break the workers' lines.
-"$ovh" -e "$(printf 'perf::TASK-CLOCK\nperf::CPU-CLOCK')" >"$tmp/bad.out" 2>"$tmp/bad.err"
-rc=$?
-if [ "$rc" -eq 2 ] && grep -qF -- "comma-separated event names" "$tmp/bad.err"; then
-	pass overhead_bad_event_line_break
-else
-	fail overhead_bad_event_line_break "want exit 2 and a message, got exit $rc: $(head -c 200 "$tmp/bad.err")"
-fi
+# A name with a line break would break the workers' lines:
+# bad_line_break PREFIX PROG EVENTS TEXT, exit 2 with TEXT.
+bad_line_break() {
+	local rc
+	"$2" -e "$3" >"$tmp/bad.out" 2>"$tmp/bad.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -qF -- "$4" "$tmp/bad.err"; then
+		pass "$1_bad_event_line_break"
+	else
+		fail "$1_bad_event_line_break" "want exit 2 and '$4', got exit $rc: $(head -c 200 "$tmp/bad.err")"
+	fi
+}
+bad_line_break overhead "$ovh" "$(printf 'perf::TASK-CLOCK\nperf::CPU-CLOCK')" \
+	"comma-separated event names"
 
 # ---- papi_accuracy --------------------------------------------------------
 
@@ -349,13 +355,7 @@ n_zero|-n 0|-n: '0'
 one_n|-N 5|-N: '5'
 compare_no_libpapi|--compare $tmp/nolib|no libpapi
 EOF
-"$acc" -e "$(printf 'PAPI_TOT_INS\nx')" >"$tmp/bad.out" 2>"$tmp/bad.err"
-rc=$?
-if [ "$rc" -eq 2 ] && grep -qF -- "is not an event name" "$tmp/bad.err"; then
-	pass accuracy_bad_event_line_break
-else
-	fail accuracy_bad_event_line_break "want exit 2 and a message, got exit $rc: $(head -c 200 "$tmp/bad.err")"
-fi
+bad_line_break accuracy "$acc" "$(printf 'PAPI_TOT_INS\nx')" "is not an event name"
 "$acc" --ours "$tmp/foreign" -n 5 -N 10,100 >"$tmp/bad.out" 2>"$tmp/bad.err"
 rc=$?
 if [ "$rc" -ne 0 ] && grep -qF -- "not the libpapi.so of $tmp/foreign" "$tmp/bad.out"; then
