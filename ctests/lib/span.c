@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A reference clock read around a measured interval (span.h). */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "span.h"
 
 #include <errno.h>
@@ -29,25 +26,10 @@ static int open_attr(struct span *s, struct perf_event_attr *a,
 int span_open(struct span *s, unsigned long long config, pid_t pid, int inherit)
 {
 	struct perf_event_attr a;
-	cpu_set_t one;
-	int cpu;
 
 	memset(&a, 0, sizeof(a));
 	a.inherit = inherit ? 1 : 0;
-	if (open_attr(s, &a, config, pid, -1))
-		return -1;
-	if (config != PERF_COUNT_SW_CPU_CLOCK || pid != 0)
-		return 0;
-	cpu = sched_getcpu();
-	CPU_ZERO(&one);
-	CPU_SET(cpu < 0 ? 0 : cpu, &one);
-	if (sched_getaffinity(0, sizeof(s->old), &s->old) ||
-	    sched_setaffinity(0, sizeof(one), &one)) {
-		span_close(s);
-		return -1;
-	}
-	s->pinned = 1;
-	return 0;
+	return open_attr(s, &a, config, pid, -1);
 }
 
 int span_open_cpu(struct span *s, unsigned long long config, int cpu)
@@ -142,7 +124,4 @@ void span_close(struct span *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
-	if (s->pinned)
-		(void)sched_setaffinity(0, sizeof(s->old), &s->old);
-	s->pinned = 0;
 }

@@ -17,30 +17,18 @@
 #ifndef LOPE_SPAN_H
 #define LOPE_SPAN_H
 
-#include <sched.h>
 #include <sys/types.h>
 
 struct span {
 	int fd;
 	int n;          /* marks taken since span_open() or span_clear() */
 	long long t[4]; /* the marks */
-	int pinned;     /* span_open() pinned this thread; its mask was old */
-	cpu_set_t old;
 };
 
 /*
  * Open the reference clock @config (PERF_COUNT_SW_TASK_CLOCK or
  * PERF_COUNT_SW_CPU_CLOCK) of the task @pid (0: this thread), counting
  * its children too when @inherit: 0, or -1 with errno set.
- *
- * A cpu-clock span of this thread also pins it (and the children it
- * forks) to the CPU it is on, until span_close().  A task's cpu-clock
- * adds up the clock of each CPU it runs on, each counter at its own
- * moments, and across a migration two counters of one task disagree by
- * tens of microseconds either way: under load on a 2-vCPU guest, Linux
- * 6.18, 4 of 2,000 windows of 5 ms fell outside their span by 1 to 34
- * us, none of 2,000 pinned.  Task-clock counters of one task agree: the
- * kernel updates them all at once, from the context's time.
  */
 int span_open(struct span *s, unsigned long long config, pid_t pid,
 	      int inherit);
@@ -99,7 +87,6 @@ long long span_hi(const struct span *s);
 /* Does @got lie within the span (4 marks taken)? */
 int span_holds(const struct span *s, long long got);
 
-/* Close the clock; a thread span_open() pinned gets its mask back. */
 void span_close(struct span *s);
 
 #endif /* LOPE_SPAN_H */
