@@ -18,6 +18,18 @@
  * the adds; all three must count 5 ms of busy work and 32 touched pages
  * (done by a forked child that exits before the read, when @child: with
  * inheritance the child's counts are added to ours when it exits).
+ *
+ * Task-clock lies within the kernel's own task-clock of the same tasks
+ * around the start and the read (span.h).  Cpu-clock cannot be held so:
+ * each cpu-clock counter of a task adds up local_clock() at its own
+ * moments, and it disagrees with another cpu-clock counter of the task,
+ * and with the task's CPU time, by tens of microseconds either way (seen
+ * under load, Linux 6.18: 1 to 34 us against another counter in 5 ms
+ * windows; 11 and 30 us below the thread's CPU time between the inner
+ * marks in 2 of 64).  So its bounds are the work done, 5 ms of CPU time
+ * (busy_ns()) and more for the pages (179 us at least in those runs),
+ * and the wall time between the outer marks, for each task that can run
+ * meanwhile.
  */
 static void test_option(const char *name, int (*cfg)(int set), int child)
 {
@@ -25,8 +37,8 @@ static void test_option(const char *name, int (*cfg)(int set), int child)
 					      "perf::CPU-CLOCK",
 					      "perf::PAGE-FAULTS" };
 	int set = PAPI_NULL, rc, i, spans;
-	long long v[3] = { 0, 0, 0 };
-	struct span tc = { .fd = -1 }, cc = { .fd = -1 }; /* our own clocks */
+	long long v[3] = { 0, 0, 0 }, wall0, wall1;
+	struct span tc = { .fd = -1 }; /* our own task-clock */
 	char tn[96];
 
 	rc = make_empty_set(&set);
@@ -41,12 +53,12 @@ static void test_option(const char *name, int (*cfg)(int set), int child)
 	rc = PAPI_OK;
 	for (i = 0; i < 3 && rc == PAPI_OK; i++)
 		rc = PAPI_add_named_event(set, names[i]);
-	spans = !span_open(&tc, PERF_COUNT_SW_TASK_CLOCK, 0, child) &&
-		!span_open(&cc, PERF_COUNT_SW_CPU_CLOCK, 0, child);
-	spans = spans && !span_mark(&tc) && !span_mark(&cc);
+	spans = !span_open(&tc, PERF_COUNT_SW_TASK_CLOCK, 0, child);
+	wall0 = wall_ns();
+	spans = spans && !span_mark(&tc);
 	if (rc == PAPI_OK)
 		rc = PAPI_start(set);
-	spans = spans && !span_mark(&cc) && !span_mark(&tc);
+	spans = spans && !span_mark(&tc);
 	if (rc == PAPI_OK) {
 		pid_t pid = child ? fork() : 0;
 
@@ -58,26 +70,25 @@ static void test_option(const char *name, int (*cfg)(int set), int child)
 		} else {
 			waitpid(pid, NULL, 0);
 		}
-		spans = spans && !span_mark(&tc) && !span_mark(&cc);
+		spans = spans && !span_mark(&tc);
 		rc = PAPI_read(set, v);
-		spans = spans && !span_mark(&cc) && !span_mark(&tc);
+		spans = spans && !span_mark(&tc);
 	}
-	/* Each clock within the kernel's own of the same tasks around the
-	 * start and the read (span.h); 5 ms of work lies inside both. */
+	wall1 = wall_ns();
 	snprintf(tn, sizeof(tn), "%s_then_counts", name);
 	lope_check(
 		rc == PAPI_OK && spans && span_holds(&tc, v[0]) &&
-			span_holds(&cc, v[1]) && span_lo(&tc) >= 5 * MS &&
-			v[2] >= 29,
+			span_lo(&tc) >= 5 * MS && v[1] >= 5 * MS &&
+			v[1] <= (wall1 - wall0) * (child ? 2 : 1) && v[2] >= 29,
 		tn,
-		"rc=%s task-clock=%lld in [%lld, %lld], cpu-clock=%lld in [%lld, %lld], page-faults=%lld "
-		"(expected >= 29 for 5 ms busy and 32 pages%s)%s",
-		papi_err(rc), v[0], span_lo(&tc), span_hi(&tc), v[1],
-		span_lo(&cc), span_hi(&cc), v[2],
+		"rc=%s task-clock=%lld in [%lld, %lld], cpu-clock=%lld in "
+		"[%lld, %lld], page-faults=%lld (expected >= 29 for 5 ms busy "
+		"and 32 pages%s)%s",
+		papi_err(rc), v[0], span_lo(&tc), span_hi(&tc), v[1], 5 * MS,
+		(wall1 - wall0) * (child ? 2 : 1), v[2],
 		child ? " in a child that exited" : "",
-		spans ? "" : ", our own clocks could not be read");
+		spans ? "" : ", our own clock could not be read");
 	span_close(&tc);
-	span_close(&cc);
 	drop_set(&set);
 }
 
