@@ -44,6 +44,7 @@
 #include "clock.h"
 #include "group_layout.h"
 #include "overflow.h"
+#include "proc.h"
 #include "report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -664,14 +665,8 @@ static long user_sigq(void)
  */
 static long long unthrottled_period(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	long rate = 0;
+	int rate = read_int("/proc/sys/kernel/perf_event_max_sample_rate");
 
-	if (f) {
-		if (fscanf(f, "%ld", &rate) != 1)
-			rate = 0;
-		fclose(f);
-	}
 	return rate > 0 ? 2 * ((1000 * MS + rate - 1) / rate) : 20000;
 }
 
