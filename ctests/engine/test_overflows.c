@@ -658,10 +658,10 @@ static long user_sigq(void)
 }
 
 /*
- * The least period at which the kernel never throttles a clock, in ns:
- * twice its least, 1 s over kernel.perf_event_max_sample_rate (a
- * tick's share of that rate is all the samples an event may take in the
- * tick).  20 us where it cannot be read.
+ * A period at which the kernel never throttles a clock, in ns: twice the
+ * least, which is 1 s over kernel.perf_event_max_sample_rate (a tick's
+ * share of that rate is all the samples an event may take in the tick).
+ * 20 us where the rate cannot be read.
  */
 static long long unthrottled_period(void)
 {
