@@ -27,11 +27,12 @@ static int read_cold(struct lope_group *g, int64_t *values);
 /*
  * The test that ends a measured call's loop over the group's events:
  * taken with probability 0.8, 5 turns expected.  GCC aligns the head of a
- * loop it expects to turn more than 5 times, and the padding before the
- * head is an instruction run at every call (one nop of the 185 of an x86
- * PAPI_read, one of an arm64 PAPI_accum).  Below 0.8 (0.7 was tried),
- * GCC no longer hoists arm64's jump table of counter reads out of the
- * user-space read's loop: 2 instructions more an event.
+ * loop it expects to turn many times, and the padding before the head is
+ * an instruction run at every call (one nop of the 185 of an x86
+ * PAPI_read, one of an arm64 PAPI_accum): GCC 12 pads again from 0.9 on.
+ * At 0.7 and below it no longer hoists arm64's jump table of counter
+ * reads out of the user-space read's loop: 2 instructions more an event
+ * (doc/read-path.md).
  */
 #define MORE_EVENTS(cond) __builtin_expect_with_probability((cond), 1, 0.8)
 
