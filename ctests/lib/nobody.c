@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +20,6 @@
 
 /* The descriptor the rerun child reports on (a pipe to its parent). */
 #define REPORT_ENV "LOPE_NOBODY_REPORT_FD"
-
-int drop_to_nobody(void)
-{
-	if (geteuid() != 0)
-		return 0;
-	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-		return -1;
-	return 0;
-}
 
 /*
  * The file mapped as libpapi, named as the kernel names it (symbolic

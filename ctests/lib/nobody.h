@@ -11,13 +11,7 @@
 #ifndef LOPE_NOBODY_H
 #define LOPE_NOBODY_H
 
-#define NOBODY 65534
-
-/*
- * Become NOBODY (no supplementary group, gid and uid NOBODY) when root;
- * stay as we are otherwise.  0, or -1 with errno.
- */
-int drop_to_nobody(void);
+#include "proc.h" /* NOBODY, drop_to_nobody() */
 
 /*
  * Run this program again (/proc/self/exe, with @argv) in a child that

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Descriptors, mappings and the program's own path (proc.h). */
+/* Descriptors, mappings, the program's own path, nobody (proc.h). */
 #include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,4 +177,13 @@ int run_self(const char *self, const char *var, const char *arg, char *out,
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return -1;
 	return st;
+}
+
+int drop_to_nobody(void)
+{
+	if (geteuid() != 0)
+		return 0;
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		return -1;
+	return 0;
 }

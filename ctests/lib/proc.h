@@ -2,7 +2,8 @@
 /*
  * What /proc says of a process: its descriptors and its mappings, the
  * tests' measure of leaks (a set destroyed must close its descriptors and
- * unmap its perf pages); and the program's own path, to re-execute it.
+ * unmap its perf pages); the program's own path, to re-execute it; and
+ * the unprivileged user a child can become.
  */
 #ifndef LOPE_PROC_H
 #define LOPE_PROC_H
@@ -47,5 +48,14 @@ int self_exe_or_fail(char *buf, size_t size);
  */
 int run_self(const char *self, const char *var, const char *arg, char *out,
 	     size_t len);
+
+/* The unprivileged user nobody: uid and gid. */
+#define NOBODY 65534
+
+/*
+ * Become NOBODY (no supplementary group, gid and uid NOBODY) when root;
+ * stay as we are otherwise.  0, or -1 with errno.
+ */
+int drop_to_nobody(void);
 
 #endif /* LOPE_PROC_H */
