@@ -176,17 +176,29 @@ void lopelib_overflow__close(struct lope_group *g, struct lope_event *e)
 	e->ring = NULL;
 }
 
-/* Renew the budget: the kernel's event_limit raised by what was used
- * (which also enables the event). */
+/*
+ * Renew the budget: the kernel's event_limit raised by what was used
+ * (which also enables the event).  Counted before the refresh: the event
+ * may overflow as soon as the kernel enables it, and that signal's
+ * handler runs when the ioctl returns, before the next instruction here.
+ * Counted after, that handler would see the budget before the refresh,
+ * renew it in full, and this refresh would come on top: twice the budget
+ * in the kernel (test_overflows.c, test_refresh_race()).
+ */
 static int top_up(struct lope_event *e)
 {
 	int add = LOPE_OVERFLOW_BUDGET - e->budget;
 
-	if (lopelib_sys->ioctl(e->fd, PERF_EVENT_IOC_REFRESH,
-			       (unsigned long)add) < 0)
-		return errno ? -errno : -EIO;
 	e->budget = LOPE_OVERFLOW_BUDGET;
 	e->left += add;
+	if (lopelib_sys->ioctl(e->fd, PERF_EVENT_IOC_REFRESH,
+			       (unsigned long)add) < 0) {
+		int err = errno ? -errno : -EIO;
+
+		e->budget -= add;
+		e->left -= add;
+		return err;
+	}
 	return 0;
 }
 

@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
 #else
@@ -46,6 +48,7 @@
 #include "overflow.h"
 #include "proc.h"
 #include "report.h"
+#include "sys.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE 4096u
@@ -670,26 +673,22 @@ static long long unthrottled_period(void)
 	return rate > 0 ? 2 * ((1000 * MS + rate - 1) / rate) : 20000;
 }
 
+/* What the flood's child saw, for its parent. */
+struct flood_seen {
+	int rc, signals, hups, sigio, uid;
+	int drop_err; /* errno of becoming nobody, or 0 */
+	long overflows, base, limit;
+};
+
 /*
- * A clock overflowing every period with a handler that takes 3:
- * signals come faster than they are handled.  The budget must bound what
- * waits, overflows left plus signals queued, at LOPE_OVERFLOW_BUDGET (the
- * kernel stops the event at 0, POLL_HUP), not let the queue grow: the
- * queue is the user's (RLIMIT_SIGPENDING counts every process of the
- * user), and a signal that cannot be queued comes as SIGIO, which kills.
- * With this process's limit 3 budgets above what the user had queued, no
- * SIGIO may come in 300 ms of it.
- *
- * The period is twice the kernel's least (unthrottled_period()).  At the
- * least, 10 us here, the clock takes as many samples a tick as the kernel
- * allows, and the one failure on record ran so: 30,160 overflows in 300
- * ms, the event nearly never stopped although 2,594 POLL_HUP came, and
- * 489 SIGIO (CI at c039c32, Linux 6.18 guest).  Likely the kernel's
- * throttling restarts the event at the next tick whatever its
- * event_limit; at the least but with the event stopping, 95 runs here
- * peaked at 14,903 overflows and none had a SIGIO.
+ * The flood, in a child.  The event is opened as whoever runs the test
+ * (its signal is routed with those credentials), then the child becomes
+ * nobody where it is root: the queue that RLIMIT_SIGPENDING bounds is the
+ * user's, every process of the user counts in it, and root runs the
+ * whole suite and whatever else the machine does.  As nobody the queue
+ * holds this flood's signals and nothing else.
  */
-static void test_flood(void)
+static void flood_child(struct flood_seen *s)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -698,23 +697,9 @@ static void test_flood(void)
 		.exclude_hv = 1,
 	};
 	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART };
-	struct lope_group *g;
-	struct rlimit old, lim;
-	long base = user_sigq();
+	struct rlimit lim;
 	int rc;
 
-	if (RUNNING_ON_VALGRIND) {
-		lope_skip("flood_waiting_signals_bounded_by_the_budget",
-			  "under valgrind, which takes the signals from the "
-			  "kernel and delivers them itself");
-		return;
-	}
-	if (base < 0 || getrlimit(RLIMIT_SIGPENDING, &old)) {
-		lope_skip("flood_waiting_signals_bounded_by_the_budget",
-			  "no SigQ in /proc/self/status, or no "
-			  "RLIMIT_SIGPENDING");
-		return;
-	}
 	memset(&fl, 0, sizeof(fl));
 	fl.period = unthrottled_period();
 	rc = lope_group__new(&fl.g, 0, -1, 0);
@@ -725,13 +710,22 @@ static void test_flood(void)
 					      SIGRTMIN + 2);
 	if (rc >= 0)
 		rc = lope_group__open(fl.g);
+	if (rc >= 0 && drop_to_nobody()) {
+		s->drop_err = errno;
+		rc = -errno;
+	}
+	s->uid = (int)getuid();
+	s->base = user_sigq();
+	if (rc >= 0 && (s->base < 0 || getrlimit(RLIMIT_SIGPENDING, &lim)))
+		rc = -ENOENT;
 	sa.sa_sigaction = slow_handler;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGRTMIN + 2, &sa, NULL);
 	signal(SIGIO, sigio_handler);
-	lim = old;
-	lim.rlim_cur = (rlim_t)(base + 3 * LOPE_OVERFLOW_BUDGET);
-	setrlimit(RLIMIT_SIGPENDING, &lim);
+	lim.rlim_cur = (rlim_t)(s->base + 3 * LOPE_OVERFLOW_BUDGET);
+	if (rc >= 0 && setrlimit(RLIMIT_SIGPENDING, &lim))
+		rc = -errno;
+	s->limit = (long)lim.rlim_cur;
 	fl.until = wall_ns() + 300 * MS;
 	if (rc >= 0)
 		rc = lope_group__enable(fl.g);
@@ -739,22 +733,194 @@ static void test_flood(void)
 		busy_ns(MS);
 	if (rc >= 0)
 		rc = lope_group__disable(fl.g, NULL);
-	setrlimit(RLIMIT_SIGPENDING, &old);
+	s->rc = rc;
+	s->signals = fl.signals;
+	s->hups = fl.hups;
+	s->sigio = fl.sigio;
+	s->overflows = fl.given[0];
+}
+
+/*
+ * A clock overflowing every period with a handler that takes 3:
+ * signals come faster than they are handled.  The budget must bound what
+ * waits, overflows left plus signals queued, at LOPE_OVERFLOW_BUDGET (the
+ * kernel stops the event at 0, POLL_HUP), not let the queue grow: the
+ * queue is the user's (RLIMIT_SIGPENDING counts every process of the
+ * user), and a signal that cannot be queued comes as SIGIO, which kills.
+ * With the flood's limit 3 budgets above what its user had queued, no
+ * SIGIO may come in 300 ms of it.
+ *
+ * The period is twice the kernel's least (unthrottled_period()), and the
+ * flood runs as nobody, whose queue holds nothing else (flood_child()).
+ * The one failure on record had neither: at the least (10 us here) and
+ * as root, 489 SIGIO (CI at c039c32, Linux 6.18 guest).  At the least,
+ * runs here found two causes.  A signal handled inside the budget's
+ * refresh renewed the budget a second time: twice the budget in the
+ * kernel (fixed in overflow.c, top_up(); test_refresh_race() holds it).
+ * With that fixed, 1 run in 5 to 20 still sees the event overflow on
+ * after its POLL_HUP with nothing refreshing it, and the queue fill;
+ * standalone programs making the same calls did not reproduce that here,
+ * and it is not understood (doc/design.md, "Counting on, with a budget").
+ */
+static void test_flood(void)
+{
+	struct flood_seen s = { .rc = -EPIPE };
+	int p[2], st = -1;
+	pid_t pid = -1;
+
+	if (RUNNING_ON_VALGRIND) {
+		lope_skip("flood_waiting_signals_bounded_by_the_budget",
+			  "under valgrind, which takes the signals from the "
+			  "kernel and delivers them itself");
+		return;
+	}
+	if (pipe(p) == 0) {
+		fflush(stdout);
+		pid = fork();
+	}
+	if (pid == 0) {
+		close(p[0]);
+		flood_child(&s);
+		_exit(write(p[1], &s, sizeof(s)) == (ssize_t)sizeof(s) ? 0 : 1);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &s, sizeof(s)) != (ssize_t)sizeof(s))
+			s.rc = -EPIPE;
+		close(p[0]);
+		waitpid(pid, &st, 0);
+	}
+	if (s.drop_err || s.rc == -ENOENT) {
+		lope_skip("flood_waiting_signals_bounded_by_the_budget",
+			  s.drop_err ? "root cannot become uid %d: %s" :
+				       "no SigQ in /proc/self/status, or no "
+				       "RLIMIT_SIGPENDING",
+			  NOBODY, strerror(s.drop_err));
+		return;
+	}
 	lope_info("flood: every %lld ns, %d signals handled, %d POLL_HUP, "
-		  "%ld overflows, %d SIGIO; user's queue %ld before, this "
-		  "process's limit %ld",
-		  fl.period, (int)fl.signals, (int)fl.hups, fl.given[0],
-		  (int)fl.sigio, base, (long)lim.rlim_cur);
-	lope_check(rc >= 0 && fl.sigio == 0 && fl.hups > 0,
+		  "%ld overflows, %d SIGIO; as uid %d, whose queue held %ld "
+		  "before, limit %ld",
+		  unthrottled_period(), s.signals, s.hups, s.overflows, s.sigio,
+		  s.uid, s.base, s.limit);
+	lope_check(pid > 0 && st == 0 && s.rc >= 0 && s.sigio == 0 &&
+			   s.hups > 0,
 		   "flood_waiting_signals_bounded_by_the_budget",
-		   "rc %d, %d SIGIO, %d POLL_HUP (the kernel stopped it at "
-		   "its budget)",
-		   rc, (int)fl.sigio, (int)fl.hups);
-	g = fl.g;
-	fl.g = NULL; /* a late signal finds no group */
-	lope_group__delete(g);
-	signal(SIGRTMIN + 2, SIG_DFL);
-	signal(SIGIO, SIG_DFL);
+		   "child %s (status %d), rc %d, %d SIGIO, %d POLL_HUP (the "
+		   "kernel stopped it at its budget)",
+		   pid > 0 ? "ran" : "not started", st, s.rc, s.sigio, s.hups);
+}
+
+/* test_refresh_race()'s: the group, its signals, and its refreshes. */
+static struct {
+	struct lope_group *g;
+	int slow;  /* the next refresh waits for a signal before it returns */
+	int renew; /* the handler renews the budget (in the enable only) */
+	volatile sig_atomic_t signals, hups, during;
+} rr;
+
+/*
+ * The kernel's ioctl, but a refresh marked slow returns only once a
+ * signal was handled (1 s at most): as when the thread is interrupted
+ * on its way back from the kernel, and the event, which the refresh
+ * enabled, overflows meanwhile.
+ */
+static int slow_refresh_ioctl(int fd, unsigned long request, unsigned long arg)
+{
+	int rc = lopelib_sys_kernel.ioctl(fd, request, arg);
+	long long until = wall_ns() + 1000 * MS;
+
+	if (request != PERF_EVENT_IOC_REFRESH || !rr.slow)
+		return rc;
+	rr.slow = 0;
+	while (!rr.signals && wall_ns() < until)
+		busy_ns(10000);
+	rr.during = rr.signals;
+	return rc;
+}
+
+static void race_handler(int sig, siginfo_t *si, void *uc)
+{
+	int idx = lope_group__find_fd(rr.g, si->si_fd);
+
+	(void)sig;
+	(void)uc;
+	if (idx < 0)
+		return;
+	rr.signals++;
+	rr.hups += si->si_code == POLL_HUP;
+	if (rr.renew)
+		(void)lope_group__rearm(rr.g, idx, si->si_code);
+}
+
+/*
+ * A signal that comes while the budget is being renewed: the refresh
+ * enables the event, and where its first overflow comes before the
+ * refresh's ioctl returns, the handler runs at that return, before the
+ * engine's next instruction, and renews the budget itself.  The kernel
+ * must then hold one budget, not two: with no renewal after the enable,
+ * the event stops (POLL_HUP) after LOPE_OVERFLOW_BUDGET overflows at
+ * most, so at most that many signals come.  A 10 us clock found it, and
+ * the hang it led to: twice the budget queued, then more, until the
+ * queue was full and SIGIO came at every overflow.
+ */
+static void test_refresh_race(void)
+{
+	static const char name[] = "signal_in_the_refresh_keeps_one_budget";
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct lopelib_sys slow = lopelib_sys_kernel;
+	long long until;
+	int rc;
+
+	if (RUNNING_ON_VALGRIND) {
+		lope_skip(name, "under valgrind, which delivers the signals "
+				"when it chooses");
+		return;
+	}
+	memset(&rr, 0, sizeof(rr));
+	slow.ioctl = slow_refresh_ioctl;
+	sa.sa_sigaction = race_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGRTMIN + 3, &sa, NULL);
+	rc = lope_group__new(&rr.g, 0, -1, 0);
+	if (rc >= 0)
+		rc = lope_group__add(rr.g, &a);
+	if (rc >= 0)
+		rc = lope_group__set_overflow(
+			rr.g, 0, (uint64_t)unthrottled_period(), SIGRTMIN + 3);
+	if (rc >= 0)
+		rc = lope_group__open(rr.g);
+	lopelib_sys__set(&slow);
+	rr.slow = rr.renew = 1;
+	if (rc >= 0)
+		rc = lope_group__enable(rr.g);
+	rr.renew = 0;
+	lopelib_sys__set(NULL);
+	/* no renewal now: the event runs to its limit and stops */
+	until = wall_ns() + 2000 * MS;
+	while (rc >= 0 && !rr.hups && wall_ns() < until)
+		busy_ns(MS);
+	busy_ns(MS);
+	lope_info("refresh race: %d signal(s) in the enable, %d signals, %d "
+		  "POLL_HUP",
+		  (int)rr.during, (int)rr.signals, (int)rr.hups);
+	lope_check(rc >= 0 && rr.during > 0 && rr.hups > 0 &&
+			   rr.signals <= LOPE_OVERFLOW_BUDGET,
+		   name,
+		   "rc %d, %d signal(s) in the enable, then %d signals up to "
+		   "POLL_HUP (at most %d: the budget)",
+		   rc, (int)rr.during, (int)rr.signals, LOPE_OVERFLOW_BUDGET);
+	if (rc >= 0)
+		(void)lope_group__disable(rr.g, NULL);
+	lope_group__delete(rr.g);
+	rr.g = NULL;
+	signal(SIGRTMIN + 3, SIG_DFL);
 }
 
 int main(void)
@@ -764,5 +930,6 @@ int main(void)
 	test_bad_input();
 	test_kernel();
 	test_flood();
+	test_refresh_race();
 	return lope_done();
 }
