@@ -609,6 +609,23 @@ static void test_kernel(void)
 	signal(SIGRTMIN + 2, SIG_DFL);
 }
 
+/*
+ * A handler's first step: @si's event in @g, the signal and a POLL_HUP
+ * counted; -1 for another descriptor's signal.
+ */
+static int count_signal(struct lope_group *g, const siginfo_t *si,
+			volatile sig_atomic_t *signals,
+			volatile sig_atomic_t *hups)
+{
+	int idx = lope_group__find_fd(g, si->si_fd);
+
+	if (idx >= 0) {
+		(*signals)++;
+		*hups += si->si_code == POLL_HUP;
+	}
+	return idx;
+}
+
 /* test_flood()'s: the group, and what its handlers saw. */
 static struct {
 	struct lope_group *g;
@@ -623,14 +640,12 @@ static struct {
  * CPU; after the flood, the overflows only. */
 static void slow_handler(int sig, siginfo_t *si, void *uc)
 {
-	int idx = lope_group__find_fd(fl.g, si->si_fd);
+	int idx = count_signal(fl.g, si, &fl.signals, &fl.hups);
 
 	(void)sig;
 	(void)uc;
 	if (idx < 0)
 		return;
-	fl.signals++;
-	fl.hups += si->si_code == POLL_HUP;
 	(void)drain(fl.g, idx, fl.given);
 	/* after the flood, no renewal: the event stops, the queue drains */
 	if (wall_ns() >= fl.until)
@@ -673,6 +688,30 @@ static long long unthrottled_period(void)
 	return rate > 0 ? 2 * ((1000 * MS + rate - 1) / rate) : 20000;
 }
 
+/*
+ * @g: a task-clock of the user domain overflowing every
+ * unthrottled_period(), signalling @signo, opened.  0, or -errno.
+ */
+static int open_clock(struct lope_group **g, int signo)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int rc = lope_group__new(g, 0, -1, 0);
+
+	if (rc >= 0)
+		rc = lope_group__add(*g, &a);
+	if (rc >= 0)
+		rc = lope_group__set_overflow(
+			*g, 0, (uint64_t)unthrottled_period(), signo);
+	if (rc >= 0)
+		rc = lope_group__open(*g);
+	return rc;
+}
+
 /* What the flood's child saw, for its parent. */
 struct flood_seen {
 	int rc, signals, hups, sigio, uid;
@@ -690,26 +729,13 @@ struct flood_seen {
  */
 static void flood_child(struct flood_seen *s)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct rlimit lim;
 	int rc;
 
 	memset(&fl, 0, sizeof(fl));
 	fl.period = unthrottled_period();
-	rc = lope_group__new(&fl.g, 0, -1, 0);
-	if (rc >= 0)
-		rc = lope_group__add(fl.g, &a);
-	if (rc >= 0)
-		rc = lope_group__set_overflow(fl.g, 0, (uint64_t)fl.period,
-					      SIGRTMIN + 2);
-	if (rc >= 0)
-		rc = lope_group__open(fl.g);
+	rc = open_clock(&fl.g, SIGRTMIN + 2);
 	if (rc >= 0 && drop_to_nobody()) {
 		s->drop_err = errno;
 		rc = -errno;
@@ -841,15 +867,11 @@ static int slow_refresh_ioctl(int fd, unsigned long request, unsigned long arg)
 
 static void race_handler(int sig, siginfo_t *si, void *uc)
 {
-	int idx = lope_group__find_fd(rr.g, si->si_fd);
+	int idx = count_signal(rr.g, si, &rr.signals, &rr.hups);
 
 	(void)sig;
 	(void)uc;
-	if (idx < 0)
-		return;
-	rr.signals++;
-	rr.hups += si->si_code == POLL_HUP;
-	if (rr.renew)
+	if (idx >= 0 && rr.renew)
 		(void)lope_group__rearm(rr.g, idx, si->si_code);
 }
 
@@ -867,12 +889,6 @@ static void race_handler(int sig, siginfo_t *si, void *uc)
 static void test_refresh_race(void)
 {
 	static const char name[] = "signal_in_the_refresh_keeps_one_budget";
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct lopelib_sys slow = lopelib_sys_kernel;
 	long long until;
@@ -888,14 +904,7 @@ static void test_refresh_race(void)
 	sa.sa_sigaction = race_handler;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGRTMIN + 3, &sa, NULL);
-	rc = lope_group__new(&rr.g, 0, -1, 0);
-	if (rc >= 0)
-		rc = lope_group__add(rr.g, &a);
-	if (rc >= 0)
-		rc = lope_group__set_overflow(
-			rr.g, 0, (uint64_t)unthrottled_period(), SIGRTMIN + 3);
-	if (rc >= 0)
-		rc = lope_group__open(rr.g);
+	rc = open_clock(&rr.g, SIGRTMIN + 3);
 	lopelib_sys__set(&slow);
 	rr.slow = rr.renew = 1;
 	if (rc >= 0)
