@@ -68,13 +68,7 @@ void oneline(char *dst, size_t len, const char *src)
 
 void scopy(char *dst, size_t len, const char *src)
 {
-	size_t l = 0;
-
-	while (l + 1 < len && src[l]) {
-		dst[l] = src[l];
-		l++;
-	}
-	dst[l] = 0;
+	snprintf(dst, len, "%s", src);
 }
 
 void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
@@ -114,21 +108,16 @@ int is_word(const char *s)
 
 int split_list(char *list, char **items, int max)
 {
-	char *p = list, *comma;
-	int n = 0;
+	char *p;
+	int n;
 
-	for (;;) {
-		comma = strchr(p, ',');
-		if (comma)
-			*comma = 0;
-		p = trim(p);
+	for (n = 0; list; n++) {
+		p = trim(strsep(&list, ","));
 		if (!is_word(p) || n == max)
 			return -1;
-		items[n++] = p;
-		if (!comma)
-			return n;
-		p = comma + 1;
+		items[n] = p;
 	}
+	return n;
 }
 
 void events_arg(const char *list, int max)
