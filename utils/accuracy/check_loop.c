@@ -69,8 +69,8 @@ static long step_count(pid_t pid, char *why, size_t len)
 /* Instructions the loop executes for @n, by ptrace; -1 with @why. */
 static long loop_instructions(long n, char *why, size_t len)
 {
+	long count = -1;
 	pid_t pid;
-	long count;
 	int st;
 
 	loop_n = n;
@@ -87,15 +87,12 @@ static long loop_instructions(long n, char *why, size_t len)
 		loop_region();
 		_exit(0);
 	}
-	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
 		snprintf(why, len,
 			 "ptrace is not allowed here (the child "
 			 "did not stop)");
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		return -1;
-	}
-	count = step_count(pid, why, len);
+	else
+		count = step_count(pid, why, len);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	return count;
@@ -110,7 +107,7 @@ int check_loop(void)
 
 	printf(PROG ": loop benchmark instructions, counted by single-stepping "
 		    "it with ptrace:\n");
-	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ns); i++) {
 		long c = loop_instructions(ns[i], why, sizeof(why));
 
 		if (c < 0) {
