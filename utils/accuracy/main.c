@@ -32,17 +32,8 @@ static int parse_ns(const char *s, long *ns)
 	return n >= 2 ? n : -1;
 }
 
-/* ------------------------------------------------------------------ */
-/* Parent                                                              */
-/* ------------------------------------------------------------------ */
-
 /* The worker paths papi_accuracy measures: all but the floor. */
-enum {
-	W_RDPMC = WORKER_RDPMC,
-	W_READ = WORKER_READ,
-	W_STOCK = WORKER_STOCK,
-	W_MAX
-};
+#define NPATHS WORKER_FLOOR
 
 /* A path of the report: one worker and the rows it sent. */
 struct path {
@@ -67,7 +58,7 @@ struct opts {
 /* The parent: the options, the paths and what they measured. */
 struct acc {
 	struct opts o;
-	struct path p[W_MAX];
+	struct path p[NPATHS];
 	int cpu;         /* the CPU the workers are pinned to */
 	const char *pmu; /* the core PMU in sysfs, or its absence */
 };
@@ -82,8 +73,7 @@ static void path_line(void *arg, char *line)
 	} else if (!strncmp(line, "err ", 4)) {
 		msg("%s %s", p->w.name, line + 4);
 		p->errs++;
-	} else if (!strncmp(line, "null ", 5) || !strncmp(line, "loop ", 5) ||
-		   !strncmp(line, "hw ", 3)) {
+	} else { /* a row: "null ...", "loop ..." or "hw ..." */
 		p->rows = xrealloc(p->rows, (size_t)p->nrows + 1,
 				   sizeof(*p->rows));
 		scopy(p->rows[p->nrows++], sizeof(*p->rows), line);
@@ -133,7 +123,7 @@ static int print_rows(const struct acc *a, const char *key, const char *fmt)
 	const char *r;
 	int i, j, ok = -1;
 
-	for (i = 0; i < W_MAX; i++)
+	for (i = 0; i < NPATHS; i++)
 		for (j = 0; a->p[i].shown && j < a->p[i].nrows; j++) {
 			r = a->p[i].rows[j];
 			if (strncmp(r, key, l))
@@ -189,29 +179,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Option @c with getopt's optarg into @o; dies on bad input. */
-static void parse_opt(int c, struct opts *o)
-{
-	switch (c) {
-	case 'n':
-		o->reps = count_arg("-n", optarg, MAX_REPS);
-		break;
-	case 'e':
-		if (!is_word(optarg) || strlen(optarg) > 200)
-			die(EX_USAGE, "-e: '%s' is not an event name", optarg);
-		o->event = optarg;
-		break;
-	case 'N':
-		if (parse_ns(optarg, o->ns) < 0)
-			die(EX_USAGE,
-			    "-N: '%s': give 2 to %d comma-separated "
-			    "iteration counts from 1 to %ld",
-			    optarg, MAX_NS, MAX_LOOP_N);
-		o->nlist = optarg;
-		break;
-	}
-}
-
 /* The options into @o; 1 if --check-loop asks for that alone. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -220,13 +187,32 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->reps = 300;
 	o->event = DEFAULT_EVENT;
 	o->nlist = "100,1000,10000,100000,1000000";
+	o->nns = parse_ns(o->nlist, o->ns);
 	while ((c = libdirs_getopt(argc, argv, "+:n:N:e:h", long_opts, usage,
 				   &o->dirs)) != -1) {
-		if (c == OPT_CHECK_LOOP)
+		switch (c) {
+		case OPT_CHECK_LOOP:
 			return 1;
-		parse_opt(c, o);
+		case 'n':
+			o->reps = count_arg("-n", optarg, MAX_REPS);
+			break;
+		case 'e':
+			if (!is_word(optarg) || strlen(optarg) > 200)
+				die(EX_USAGE, "-e: '%s' is not an event name",
+				    optarg);
+			o->event = optarg;
+			break;
+		case 'N':
+			o->nns = parse_ns(optarg, o->ns);
+			if (o->nns < 0)
+				die(EX_USAGE,
+				    "-N: '%s': give 2 to %d comma-separated "
+				    "iteration counts from 1 to %ld",
+				    optarg, MAX_NS, MAX_LOOP_N);
+			o->nlist = optarg;
+			break;
+		}
 	}
-	o->nns = parse_ns(o->nlist, o->ns);
 	return 0;
 }
 
@@ -248,19 +234,21 @@ static int acc_measure(struct acc *a)
 
 	libdirs_default(&a->o.dirs);
 	a->cpu = sched_getcpu();
-	for (i = 0; i < W_MAX; i++)
+	for (i = 0; i < NPATHS; i++)
 		worker_init(&p[i].w, i, &a->o.dirs);
 	a->pmu = sysfs_pmu();
-	path_run(a, &p[W_RDPMC]);
-	if (p[W_RDPMC].w.exit_code == EX_SKIP && p[W_RDPMC].nopmu[0]) {
-		msg("needs a core PMU to count instructions, and this machine "
-		    "has none usable: %s; %s. Skipped.",
-		    a->pmu, p[W_RDPMC].nopmu);
-		return EX_SKIP;
-	}
-	for (i = W_READ; i < W_MAX; i++)
+	/* ours-rdpmc, always active, runs first: can this machine count? */
+	for (i = 0; i < NPATHS; i++) {
 		if (p[i].w.active)
 			path_run(a, &p[i]);
+		if (p[i].w.exit_code == EX_SKIP && p[i].nopmu[0] &&
+		    i == WORKER_RDPMC) {
+			msg("needs a core PMU to count instructions, and this "
+			    "machine has none usable: %s; %s. Skipped.",
+			    a->pmu, p[i].nopmu);
+			return EX_SKIP;
+		}
+	}
 	return EX_OK;
 }
 
@@ -281,7 +269,7 @@ static void print_header(const struct acc *a)
 	printf("%-10s: null (no instruction) and loop (mov; N x {dec; nop; "
 	       "jnz}: 1+3N), %ld repetitions each\n",
 	       "benchmarks", a->o.reps);
-	for (i = 0, p = a->p; i < W_MAX; i++, p++)
+	for (i = 0, p = a->p; i < NPATHS; i++, p++)
 		if (p->w.active)
 			printf("%-10s: %s, fast_counter_read=%d%s%s\n",
 			       p->w.name,
@@ -293,8 +281,8 @@ static void print_header(const struct acc *a)
 /* The report; EX_FAIL if a worker or a measurement failed. */
 static int acc_report(const struct acc *a)
 {
-	const struct worker *w;
-	int i, k, hw, rc = EX_OK;
+	const struct path *p;
+	int k, hw, rc = EX_OK;
 	char h[24];
 
 	print_header(a);
@@ -320,13 +308,11 @@ static int acc_report(const struct acc *a)
 	printf("loop check (hardware): %s\n", hw < 0 ? "not measured" :
 					      hw     ? "ok" :
 						       "WRONG");
-	for (i = 0; i < W_MAX; i++) {
-		w = &a->p[i].w;
-		if (a->p[i].errs ||
-		    (w->active && ((w->exit_code && w->exit_code != EX_SKIP) ||
-				   w->signo || w->fatal[0])))
+	/* a path not active never ran: no exit code, signal nor message */
+	for (p = a->p; p < a->p + NPATHS; p++)
+		if (p->errs || (p->w.exit_code && p->w.exit_code != EX_SKIP) ||
+		    p->w.signo || p->w.fatal[0])
 			rc = EX_FAIL;
-	}
 	return rc;
 }
 
@@ -348,7 +334,7 @@ int main(int argc, char **argv)
 	rc = acc_measure(&a);
 	if (rc == EX_OK)
 		rc = acc_report(&a);
-	for (i = 0; i < W_MAX; i++)
+	for (i = 0; i < NPATHS; i++)
 		free(a.p[i].rows);
 	return rc;
 }
