@@ -36,20 +36,15 @@ static inline void drop_set(int *es)
  * children, else none); PAPI_OK or its error. */
 static inline int set_domain(int set, int domain)
 {
-	PAPI_option_t opt;
+	PAPI_option_t opt = { .domain = { .eventset = set, .domain = domain } };
 
-	memset(&opt, 0, sizeof(opt));
-	opt.domain.eventset = set;
-	opt.domain.domain = domain;
 	return PAPI_set_opt(PAPI_DOMAIN, &opt);
 }
 
 static inline int set_inherit(int set, int on)
 {
-	PAPI_option_t opt;
+	PAPI_option_t opt = { .inherit = { .eventset = set } };
 
-	memset(&opt, 0, sizeof(opt));
-	opt.inherit.eventset = set;
 	opt.inherit.inherit = on ? PAPI_INHERIT_ALL : PAPI_INHERIT_NONE;
 	return PAPI_set_opt(PAPI_INHERIT, &opt);
 }
@@ -63,25 +58,21 @@ static inline int set_inherit(int set, int on)
 static inline int libpapi_file(char path[PATH_MAX])
 {
 	FILE *f = fopen("/proc/self/maps", "r");
-	char line[PATH_MAX + 128], *p = NULL;
-	size_t l;
+	char line[PATH_MAX + 128], *p;
+	int rc = -1;
 
-	while (f && !p && fgets(line, sizeof(line), f)) {
+	snprintf(path, PATH_MAX, "(none mapped: linked statically?)");
+	while (f && rc && fgets(line, sizeof(line), f)) {
 		p = strchr(line, '/');
-		if (p && !strstr(p, "/libpapi.so"))
-			p = NULL;
+		if (p && strstr(p, "/libpapi.so")) {
+			p[strcspn(p, "\n")] = 0;
+			snprintf(path, PATH_MAX, "%s", p);
+			rc = 0;
+		}
 	}
 	if (f)
 		fclose(f);
-	if (!p) {
-		snprintf(path, PATH_MAX, "(none mapped: linked statically?)");
-		return -1;
-	}
-	l = strcspn(p, "\n");
-	l = l < PATH_MAX ? l : PATH_MAX - 1;
-	memcpy(path, p, l);
-	path[l] = 0;
-	return 0;
+	return rc;
 }
 
 #endif /* LOPE_PAPI_COMMON_H */
