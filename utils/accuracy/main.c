@@ -46,18 +46,14 @@ struct path {
 	char why[512];
 };
 
-struct opts {
+/* The parent: the options, the paths and what they measured. */
+struct acc {
 	long reps;         /* -n */
 	const char *event; /* -e */
 	const char *nlist; /* -N */
 	long ns[MAX_NS];
 	int nns;
 	struct libdirs dirs;
-};
-
-/* The parent: the options, the paths and what they measured. */
-struct acc {
-	struct opts o;
 	struct path p[NPATHS];
 	int cpu;         /* the CPU the workers are pinned to */
 	const char *pmu; /* the core PMU in sysfs, or its absence */
@@ -105,9 +101,9 @@ static void path_check(struct path *p)
 static void path_run(const struct acc *a, struct path *p)
 {
 	char rbuf[32];
-	const char *args[] = { rbuf, a->o.nlist, a->o.event, NULL };
+	const char *args[] = { rbuf, a->nlist, a->event, NULL };
 
-	snprintf(rbuf, sizeof(rbuf), "%ld", a->o.reps);
+	snprintf(rbuf, sizeof(rbuf), "%ld", a->reps);
 	worker_run(&p->w, "--_worker", a->cpu, args, path_line, p);
 	path_check(p);
 }
@@ -179,37 +175,37 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The options into @o; 1 if --check-loop asks for that alone. */
-static int parse_opts(int argc, char **argv, struct opts *o)
+/* The options into @a; 1 if --check-loop asks for that alone. */
+static int parse_opts(int argc, char **argv, struct acc *a)
 {
 	int c;
 
-	o->reps = 300;
-	o->event = DEFAULT_EVENT;
-	o->nlist = "100,1000,10000,100000,1000000";
-	o->nns = parse_ns(o->nlist, o->ns);
+	a->reps = 300;
+	a->event = DEFAULT_EVENT;
+	a->nlist = "100,1000,10000,100000,1000000";
+	a->nns = parse_ns(a->nlist, a->ns);
 	while ((c = libdirs_getopt(argc, argv, "+:n:N:e:h", long_opts, usage,
-				   &o->dirs)) != -1) {
+				   &a->dirs)) != -1) {
 		switch (c) {
 		case OPT_CHECK_LOOP:
 			return 1;
 		case 'n':
-			o->reps = count_arg("-n", optarg, MAX_REPS);
+			a->reps = count_arg("-n", optarg, MAX_REPS);
 			break;
 		case 'e':
 			if (!is_word(optarg) || strlen(optarg) > 200)
 				die(EX_USAGE, "-e: '%s' is not an event name",
 				    optarg);
-			o->event = optarg;
+			a->event = optarg;
 			break;
 		case 'N':
-			o->nns = parse_ns(optarg, o->ns);
-			if (o->nns < 0)
+			a->nns = parse_ns(optarg, a->ns);
+			if (a->nns < 0)
 				die(EX_USAGE,
 				    "-N: '%s': give 2 to %d comma-separated "
 				    "iteration counts from 1 to %ld",
 				    optarg, MAX_NS, MAX_LOOP_N);
-			o->nlist = optarg;
+			a->nlist = optarg;
 			break;
 		}
 	}
@@ -232,13 +228,12 @@ static int acc_measure(struct acc *a)
 	struct path *p = a->p;
 	int i;
 
-	libdirs_default(&a->o.dirs);
+	libdirs_default(&a->dirs);
 	a->cpu = sched_getcpu();
-	for (i = 0; i < NPATHS; i++)
-		worker_init(&p[i].w, i, &a->o.dirs);
 	a->pmu = sysfs_pmu();
 	/* ours-rdpmc, always active, runs first: can this machine count? */
 	for (i = 0; i < NPATHS; i++) {
+		worker_init(&p[i].w, i, &a->dirs);
 		if (p[i].w.active)
 			path_run(a, &p[i]);
 		if (p[i].w.exit_code == EX_SKIP && p[i].nopmu[0] &&
@@ -256,20 +251,19 @@ static void print_header(const struct acc *a)
 {
 	const struct path *p;
 	struct utsname un;
-	int i;
 
 	if (uname(&un))
 		memset(&un, 0, sizeof(un));
 	printf(PROG ": error of %s measurements through PAPI, in "
 		    "instructions (after Zaparanuks et al.)\n",
-	       a->o.event);
+	       a->event);
 	printf("%-10s: %s %s, %ld CPUs online, workers pinned to cpu %d; %s\n",
 	       "machine", un.sysname, un.release, sysconf(_SC_NPROCESSORS_ONLN),
 	       a->cpu, a->pmu);
 	printf("%-10s: null (no instruction) and loop (mov; N x {dec; nop; "
 	       "jnz}: 1+3N), %ld repetitions each\n",
-	       "benchmarks", a->o.reps);
-	for (i = 0, p = a->p; i < NPATHS; i++, p++)
+	       "benchmarks", a->reps);
+	for (p = a->p; p < a->p + NPATHS; p++)
 		if (p->w.active)
 			printf("%-10s: %s, fast_counter_read=%d%s%s\n",
 			       p->w.name,
@@ -296,8 +290,8 @@ static int acc_report(const struct acc *a)
 	       "null benchmark's; growth: least-squares\nslope of the median "
 	       "error over N, instructions per iteration and per million\n");
 	printf("%-11s %-12s %-11s", "path", "domain", "pattern");
-	for (k = 0; k < a->o.nns; k++) {
-		snprintf(h, sizeof(h), "N=%ld", a->o.ns[k]);
+	for (k = 0; k < a->nns; k++) {
+		snprintf(h, sizeof(h), "N=%ld", a->ns[k]);
 		printf(" %9s", h);
 	}
 	printf(" %9s %11s %9s\n", "loop-null", "growth/it", "per 1e6");
@@ -324,7 +318,7 @@ int main(int argc, char **argv)
 	tool_prog = PROG;
 	if (argc == 8 && !strcmp(argv[1], "--_worker"))
 		return worker_main(argv);
-	if (parse_opts(argc, argv, &a.o))
+	if (parse_opts(argc, argv, &a))
 		return check_loop();
 	if (!HAVE_LOOP) {
 		msg("the loop benchmark is implemented for x86-64 only; "
