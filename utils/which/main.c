@@ -185,7 +185,7 @@ static void fix(const char *var, const char *val, const char *prog)
 /* How to make the program load ours instead of need @n's stock one. */
 static void advise(const struct opts *o, const struct wh_need *n)
 {
-	int rpath = n->step && !strncmp(n->step, "RPATH from file ", 16);
+	int rpath = !strncmp(n->step, "RPATH from file ", 16);
 	char ours[PATH_MAX], pe[PATH_MAX];
 	const char *why;
 
@@ -198,7 +198,7 @@ static void advise(const struct opts *o, const struct wh_need *n)
 		printf("note: secure-execution mode: the loader ignores "
 		       "LD_LIBRARY_PATH and LD_PRELOAD paths; install ours in "
 		       "the system directory (make deb, doc/package.md)\n");
-	} else if (rpath || (n->mapped && !n->step)) {
+	} else if (rpath || (n->mapped && !n->step[0])) {
 		/* the preloaded soname meets the need, or ours is first */
 		fix("LD_PRELOAD", ours, o->path);
 	} else {
@@ -227,7 +227,7 @@ static int report(const struct opts *o, const struct wh_need *n)
 	const char *stock;
 
 	printf("program: %s\n", o->path);
-	if (!n->name) {
+	if (!n->name[0]) {
 		printf("loads: no libpapi: nothing it loads needs libpapi.so*\n");
 		return EX_FAIL;
 	}
@@ -239,7 +239,7 @@ static int report(const struct opts *o, const struct wh_need *n)
 		return EX_FAIL;
 	}
 	printf("loads: %s\nfound by: %s (in %.*s)\n", n->file,
-	       n->step ? n->step : "path",
+	       n->step[0] ? n->step : "path",
 	       (int)(strrchr(n->file, '/') - n->file), n->file);
 	stock = not_ours(n->file);
 	printf("library: %s\n",
@@ -303,6 +303,6 @@ int main(int argc, char **argv)
 		       "mode (LD_LIBRARY_PATH ignored)\n",
 		       o.path, o.secure);
 	rc = report(&o, &n);
-	wh_trace__free(&n);
+	free(n.tried);
 	return rc;
 }

@@ -18,15 +18,6 @@
 #include "../tool.h"
 #include "which.h"
 
-/* The first @n bytes of @s, a new string. */
-static char *dupn(const char *s, size_t n)
-{
-	char *d = xcalloc(n + 1, 1);
-
-	memcpy(d, s, n);
-	return d;
-}
-
 /* Need @n searched the @dlen bytes of directories at @dirs by the @slen
  * bytes of step at @step. */
 static void searched(struct wh_need *n, const char *dirs, size_t dlen,
@@ -35,23 +26,22 @@ static void searched(struct wh_need *n, const char *dirs, size_t dlen,
 	size_t have = n->tried ? strlen(n->tried) : 0;
 	size_t add = dlen + slen + sizeof("looked in:  ()\n");
 
-	free(n->step);
-	n->step = dupn(step, slen);
+	snprintf(n->step, sizeof(n->step), "%.*s", (int)slen, step);
 	n->tried = xrealloc(n->tried, have + add, 1);
 	snprintf(n->tried + have, add, "looked in: %.*s (%s)\n", (int)dlen,
 		 dirs, n->step);
 }
 
 /* Need @cur, its trace read, kept as *@best if it is one of @base and
- * *@best is not found, else freed. */
+ * *@best is not found, else dropped. */
 static void settle(struct wh_need *best, struct wh_need *cur, const char *base)
 {
-	if (cur->name && !strncmp(basename(cur->name), base, strlen(base)) &&
+	if (!strncmp(basename(cur->name), base, strlen(base)) &&
 	    !best->mapped) {
-		wh_trace__free(best);
+		free(best->tried);
 		*best = *cur;
 	} else {
-		wh_trace__free(cur);
+		free(cur->tried);
 	}
 	memset(cur, 0, sizeof(*cur));
 }
@@ -65,21 +55,23 @@ static void trace_line(struct wh_need *n, const char *s)
 	size_t len = strlen(s);
 
 	if (!strncmp(s, "file=", 5) && who && strlen(who) > 4) {
-		n->name = dupn(s + 5, v - s - 5);
-		n->needer = dupn(who, strlen(who) - 4); /* without " [0]" */
-	} else if (n->name && !strncmp(s, "file=", 5) &&
+		snprintf(n->name, sizeof(n->name), "%.*s", (int)(v - s - 5),
+			 s + 5);
+		snprintf(n->needer, sizeof(n->needer), "%.*s",
+			 (int)strlen(who) - 4, who); /* without " [0]" */
+	} else if (n->name[0] && !strncmp(s, "file=", 5) &&
 		   strstr(s, "];  generating link map")) {
 		n->mapped = 1;
-		n->file = n->file ? n->file : dupn(n->name, strlen(n->name));
-	} else if (n->name && !strncmp(s, " search path=", 13) && paren &&
+		if (!n->file[0])
+			scopy(n->file, sizeof(n->file), n->name);
+	} else if (n->name[0] && !strncmp(s, " search path=", 13) && paren &&
 		   s[len - 1] == ')') {
 		searched(n, s + 13, paren - s - 13, paren + 3,
 			 len - (paren + 3 - s) - 1);
-	} else if (n->name && !strncmp(s, " search cache=", 14)) {
+	} else if (n->name[0] && !strncmp(s, " search cache=", 14)) {
 		searched(n, s + 14, len - 14, "cache", 5);
-	} else if (n->name && !strncmp(s, "  trying file=", 14)) {
-		free(n->file);
-		n->file = dupn(s + 14, len - 14);
+	} else if (n->name[0] && !strncmp(s, "  trying file=", 14)) {
+		scopy(n->file, sizeof(n->file), s + 14);
 	}
 }
 
@@ -144,13 +136,4 @@ int wh_trace__run(struct wh_need *n, const char *base, const char *interp,
 	free(line);
 	fclose(f);
 	return lines ? 0 : -ENOEXEC;
-}
-
-void wh_trace__free(struct wh_need *n)
-{
-	free(n->name);
-	free(n->needer);
-	free(n->file);
-	free(n->step);
-	free(n->tried);
 }

@@ -7,15 +7,18 @@
 #ifndef LOPE_WHICH_H
 #define LOPE_WHICH_H
 
+#include <limits.h>
+
 /* A need the loader met, as its trace tells it. */
 struct wh_need {
-	char *name;   /* as asked for: a DT_NEEDED, a preload; NULL: none */
-	char *needer; /* the object asking, as the loader names it */
-	char *file;   /* the last file tried, or the name (a path) */
-	char *step;   /* the last search, NULL for none (a path): "cache",
-			 "RPATH from file X", "system search path" ... */
-	char *tried;  /* a "looked in: DIRS (STEP)" line per search */
-	int mapped;   /* found: @file is mapped */
+	char name[PATH_MAX];   /* as asked for (DT_NEEDED, preload); "": none */
+	char needer[PATH_MAX]; /* the object asking, as the loader names it */
+	char file[PATH_MAX];   /* the last file tried, or the name (a path) */
+	/* the last search, "" for none (a path): "cache", "RPATH from file
+	 * X" (32 more bytes than a path), "system search path" ... */
+	char step[PATH_MAX + 32];
+	char *tried; /* a "looked in: DIRS (STEP)" line per search */
+	int mapped;  /* found: @file is mapped */
 };
 
 /*
@@ -23,9 +26,9 @@ struct wh_need {
  * in this environment (@secure: as in secure-execution mode), and read
  * into *@n the first found need of a name whose last part starts with
  * @base, else the last one not found: 0, or -errno (-ENOEXEC: no trace).
+ * n->tried is the caller's to free.
  */
 int wh_trace__run(struct wh_need *n, const char *base, const char *interp,
 		  const char *prog, int secure);
-void wh_trace__free(struct wh_need *n);
 
 #endif /* LOPE_WHICH_H */
