@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
- * --check-loop: count the loop benchmark's instructions without any PMU.
- * A child runs the same assembly between two labels under
- * ptrace(PTRACE_SINGLESTEP) and the parent counts the steps inside it.
- */
+/* --check-loop (accuracy.h says how): no PMU, ptrace single-steps. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>

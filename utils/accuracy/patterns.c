@@ -38,8 +38,6 @@ struct actx {
 	int64_t *diff; /* each repetition's error, a->reps of them */
 };
 
-typedef int (*pattern_fn)(struct actx *a);
-
 /* 0 if the three calls of a pattern succeeded, else 1 with a->err set. */
 static int acc_check(struct actx *a, const char *c0, const char *c1,
 		     const char *c2)
@@ -104,13 +102,13 @@ ACC_PATTERNS(loop, BENCH_LOOP())
 /* The access patterns: {name, function per benchmark}. */
 static const struct pattern {
 	const char *name;
-	int running; /* the set runs across the repetitions */
-	pattern_fn null_fn, loop_fn;
+	int running;                  /* the set runs across the repetitions */
+	int (*fn[2])(struct actx *a); /* around the null, the loop benchmark */
 } patterns[] = {
-	{ "start-read", 0, start_read_null, start_read_loop },
-	{ "start-stop", 0, start_stop_null, start_stop_loop },
-	{ "read-read", 1, read_read_null, read_read_loop },
-	{ "read-stop", 0, read_stop_null, read_stop_loop },
+	{ "start-read", 0, { start_read_null, start_read_loop } },
+	{ "start-stop", 0, { start_stop_null, start_stop_loop } },
+	{ "read-read", 1, { read_read_null, read_read_loop } },
+	{ "read-stop", 0, { read_stop_null, read_stop_loop } },
 };
 
 static const struct domain {
@@ -164,7 +162,6 @@ struct stats {
 static int acc_case(struct actx *a, const struct pattern *p, const char *dom,
 		    long n, struct stats *s)
 {
-	pattern_fn fn = n ? p->loop_fn : p->null_fn;
 	int64_t expect = n ? 1 + 3 * (int64_t)n : 0, *e = a->diff;
 	long i;
 	int bad = 0;
@@ -175,7 +172,7 @@ static int acc_case(struct actx *a, const struct pattern *p, const char *dom,
 		bad = acc_check(a, "PAPI_start", NULL, NULL);
 	}
 	for (i = -WARMUP; !bad && i < a->reps; i++) {
-		bad = fn(a);
+		bad = p->fn[n > 0](a);
 		if (i >= 0)
 			e[i] = (int64_t)a->count - expect;
 	}
