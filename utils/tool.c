@@ -222,9 +222,7 @@ static const char *cpuinfo_val(const char *line, const char *key)
 
 	if (!c || strncmp(line, key, strlen(key)))
 		return NULL;
-	for (c++; *c == ' ' || *c == '\t'; c++)
-		;
-	return c;
+	return c + 1 + strspn(c + 1, " \t");
 }
 
 void cpu_model(char *buf, size_t len)
