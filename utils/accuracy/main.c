@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
- * papi_accuracy's options and the parent: one worker per path (ours-rdpmc,
- * ours-read, stock), then the report from the rows they send.
- */
+/* papi_accuracy's options and the parent (accuracy.h says how it works). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <sched.h>
@@ -250,10 +247,9 @@ static int acc_measure(struct acc *a)
 static void print_header(const struct acc *a)
 {
 	const struct path *p;
-	struct utsname un;
+	struct utsname un = { 0 };
 
-	if (uname(&un))
-		memset(&un, 0, sizeof(un));
+	uname(&un); /* no name if it fails */
 	printf(PROG ": error of %s measurements through PAPI, in "
 		    "instructions (after Zaparanuks et al.)\n",
 	       a->event);
