@@ -44,13 +44,13 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* @s on stdout in single quotes, for sh. */
-static void shq(const char *s)
+/* @s on stdout in single quotes, for sh, then @then. */
+static void shq(const char *s, const char *then)
 {
 	putchar('\'');
 	for (; *s; s++)
 		*s == '\'' ? fputs("'\\''", stdout) : putchar(*s);
-	putchar('\'');
+	printf("'%s", then);
 }
 
 /* @name's path into @p as the shell finds it: 0, or -ENOENT. */
@@ -176,10 +176,9 @@ static const char *secure_mode(const char *path)
 static void fix(const char *var, const char *val, const char *prog)
 {
 	printf("fix: %s=", var);
-	shq(val);
+	shq(val, "");
 	printf("\"${%s:+:$%s}\" ", var, var);
-	shq(prog);
-	putchar('\n');
+	shq(prog, "\n");
 }
 
 /* How to make the program load ours instead of need @n's stock one. */
@@ -213,12 +212,9 @@ static void advise(const struct opts *o, const struct wh_need *n)
 	       n->file);
 	if (!on_path("patchelf", pe, sizeof(pe))) {
 		printf("fix: patchelf --force-rpath --set-rpath ");
-		shq(o->ours);
-		printf(":\"$(patchelf --print-rpath ");
-		shq(n->step + 16);
-		printf(")\" ");
-		shq(n->step + 16);
-		putchar('\n');
+		shq(o->ours, ":\"$(patchelf --print-rpath ");
+		shq(n->step + 16, ")\" ");
+		shq(n->step + 16, "\n");
 	}
 }
 
