@@ -29,6 +29,12 @@
 #include "overhead.h"
 #include "timer.h"
 
+/* The counter meter's: its instructions counter (-1: none), that
+ * counter's page where it can be read in user space, its system calls
+ * counter (-1: none). */
+static int ins_fd = -1, sys_fd = -1;
+static void *ins_page;
+
 /* The instructions so far; a counter the kernel could not keep running
  * (pinned, so in error state) fails the case. */
 static uint64_t ins_now(struct meter *m)
@@ -36,10 +42,10 @@ static uint64_t ins_now(struct meter *m)
 	struct lope_counts c;
 	uint64_t buf[3];
 
-	if (m->ins_page &&
-	    lopelib_mmap__read(m->ins_page, &lopelib_hw_reader, &c, NULL) == 0)
+	if (ins_page &&
+	    lopelib_mmap__read(ins_page, &lopelib_hw_reader, &c, NULL) == 0)
 		return c.val;
-	if (read(m->ins_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+	if (read(ins_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
 		m->failed = 1;
 		return 0;
 	}
@@ -50,24 +56,24 @@ static uint64_t sys_now(struct meter *m)
 {
 	uint64_t v = 0;
 
-	if (read(m->sys_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+	if (read(sys_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
 		m->failed = 1;
 	return v;
 }
 
 static void cnt_on(struct meter *m)
 {
-	if (m->sys_fd >= 0)
+	if (sys_fd >= 0)
 		m->s0 = sys_now(m);
-	if (m->ins_fd >= 0)
+	if (ins_fd >= 0)
 		m->v0 = ins_now(m);
 }
 
 static void cnt_off(struct meter *m)
 {
-	uint64_t ins = m->ins_fd >= 0 ? ins_now(m) - m->v0 : 0;
+	uint64_t ins = ins_fd >= 0 ? ins_now(m) - m->v0 : 0;
 
-	meter_record(m, ins, m->sys_fd >= 0 ? sys_now(m) - m->s0 : 0);
+	meter_record(m, ins, sys_fd >= 0 ? sys_now(m) - m->s0 : 0);
 }
 
 static void timer_on(struct meter *m)
@@ -237,30 +243,30 @@ int counter_probe(char *why, size_t len)
 	return 1;
 }
 
-/* Open the instructions counter into @m; 0, or -1 with why. */
-static int ins_open(struct meter *m, char *why, size_t len)
+/* Open the instructions counter; 0, or -1 with why. */
+static int ins_open(char *why, size_t len)
 {
 	volatile struct perf_event_mmap_page *pc;
 	void *p;
 
-	m->ins_fd = ins_fd_open(why, len);
-	if (m->ins_fd < 0)
+	ins_fd = ins_fd_open(why, len);
+	if (ins_fd < 0)
 		return -1;
 	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
-		 m->ins_fd, 0);
+		 ins_fd, 0);
 	pc = p == MAP_FAILED || lopelib_guard__install() ? NULL : p;
-	if (ioctl(m->ins_fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+	if (ioctl(ins_fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		snprintf(why, len,
 			 "ioctl(ENABLE) of the instructions counter: %s",
 			 strerror(errno));
 		return -1;
 	}
 	if (pc && pc->cap_user_rdpmc && pc->index)
-		m->ins_page = p;
+		ins_page = p;
 	snprintf(why, len,
 		 "ok: hardware instructions, user and kernel, read %s around "
 		 "each call",
-		 m->ins_page ? "in user space" : "with read(2)");
+		 ins_page ? "in user space" : "with read(2)");
 	return 0;
 }
 
@@ -269,40 +275,37 @@ static struct meter counter_meter = {
 	.off = cnt_off,
 	.exact = 1,
 	.interleave = 1,
-	.ins_fd = -1,
-	.sys_fd = -1,
 };
 
 static struct meter timer_meter = {
 	.on = timer_on,
 	.off = timer_off,
 	.val_counted = 1,
-	.apart = &counter_meter,
-	.ins_fd = -1,
-	.sys_fd = -1,
 };
 
-struct meter *meter_counter(int ins, char *why, size_t len)
+struct meter *meter_counter(const char *name, char *why, size_t len)
 {
 	struct meter *m = &counter_meter;
 	char sys_why[256];
 
-	if (ins && ins_open(m, why, len))
+	if (!strcmp(name, "counter") && ins_open(why, len))
 		return NULL;
-	m->sys_fd = syscall_counter_open(sys_why, sizeof(sys_why));
-	m->val_counted = m->ins_fd >= 0;
-	m->sys_counted = m->sys_fd >= 0;
-	emit("info sys %s", m->sys_fd >= 0 ? "ok" : sys_why);
+	sys_fd = syscall_counter_open(sys_why, sizeof(sys_why));
+	m->val_counted = ins_fd >= 0;
+	m->sys_counted = sys_fd >= 0;
+	emit("info sys %s", sys_fd >= 0 ? "ok" : sys_why);
+	if (!strcmp(name, "timer")) {
+		snprintf(why, len,
+			 "ok: " TIMER_NAME " around each call, in " TIMER_UNIT);
+		timer_meter.apart = m->sys_counted ? m : NULL;
+		return &timer_meter;
+	}
+	if (strcmp(name, "counter"))
+		snprintf(why, len, "not counted here (another run counts it)");
 	return m;
 }
 
 int meter_uses_counter(const struct meter *m)
 {
-	return m == &counter_meter && m->ins_fd >= 0;
-}
-
-struct meter *meter_timer(struct meter *apart)
-{
-	timer_meter.apart = apart;
-	return &timer_meter;
+	return m == &counter_meter && ins_fd >= 0;
 }

@@ -23,16 +23,21 @@
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
 
+static const char *dumps; /* where the dumps go */
+static int keep;          /* each case's first dump stays */
+static long dumpno;       /* the last dump's number */
+static int io_fd = -1;    /* the process's I/O counters */
+
 /* The read-family system calls of this process so far (valgrind's own
  * make none while a call runs), or 0 if /proc/self/io cannot tell. */
-static uint64_t syscr_now(const struct meter *m)
+static uint64_t syscr_now(void)
 {
 	char buf[512], *p;
 	ssize_t l;
 
-	if (m->io_fd < 0)
+	if (io_fd < 0)
 		return 0;
-	l = pread(m->io_fd, buf, sizeof(buf) - 1, 0);
+	l = pread(io_fd, buf, sizeof(buf) - 1, 0);
 	if (l <= 0)
 		return 0;
 	buf[l] = 0;
@@ -42,7 +47,7 @@ static uint64_t syscr_now(const struct meter *m)
 
 static void cg_on(struct meter *m)
 {
-	m->s0 = syscr_now(m);
+	m->s0 = syscr_now();
 	CALLGRIND_TOGGLE_COLLECT;
 }
 
@@ -67,10 +72,10 @@ static void dump_keep(const struct meter *m, const char *path)
 {
 	char name[PATH_MAX], *p;
 
-	if (snprintf(name, sizeof(name), "%s/%s.callgrind", m->dumps,
-		     m->label) >= (int)sizeof(name))
+	if (snprintf(name, sizeof(name), "%s/%s.callgrind", dumps, m->label) >=
+	    (int)sizeof(name))
 		return;
-	for (p = name + strlen(m->dumps) + 1; *p; p++)
+	for (p = name + strlen(dumps) + 1; *p; p++)
 		if (*p == ' ')
 			*p = '-';
 	rename(path, name);
@@ -84,17 +89,16 @@ static void cg_off(struct meter *m)
 	long long v;
 
 	CALLGRIND_TOGGLE_COLLECT;
-	sys = syscr_now(m) - m->s0;
+	sys = syscr_now() - m->s0;
 	CALLGRIND_DUMP_STATS_AT(m->label);
-	snprintf(path, sizeof(path), "%s/callgrind.out.%ld", m->dumps,
-		 ++m->dumpno);
+	snprintf(path, sizeof(path), "%s/callgrind.out.%ld", dumps, ++dumpno);
 	v = dump_total(path);
 	if (v < 0) {
 		m->failed = 1;
 		return;
 	}
 	meter_record(m, (uint64_t)v, sys);
-	if (m->keep && m->n == 1)
+	if (keep && m->n == 1)
 		dump_keep(m, path);
 	else
 		unlink(path);
@@ -111,34 +115,28 @@ static struct meter cg_meter = {
 	.no_sampling = "valgrind runs the overflow handler when it chooses, "
 		       "and counts no kernel instruction: -m counter counts "
 		       "a sample",
-	.ins_fd = -1,
-	.sys_fd = -1,
-	.io_fd = -1,
 };
 
 struct meter *meter_callgrind(char *why, size_t len)
 {
-	struct meter *m = &cg_meter;
-
-	m->dumps = getenv("PAPI_OVERHEAD_DUMPS");
-	m->keep = getenv("PAPI_OVERHEAD_KEEP") != NULL;
+	dumps = getenv("PAPI_OVERHEAD_DUMPS");
+	keep = getenv("PAPI_OVERHEAD_KEEP") != NULL;
 	if (!RUNNING_ON_VALGRIND) {
 		snprintf(why, len, "the worker is not running under valgrind");
 		return NULL;
 	}
-	if (!m->dumps || !*m->dumps) {
+	if (!dumps || !*dumps) {
 		snprintf(why, len,
 			 "PAPI_OVERHEAD_DUMPS (callgrind's dump "
 			 "directory) is not set");
 		return NULL;
 	}
-	m->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
 	snprintf(why, len,
 		 "ok: callgrind, user-space instructions, one dump per call%s",
-		 m->io_fd < 0 ? "" :
-				"; paths told apart by /proc/self/io syscr");
+		 io_fd < 0 ? "" : "; paths told apart by /proc/self/io syscr");
 	emit("info sys not counted under valgrind (another run counts them)");
-	return m;
+	return &cg_meter;
 }
 
 int have_callgrind(void)

@@ -164,17 +164,8 @@ struct meter {
 	uint64_t *val, *sys, *extra; /* per call of the case */
 	long n, cap;
 	int failed;
-	char label[64]; /* the case: "TARGET CALL NEV" */
-	/* the timer's and the counter's */
-	int ins_fd, sys_fd;
-	void *ins_page;
-	uint64_t v0, s0;
-	/* callgrind's: where its dumps go, the last one's number, the
-	 * process's I/O counters */
-	const char *dumps;
-	int keep;
-	long dumpno;
-	int io_fd;
+	char label[64];  /* the case: "TARGET CALL NEV" */
+	uint64_t v0, s0; /* the counts before the call */
 };
 
 /* Start counting the case @label of @n calls. */
@@ -191,13 +182,11 @@ void meter_extra(struct meter *m, uint64_t extra);
  */
 void meter_end(struct meter *m);
 
-/* The counter meter: instructions if @ins (else none), system calls
- * where they can be counted; NULL with why if @ins and the instructions
- * counter cannot be opened. */
-struct meter *meter_counter(int ins, char *why, size_t len);
-/* The timer meter, its system calls counted in a pass of @apart's (NULL:
- * not counted). */
-struct meter *meter_timer(struct meter *apart);
+/* The meter of @name: "counter" (instructions), "timer" (the clock, the
+ * system calls counted in a pass of their own) or "sys" (none), each with
+ * the system calls where they can be counted, and what it counts in @why;
+ * NULL with why if the instructions counter cannot be opened. */
+struct meter *meter_counter(const char *name, char *why, size_t len);
 /* The callgrind meter, or NULL with why (not under valgrind ...). */
 struct meter *meter_callgrind(char *why, size_t len);
 /* Was this program built with callgrind's client requests? */
