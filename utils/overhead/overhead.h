@@ -212,34 +212,27 @@ extern const struct api papi_api;
  * after an "err" line. */
 int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
 	      const char *const *calls);
-/* run_cases()'s type: the workers hand it to sampling.c, which cases.c
- * calls (sampling_count(), st_spin()), so that no call goes back up. */
-typedef int (*run_cases_fn)(struct target *t, struct meter *m, long n, int nev,
-			    int set3, const char *const *calls);
 /* Every case on the empty functions (the "null" target, 0 events). */
 int run_null(struct meter *m, long n);
 /* "err TARGET CALL NEV WHY" for every case of @target. */
 void cases_err(const char *target, int nev, const char *why);
 
 /*
- * Sampling (sampling.c): the cases "loop" (a spin on the started set) and
- * "sample" (the spin with every event overflowing every SAMPLE_PERIOD, the
- * clocks every CLOCK_PERIOD: period_of()), whose step is st_spin() and
- * whose extra count is the growth of @samples over the call (the
- * handlers count there; sampling_count() reads it).  sampling_papi():
- * both through PAPI on @t's set (of t->nev events, named t->names), which
- * ends stopped, overflow off, measured through @run (run_cases); 0, or -1
- * after an "err" line.  can_sample(): can @m count a sample?  1, or 0
- * after the "na" lines of @target on @nev events.  The floor's
- * (floor_worker.c) runs sample_calls, the case "sample".
+ * Sampling: the cases "loop" (a spin on the started set: loop_calls) and
+ * "sample" (sample_calls: the spin with every event overflowing every
+ * SAMPLE_PERIOD, the clocks every CLOCK_PERIOD: period_of()), whose extra
+ * count is the growth of @samples over the call (the handlers count
+ * there).  sampling_papi() (sampling.c): both through PAPI on @t's set
+ * (of t->nev events, named t->names), which ends stopped, overflow off;
+ * 0, or -1 after an "err" line.  can_sample(): can @m count a sample?  1,
+ * or 0 after the "na" lines of @target on @nev events.  The floor's
+ * (floor_worker.c) runs sample_calls only.
  */
 extern volatile sig_atomic_t samples;
-extern const char *const sample_calls[];
-int st_spin(struct target *t, const struct case_def *c);
-uint64_t sampling_count(void);
+extern const char *const loop_calls[], *const sample_calls[];
 int period_of(const struct ev_def *ev);
 int can_sample(const struct meter *m, const char *target, int nev);
-int sampling_papi(struct target *t, struct meter *m, long n, run_cases_fn run);
+int sampling_papi(struct target *t, struct meter *m, long n);
 
 /* Worker arguments, as the parent passes them. */
 struct wargs {

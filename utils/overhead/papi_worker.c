@@ -80,7 +80,7 @@ static void measure_set(char **names, int k, int set3, struct meter *m, long n)
 	else
 		cases_err("fw", k, PAPI_strerror(rc));
 	t.running = 0; /* framework_cases() stopped it */
-	sampling_papi(&t, m, n, run_cases);
+	sampling_papi(&t, m, n);
 	drop_set(&t.set);
 }
 

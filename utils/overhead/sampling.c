@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What a sample costs.  A spin of SPIN_ITERS iterations is measured on a
- * started set as any call is: bare ("loop"), and with every event of the
- * set overflowing every SAMPLE_PERIOD ("sample"), each call's samples its
- * extra count.  A sample then costs the sampled spin's mean less the
- * empty target's spin (no set at all), over its mean samples: the
+ * What a sample costs.  A spin of SPIN_ITERS iterations (cases.c) is
+ * measured on a started set as any call is: bare ("loop"), and with every
+ * event of the set overflowing every SAMPLE_PERIOD ("sample"), each call's
+ * samples its extra count.  A sample then costs the sampled spin's mean
+ * less the empty target's spin (no set at all), over its mean samples: the
  * interrupt, the kernel's sample and signal, and the handler's path, user
  * and kernel where the meter counts both.
  *
@@ -22,27 +22,6 @@
 
 #include "overhead.h"
 
-#define SPIN_ITERS 100000L
-
-volatile sig_atomic_t samples;
-
-static const char *const loop_calls[] = { "loop", NULL };
-const char *const sample_calls[] = { "sample", NULL };
-
-uint64_t sampling_count(void)
-{
-	return (uint64_t)samples;
-}
-
-/* Arithmetic the compiler must keep: about 3 instructions an iteration. */
-static __attribute__((noinline)) void spin(long n)
-{
-	volatile long acc = 0;
-
-	while (n-- > 0)
-		acc += n;
-}
-
 int period_of(const struct ev_def *ev)
 {
 	return ev && ev->type == PERF_TYPE_SOFTWARE &&
@@ -50,14 +29,6 @@ int period_of(const struct ev_def *ev)
 				ev->config == PERF_COUNT_SW_CPU_CLOCK) ?
 		       CLOCK_PERIOD :
 		       SAMPLE_PERIOD;
-}
-
-int st_spin(struct target *t, const struct case_def *c)
-{
-	(void)t;
-	(void)c;
-	spin(SPIN_ITERS);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -130,14 +101,14 @@ static int within_overflow_limit(const struct target *t)
 	return 0;
 }
 
-int sampling_papi(struct target *t, struct meter *m, long n, run_cases_fn run)
+int sampling_papi(struct target *t, struct meter *m, long n)
 {
 	char why[300];
 	int rc;
 
 	if (!can_sample(m, t->name, t->nev) || !within_overflow_limit(t))
 		return 0;
-	rc = run(t, m, n, t->nev, 0, loop_calls);
+	rc = run_cases(t, m, n, t->nev, 0, loop_calls);
 
 	if (t->running && t->api->stop(t->set, t->v) == PAPI_OK)
 		t->running = 0;
@@ -147,7 +118,7 @@ int sampling_papi(struct target *t, struct meter *m, long n, run_cases_fn run)
 		     t->running ? "PAPI_stop failed" : why);
 		return -1;
 	}
-	rc |= run(t, m, n, t->nev, 0, sample_calls);
+	rc |= run_cases(t, m, n, t->nev, 0, sample_calls);
 	if (t->running && t->api->stop(t->set, t->v) == PAPI_OK)
 		t->running = 0;
 	if (papi_overflow_all(t, 0, why, sizeof(why)) != PAPI_OK) {
