@@ -66,14 +66,6 @@ static papi_vector_t *vector_of(int es)
 		    NULL;
 }
 
-static void restore(papi_vector_t *vec)
-{
-	vec->start = saved.start;
-	vec->stop = saved.stop;
-	vec->read = saved.read;
-	vec->reset = saved.reset;
-}
-
 /* The real values once, through capture_read(), then stop for real. */
 static int capture(papi_vector_t *vec, int es, long long *v)
 {
@@ -111,6 +103,6 @@ int framework_cases(int es, long long *v, struct meter *m, long n, int nev)
 	rc = run_cases(&t, m, n, nev, 0, NULL);
 	if (t.running)
 		PAPI_stop(es, v); /* PAPI's state; the counters are stopped */
-	restore(vec);
+	*vec = saved;
 	return rc;
 }
