@@ -128,15 +128,10 @@ static int user_read(int set, long long *v)
 	return 0;
 }
 
-static const struct api raw_api = {
-	.start = raw_start,
-	.stop = raw_stop,
-	.read = raw_read,
-	.reset = raw_reset,
-};
-static const struct api user_api = { .start = raw_start,
-				     .stop = raw_stop,
-				     .read = user_read };
+static const struct api raw_api = { raw_start, raw_stop, raw_read, NULL,
+				    raw_reset };
+static const struct api user_api = { raw_start, raw_stop, user_read, NULL,
+				     NULL };
 
 /* Close the group; a signal late for it finds no ring. */
 static void raw_close(void)
