@@ -48,12 +48,13 @@ static int dir_has_libpapi(const char *dir)
 	return found;
 }
 
-/* @dir, given with option @opt; exit 2 if it holds no libpapi.so*. */
-static const char *libdir_arg(const char *opt, const char *dir)
+/* @dir, given as "@what@sep@dir" (option "--ours", ' ' or environment
+ * variable, '='); exit 2 if it holds no libpapi.so*. */
+static const char *libdir_arg(const char *what, char sep, const char *dir)
 {
 	if (!dir_has_libpapi(dir))
-		die(EX_USAGE, "%s %s: no libpapi.so* in that directory", opt,
-		    dir);
+		die(EX_USAGE, "%s%c%s: no libpapi.so* in that directory", what,
+		    sep, dir);
 	return dir;
 }
 
@@ -63,10 +64,10 @@ static int libdirs_opt(struct libdirs *d, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_OURS:
-		d->ours = libdir_arg("--ours", arg);
+		d->ours = libdir_arg("--ours", ' ', arg);
 		return 1;
 	case OPT_COMPARE:
-		d->stock = libdir_arg("--compare", arg);
+		d->stock = libdir_arg("--compare", ' ', arg);
 		d->no_compare = 0;
 		return 1;
 	case OPT_NO_COMPARE:
@@ -87,12 +88,8 @@ static const char *pick_dir(const char *env, const char *env2,
 {
 	const char *e = getenv(env);
 
-	if (e && *e) {
-		if (!dir_has_libpapi(e))
-			die(EX_USAGE, "%s=%s: no libpapi.so* in that directory",
-			    env, e);
-		return e;
-	}
+	if (e && *e)
+		return libdir_arg(env, '=', e);
 	e = getenv(env2);
 	if (e && *e && dir_has_libpapi(e))
 		return e;
