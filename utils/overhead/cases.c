@@ -160,8 +160,8 @@ static int null_vals(int set, long long *v)
 	return 0;
 }
 
-const struct api null_api = { null_set, null_vals, null_vals, null_vals,
-			      null_set };
+static const struct api null_api = { null_set, null_vals, null_vals, null_vals,
+				     null_set };
 const struct api papi_api = { PAPI_start, PAPI_stop, PAPI_read, PAPI_accum,
 			      PAPI_reset };
 
@@ -243,12 +243,6 @@ static int loop(const struct case_def *c, struct target *t, struct meter *m,
 	return rc;
 }
 
-static void emit_err(const char *target, const char *call, int nev,
-		     const char *what, int rc)
-{
-	emit("err %s %s %d %s failed (%d)", target, call, nev, what, rc);
-}
-
 /* @n calls of @c on @t counted by @m, its system calls by m->apart in
  * at most SYS_N more. */
 static int run_case(const struct case_def *c, struct target *t, struct meter *m,
@@ -258,7 +252,8 @@ static int run_case(const struct case_def *c, struct target *t, struct meter *m,
 	int rc = set_state(t, c);
 
 	if (rc) {
-		emit_err(t->name, c->call, nev, "setting the set up", rc);
+		emit("err %s %s %d setting the set up failed (%d)", t->name,
+		     c->call, nev, rc);
 		return -1;
 	}
 	if ((c->flags & CASE_SET3) && n > NEW_SET_N)
@@ -276,7 +271,8 @@ static int run_case(const struct case_def *c, struct target *t, struct meter *m,
 		rc = loop(c, t, m->apart, n < SYS_N ? n : SYS_N);
 	}
 	if (rc) {
-		emit_err(t->name, c->call, nev, c->call, rc);
+		emit("err %s %s %d %s failed (%d)", t->name, c->call, nev,
+		     c->call, rc);
 		return -1;
 	}
 	meter_end(m);

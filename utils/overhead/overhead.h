@@ -205,7 +205,6 @@ int counter_probe(char *why, size_t len);
 /* Worker: the runs (cases.c, the workers)                             */
 /* ------------------------------------------------------------------ */
 
-extern const struct api null_api;
 extern const struct api papi_api;
 /* Measure every case of @t (a set of @nev events; @set3: SET3 of them) or
  * those of @calls (NULL-terminated; NULL: all), @n calls each.  0, or -1
