@@ -404,14 +404,12 @@ static void hw_probe(char *why, size_t len)
 					   PERF_COUNT_HW_INSTRUCTIONS };
 	const struct ev_def *ev = &ins;
 
-	why[0] = 0;
-	if (raw_open(&ev, 1, RAW_TIMED, why, len) == 0) {
-		why[0] = 0;
+	why[0] = 0; /* raw_open() sets it on failure only */
+	if (raw_open(&ev, 1, RAW_TIMED, why, len) == 0)
 		raw_close();
-	} else if (errno == ENOENT || errno == EOPNOTSUPP) {
+	else if (errno == ENOENT || errno == EOPNOTSUPP)
 		snprintf(why + strlen(why), len - strlen(why),
 			 " (no hardware PMU)");
-	}
 }
 
 int floor_worker(const struct wargs *a)
