@@ -256,24 +256,20 @@ static int check_job(struct merge *m)
  */
 static void find_missing(struct merge *m)
 {
-	int top = m->size ? m->size : m->rk[m->n - 1].rank + 1, r, k = 0;
-	int from = -1;
+	int top = m->size ? m->size : m->rk[m->n - 1].rank + 1, k, lo, hi;
 	size_t n = 0;
 
-	for (r = 0; r <= top; r++) {
-		while (k < m->n && m->rk[k].rank < r)
-			k++;
-		if (r < top && (k == m->n || m->rk[k].rank != r)) {
-			from = from < 0 ? r : from;
-			m->nmissing++;
-		} else if (from >= 0) {
-			append(m->missing, sizeof(m->missing), &n, "%s%d",
-			       n ? "," : "", from);
-			if (r - 1 > from)
-				append(m->missing, sizeof(m->missing), &n,
-				       "-%d", r - 1);
-			from = -1;
-		}
+	/* the gap before each rank that wrote, and the one after the last */
+	for (k = 0, lo = 0; k <= m->n; k++, lo = hi + 1) {
+		hi = k < m->n ? m->rk[k].rank : top;
+		if (hi == lo)
+			continue;
+		m->nmissing += hi - lo;
+		append(m->missing, sizeof(m->missing), &n, "%s%d", n ? "," : "",
+		       lo);
+		if (hi - 1 > lo)
+			append(m->missing, sizeof(m->missing), &n, "-%d",
+			       hi - 1);
 	}
 }
 
