@@ -61,20 +61,15 @@ static int number(const char *s, const char *suffix, double *v)
  */
 static int read_label(struct rank_file *rf, const char *s)
 {
-	int end = 0, of;
+	int at = 0, end = 0, of;
 
-	of = sscanf(s, "%9d of %9d, host %255[^,], CPUs %1023s (%63[^)])%n",
-		    &rf->rank, &rf->size, rf->host, rf->cpus, rf->from,
-		    &end) == 5;
-	if (!of) {
-		rf->size = 0;
-		if (sscanf(s,
-			   "%9d (job size unknown), host %255[^,], CPUs "
-			   "%1023s (%63[^)])%n",
-			   &rf->rank, rf->host, rf->cpus, rf->from, &end) != 4)
-			return -1;
-	}
-	return s[end] || rf->rank < 0 || rf->size < of ? -1 : 0;
+	of = sscanf(s, "%9d of %9d%n", &rf->rank, &rf->size, &at) == 2;
+	if (!of && sscanf(s, "%9d (job size unknown)%n", &rf->rank, &at) != 1)
+		return -1;
+	if (sscanf(s + at, ", host %255[^,], CPUs %1023s (%63[^)])%n", rf->host,
+		   rf->cpus, rf->from, &end) != 3)
+		return -1;
+	return s[at + end] || rf->rank < 0 || rf->size < of ? -1 : 0;
 }
 
 /*
