@@ -116,8 +116,8 @@ static int setup(struct stat_run *r)
 	sets_plan(r);
 	ret = sets_build(r, 0, &bad);
 	if (ret != PAPI_OK) {
-		msg("event '%s' cannot be counted here: %s",
-		    bad >= 0 ? r->ev[bad].name : "?", PAPI_strerror(ret));
+		msg("event '%s' cannot be counted here: %s", r->ev[bad].name,
+		    PAPI_strerror(ret));
 		return EX_USAGE;
 	}
 	sets_delete(r);

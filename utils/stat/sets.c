@@ -134,14 +134,11 @@ int sets_build(struct stat_run *r, pid_t pid, int *bad)
 		struct cset *s = &r->sets[i];
 
 		ret = set_new(&r->o, s->cidx, pid, &s->es);
-		for (j = 0; ret == PAPI_OK && j < s->nev; j++) {
+		for (j = 0; ret == PAPI_OK && j < s->nev; j++)
 			ret = PAPI_add_event(s->es, r->ev[s->ev[j]].code);
-			if (ret != PAPI_OK)
-				*bad = s->ev[j];
-		}
 		if (ret != PAPI_OK) {
-			if (*bad < 0)
-				*bad = s->ev[0];
+			/* the event not added, or the first if no set */
+			*bad = s->ev[j ? j - 1 : 0];
 			sets_delete(r);
 			return ret;
 		}
@@ -229,9 +226,8 @@ static int probe(const struct opts *o, const char *name)
 	if (ret != PAPI_OK)
 		return ret;
 	ret = set_new(o, PAPI_get_event_component(code), 0, &es);
-	if (ret != PAPI_OK)
-		return ret;
-	ret = PAPI_add_event(es, code);
+	if (ret == PAPI_OK)
+		ret = PAPI_add_event(es, code);
 	if (ret == PAPI_OK)
 		ret = PAPI_start(es);
 	drop_set(&es);
