@@ -163,6 +163,16 @@ static void table_print(struct table *t, int n, row_fn *row, const void *arg)
 	}
 }
 
+/* A value as text into @buf: a count whole, seconds (@secs) to the ns. */
+static char *num(double v, int secs, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "<not counted>");
+	else
+		snprintf(buf, len, secs ? "%.9f" : "%.0f", v);
+	return buf;
+}
+
 /* A run's columns: value, unit, event, comment, spread (perf stat's). */
 static const struct col run_cols[] = {
 	{ "", "", 18, 0, 0 },   { NULL, "", 0, 0, 0 }, { "", "", 30, 1, 6 },
@@ -175,17 +185,14 @@ static void run_row(struct table *t, const void *arg, int i)
 	const struct stat_run *r = arg;
 	const struct event *e = i < r->nev ? &r->ev[i] : NULL;
 	const struct stats *s = e ? &e->st : &r->elapsed;
-	char val[32] = "<not counted>", comment[64] = "", spread[32] = "";
-	const char *cell[] = { val, e ? event_units(e) : "s",
-			       e ? e->name : ELAPSED, comment, spread };
+	char val[32], comment[64] = "", spread[32] = "";
+	const char *cell[] = { num(s->n ? s->mean : NAN, !e, val, sizeof(val)),
+			       e ? event_units(e) : "s", e ? e->name : ELAPSED,
+			       comment, spread };
 
-	if (s->n) {
-		snprintf(val, sizeof(val), e ? "%.0f" : "%.9f", s->mean);
-		if (r->runs > 1)
-			snprintf(spread, sizeof(spread),
-				 t->sep ? "%.2f%%" : "( +- %5.2f%% )",
-				 stats_spread(s));
-	}
+	if (s->n && r->runs > 1)
+		snprintf(spread, sizeof(spread),
+			 t->sep ? "%.2f%%" : "( +- %5.2f%% )", stats_spread(s));
 	if (e && s->n && is_clock(e->name) && r->elapsed.mean > 0)
 		snprintf(comment, sizeof(comment), "# %8.3f CPUs utilized",
 			 e->st.mean / 1e9 / r->elapsed.mean);
@@ -271,16 +278,6 @@ static void summarize(const struct merge *m, int i, struct summary *s)
 	}
 }
 
-/* A value of row @i as text into @buf: counts whole, seconds to the ns. */
-static char *num(const struct merge *m, int i, double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "<not counted>");
-	else
-		snprintf(buf, len, i == m->nrow - 1 ? "%.9f" : "%.0f", v);
-	return buf;
-}
-
 /* The comment lines: what was merged, from where, what is missing. */
 static void comments(const struct merge *m, FILE *out, const char *lead)
 {
@@ -347,19 +344,20 @@ static void sum_row(struct table *t, const void *arg, int i)
 	char b[8][32] = { "" };
 	const char *cell[] = { m->name[i], m->unit[i], b[0], b[1], b[2],
 			       b[3],       b[4],       b[5], b[6], b[7] };
+	int secs = i == m->nrow - 1;
 	struct summary s;
 
 	summarize(m, i, &s);
-	num(m, i, s.n ? s.sum : NAN, b[0], sizeof(b[0]));
+	num(s.n ? s.sum : NAN, secs, b[0], sizeof(b[0]));
 	if (s.n) {
-		num(m, i, s.min, b[1], sizeof(b[1]));
+		num(s.min, secs, b[1], sizeof(b[1]));
 		snprintf(b[2], sizeof(b[2]), "%d", s.min_rank);
-		num(m, i, s.max, b[3], sizeof(b[3]));
+		num(s.max, secs, b[3], sizeof(b[3]));
 		snprintf(b[4], sizeof(b[4]), "%d", s.max_rank);
 		snprintf(b[5], sizeof(b[5]),
-			 i == m->nrow - 1 ? "%.9f" :
-			 t->sep           ? "%.3f" :
-					    "%.0f",
+			 secs   ? "%.9f" :
+			 t->sep ? "%.3f" :
+				  "%.0f",
 			 s.mean);
 		snprintf(b[6], sizeof(b[6]), "%.3f", s.imbalance);
 	}
@@ -380,7 +378,8 @@ static void rank_row(struct table *t, const void *arg, int k)
 	snprintf(b[0], sizeof(b[0]), "%d", rf->rank);
 	cell[0] = b[0];
 	for (i = 0; i < m->nrow; i++)
-		cell[i + 3] = num(m, i, rf->val[i], b[i + 1], sizeof(b[i + 1]));
+		cell[i + 3] = num(rf->val[i], i == m->nrow - 1, b[i + 1],
+				  sizeof(b[i + 1]));
 	table_row(t, cell);
 }
 
