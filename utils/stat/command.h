@@ -1,19 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Running the command the way perf stat does (the patch of Paul
- * Mackerras, 2009), for papi_stat:
- *
- *   command_start()   fork; the child does a dummy execvp("") so that
- *                     resolving execvp's PLT entry happens now, says
- *                     "ready" on a pipe and blocks reading a second one;
- *                     wait for "ready": the caller attaches its counters
- *                     to c->pid now, while the child waits;
- *   command_finish()  write "go": the child execs the command (if that
- *                     fails it sends errno back and exits 127); wait for
- *                     its end.
- *
- * Until the exec, a signal does to the child what it would do to the
- * command.  Signals sent to us are forwarded to the running command.
+ * Mackerras, 2009), for papi_stat: between command_start() and
+ * command_finish() the child waits, and the caller attaches its counters
+ * to c->pid (the protocol: doc/papi_stat.md).
  */
 #ifndef LOPE_STAT_COMMAND_H
 #define LOPE_STAT_COMMAND_H

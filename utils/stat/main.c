@@ -2,10 +2,6 @@
 /*
  * papi_stat: count a whole command with PAPI, as perf stat does.
  *
- *   papi_stat [-e EVENT[,EVENT...]] [-r N] [-o FILE] [-x SEP] [-d DOMAIN]
- *             [-i] [--job-dir DIR] -- COMMAND [ARGS...]
- *   papi_stat --merge DIR [-o FILE] [-x SEP]
- *
  * Counting starts at the exec of COMMAND and ends at its exit: the child
  * waits on a pipe (command.h) while the parent attaches one PAPI event set
  * per component to it with LOPE_ENABLE_ON_EXEC=1 (sets.c), which asks our
