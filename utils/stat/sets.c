@@ -257,10 +257,6 @@ static void missing_text(const int *err, char *buf, size_t len)
 	}
 }
 
-/*
- * The default events that can be added and started here, software or
- * hardware.  r->note says which were chosen and why any were left out.
- */
 int events_default(struct stat_run *r)
 {
 	int err[ARRAY_SIZE(defaults)], nsw = 0, nhw = 0;
