@@ -3,13 +3,13 @@
  * papi_stat in a parallel job (doc/cluster.md):
  *
  *   job.c           which rank this is, from the launcher's environment;
- *                   the host and the command's CPUs;
- *   jobdir.c        the rank's result file in the job directory, and
- *                   whether this rank is the one that prints the merged
- *                   report;
+ *                   the host and the command's CPUs; the rank's result
+ *                   file in the job directory, and whether this rank is
+ *                   the one that prints the merged report;
  *   merge.c         reading and checking every rank's file into a
  *                   struct merge;
- *   report.c        the merged report (human or CSV).
+ *   report.c        a rank's label (job_label()) and the merged report
+ *                   (human or CSV).
  *
  * No MPI library: the ranks meet only in the directory the user names.
  */

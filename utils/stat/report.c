@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * papi_stat's statistics and reports: a run's, in perf stat's layout,
- * and a job's merged one (job.h), each through one table printer,
- * aligned or CSV.
+ * papi_stat's statistics and reports: a run's, in perf stat's layout
+ * (labelled with its rank in a job), and a job's merged one (job.h), each
+ * through one table printer, aligned or CSV.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -66,6 +66,19 @@ void command_text(const struct stat_run *r, char *buf, size_t len)
 	for (i = 0; r->o.argv[i] && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "",
 				      r->o.argv[i]);
+}
+
+void job_label(const struct job *j, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	append(buf, len, &n, "rank %d", j->rank);
+	if (j->size)
+		append(buf, len, &n, " of %d", j->size);
+	else
+		append(buf, len, &n, " (job size unknown)");
+	append(buf, len, &n, ", host %s, CPUs %s (%s)", j->host,
+	       j->cpus[0] ? j->cpus : "unknown", j->from);
 }
 
 /* A column of a table. */
