@@ -67,9 +67,8 @@ bin_PROGRAMS += utils/papi_stat
 # its file into a directory and the last one, or papi_stat --merge,
 # prints the merged report: no MPI library.
 utils_papi_stat_SOURCES = utils/stat/main.c utils/stat/command.c \
-	utils/stat/options.c utils/stat/sets.c utils/stat/report.c \
-	utils/stat/job.c utils/stat/merge.c \
-	utils/stat/command.h utils/stat/stat.h \
+	utils/stat/sets.c utils/stat/report.c utils/stat/job.c \
+	utils/stat/merge.c utils/stat/command.h utils/stat/stat.h \
 	utils/stat/job.h utils/tool.c utils/tool.h \
 	utils/papi_common.h
 utils_papi_stat_CPPFLAGS = $(PAPI_OURS_CPPFLAGS)

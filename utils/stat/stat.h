@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * papi_stat's parts: the options (options.c), the events and their PAPI
- * event sets (sets.c), the report (report.c), the runs (main.c), a rank
- * of a parallel job (job.h).
+ * papi_stat's parts: the events and their PAPI event sets (sets.c), the
+ * report (report.c), the options and the runs (main.c), a rank of a
+ * parallel job (job.h).
  */
 #ifndef LOPE_STAT_STAT_H
 #define LOPE_STAT_STAT_H
@@ -64,9 +64,6 @@ struct stat_run {
 	FILE *out;
 	struct job job; /* rank -1: not in a job */
 };
-
-/* Options into *@o, or exit 2 (said why, as tool_getopt()). */
-void parse_opts(int argc, char **argv, struct opts *o);
 
 void stats_add(struct stats *s, double x);
 /* The command line, its words separated by blanks, into @buf. */
