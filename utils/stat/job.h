@@ -47,8 +47,9 @@
 /* Created (O_EXCL) by the one rank that prints the merged report. */
 #define JOB_PRINTED ".printed"
 
-/* The most events of -e, and so of a rank file. */
+/* The most events of -e and runs of -r, and so of a rank file. */
 #define MAX_EVENTS 64
+#define MAX_RUNS 100000
 
 #define JOB_HOST_LEN 256
 #define JOB_CPUS_LEN 1024

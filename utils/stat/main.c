@@ -30,8 +30,6 @@
 #include "command.h"
 #include "stat.h"
 
-#define MAX_RUNS 100000
-
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -140,7 +140,7 @@ static int read_line(struct reader *rd, struct merge *m, char *line)
 	line += strlen(heads[k]);
 	switch (k) {
 	case H_RUNS:
-		if (parse_long(line, 1, 100000, &runs))
+		if (parse_long(line, 1, MAX_RUNS, &runs))
 			return bad(rd, "the runs are not a number");
 		rf->runs = (int)runs;
 		break;

@@ -87,7 +87,7 @@ static int set_new(const struct opts *o, int cidx, pid_t pid, int *out)
 		ret = PAPI_EINVAL_DOM;
 	if (ret == PAPI_OK && pid > 0 && ci && ci->attach)
 		ret = attach_on_exec(es, pid);
-	if (ret != PAPI_OK && es != PAPI_NULL)
+	if (ret != PAPI_OK)
 		drop_set(&es);
 	*out = es;
 	return ret;
