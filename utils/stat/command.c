@@ -34,13 +34,12 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 void command_signals(void)
 {
-	struct sigaction sa, old;
+	/* read() and waitpid() go on: the command's end is what we wait for */
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction old;
 	size_t i;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	/* read() and waitpid() go on: the command's end is what we wait for */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&caught);
 	for (i = 0; i < ARRAY_SIZE(forwarded); i++) {
@@ -59,15 +58,13 @@ void command_signals(void)
  */
 static _Noreturn void child(char **argv, int go, int rep, const sigset_t *mask)
 {
-	struct sigaction dfl;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	size_t i;
 	char c;
 	int err;
 
 	/* Until the exec, a signal does to the child what it would do to
 	 * the command (the exec resets our handlers anyway). */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
 	for (i = 0; i < ARRAY_SIZE(forwarded); i++)
 		if (sigismember(&caught, forwarded[i]) == 1)
 			(void)sigaction(forwarded[i], &dfl, NULL);
