@@ -146,8 +146,7 @@ int job_detect(struct job *j, int alone)
 	size_t i;
 	int ret = 0;
 
-	memset(j, 0, sizeof(*j));
-	j->rank = -1;
+	*j = (struct job){ .rank = -1 };
 	if (gethostname(j->host, sizeof(j->host) - 1) != 0)
 		scopy(j->host, sizeof(j->host), "unknown");
 	for (i = 0; i < ARRAY_SIZE(launchers) && ret == 0; i++)

@@ -89,9 +89,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		     { 'J', &o->job_dir },
 		     { 'M', &o->merge } };
 
-	memset(o, 0, sizeof(*o));
-	o->runs = 1;
-	o->inherit = 1;
+	*o = (struct opts){ .runs = 1, .inherit = 1 };
 	while ((c = tool_getopt(argc, argv, "+:e:r:o:x:d:ih", longopts, usage,
 				1)) != -1) {
 		counting |= strchr("erdi", c) != NULL;

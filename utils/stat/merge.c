@@ -171,8 +171,7 @@ static int read_file(struct merge *m, char *name)
 	FILE *f;
 	int ret = 0;
 
-	memset(rf, 0, sizeof(*rf));
-	rf->file = name;
+	rf->file = name; /* the rest zero: m->rk was calloc'd */
 	snprintf(path, sizeof(path), "%s/%s", m->dir, name);
 	f = fopen(path, "re");
 	if (!f) {

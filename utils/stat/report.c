@@ -264,8 +264,7 @@ static void summarize(const struct merge *m, int i, struct summary *s)
 	double v, sp;
 	int k;
 
-	memset(s, 0, sizeof(*s));
-	s->spread = NAN;
+	*s = (struct summary){ .spread = NAN };
 	for (k = 0; k < m->n; k++) {
 		rf = &m->rk[k];
 		v = rf->val[i];
