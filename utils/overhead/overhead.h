@@ -354,10 +354,9 @@ enum quantity {
  * rounds; < 0 if not measured. */
 double per_call(const struct ovh *o, const struct col *c, const char *target,
 		const char *call, int nev, enum quantity q);
-/* Did the calls of that case count differently (exact meters)? */
-int varies(const struct col *c, const char *target, const char *call, int nev);
-const struct res *find_res(const struct col *c, const char *target,
-			   const char *call, int nev, int round);
+/* The result of that case in round @round, or NULL. */
+struct res *find_res(const struct col *c, const char *target, const char *call,
+		     int nev, int round);
 /* Did column @c fail?  If so, why in @why (NULL: not said). */
 int col_failed(const struct col *c, char *why, size_t len);
 int rdpmc_ok(const struct ovh *o);

@@ -26,8 +26,7 @@ struct run {
 	int valgrind;
 };
 
-/* The index of @target @call on @nev events in round @round of @c, or -1. */
-static int res_index(const struct col *c, const char *target, const char *call,
+struct res *find_res(const struct col *c, const char *target, const char *call,
 		     int nev, int round)
 {
 	int i;
@@ -36,18 +35,17 @@ static int res_index(const struct col *c, const char *target, const char *call,
 		if (c->res[i].nev == nev && c->res[i].round == round &&
 		    !strcmp(c->res[i].target, target) &&
 		    !strcmp(c->res[i].call, call))
-			return i;
-	return -1;
+			return &c->res[i];
+	return NULL;
 }
 
 static struct res *res_get(struct col *c, const char *target, const char *call,
 			   int nev)
 {
-	int i = res_index(c, target, call, nev, c->round);
-	struct res *r;
+	struct res *r = find_res(c, target, call, nev, c->round);
 
-	if (i >= 0)
-		return &c->res[i];
+	if (r)
+		return r;
 	c->res = xrealloc(c->res, (size_t)c->nres + 1, sizeof(*c->res));
 	r = &c->res[c->nres++];
 	memset(r, 0, sizeof(*r));
@@ -317,14 +315,6 @@ void ovh_free(struct ovh *o)
 /* What the columns measured                                           */
 /* ------------------------------------------------------------------ */
 
-const struct res *find_res(const struct col *c, const char *target,
-			   const char *call, int nev, int round)
-{
-	int i = res_index(c, target, call, nev, round);
-
-	return i < 0 ? NULL : &c->res[i];
-}
-
 /* The value per call of @r that the others are less: the cheapest path's
  * (exact) or the median. */
 static double base_of(const struct ovh *o, const struct res *r)
@@ -392,13 +382,6 @@ double per_call(const struct ovh *o, const struct col *c, const char *target,
 	return v[0] < 0 ? 0 : v[0];
 }
 
-int varies(const struct col *c, const char *target, const char *call, int nev)
-{
-	const struct res *r = find_res(c, target, call, nev, 0);
-
-	return r && !r->kind && r->val.ok && r->val.s[S_MIN] != r->val.s[S_MAX];
-}
-
 /* Did worker @w fail?  If so, say how in @why. */
 static int worker_failed(const struct worker *w, const char *how, char *why,
 			 size_t len)
@@ -419,23 +402,19 @@ static int worker_failed(const struct worker *w, const char *how, char *why,
 
 int col_failed(const struct col *c, char *why, size_t len)
 {
-	if (c->disabled) {
+	if (c->disabled)
 		snprintf(why, len, "component %s disabled: %s",
 			 c->w.comp[0] ? c->w.comp : "perf_event",
 			 c->w.disabled);
-		return 1;
-	}
-	if (!c->w.ran) {
+	else if (!c->w.ran)
 		snprintf(why, len, "worker not run");
-		return 1;
-	}
-	if (c->usage[0]) {
+	else if (c->usage[0])
 		snprintf(why, len, "%s", c->usage);
-		return 1;
-	}
-	return worker_failed(&c->w, "", why, len) ||
-	       (c->vw.ran &&
-		worker_failed(&c->vw, " (under valgrind)", why, len));
+	else
+		return worker_failed(&c->w, "", why, len) ||
+		       (c->vw.ran &&
+			worker_failed(&c->vw, " (under valgrind)", why, len));
+	return 1;
 }
 
 /* Is the ours-rdpmc column measured (the component reads in user space)? */

@@ -34,6 +34,12 @@ static void num(char *buf, size_t len, const char *fmt, double v)
 		snprintf(buf, len, fmt, v);
 }
 
+/* Did the calls of case @r count differently (exact meters)? */
+static int varies(const struct res *r)
+{
+	return r && !r->kind && r->val.ok && r->val.s[S_MIN] != r->val.s[S_MAX];
+}
+
 static void cell(char *buf, size_t len, const struct ovh *o,
 		 const struct col *c, const char *target, const char *call,
 		 int nev)
@@ -54,7 +60,7 @@ static void cell(char *buf, size_t len, const struct ovh *o,
 			 col_failed(c, NULL, 0) ? "failed" : "?");
 	else
 		snprintf(buf, len, "%.0f%s", v,
-			 o->exact && varies(c, target, call, nev) ? "*" : "");
+			 o->exact && varies(r) ? "*" : "");
 }
 
 /* @a / @b, or -1 if either is missing or @b is 0. */
@@ -285,8 +291,7 @@ static void print_varies(const struct ovh *o)
 			continue;
 		for (i = 0; i < c->nres; i++) {
 			r = &c->res[i];
-			if (!r->round && strcmp(r->target, "null") &&
-			    varies(c, r->target, r->call, r->nev))
+			if (!r->round && strcmp(r->target, "null") && varies(r))
 				print_vary(o, c, r, &seen);
 		}
 	}
