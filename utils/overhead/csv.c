@@ -50,8 +50,6 @@ static void csv_figures(const struct ovh *o, const struct col *c,
 {
 	static const enum quantity q[] = { Q_VAL, Q_MEAN, Q_MIN, Q_MAX,
 					   Q_P10, Q_P25,  Q_P75, Q_P90 };
-	static const int raw[] = { S_P50, S_SUM, S_MIN, S_MAX,
-				   S_P10, S_P25, S_P75, S_P90 };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(q); i++)
@@ -60,8 +58,8 @@ static void csv_figures(const struct ovh *o, const struct col *c,
 						 r->nev, q[i]));
 		else if (r->val.ok)
 			csv_num("%.2f",
-				r->val.s[raw[i]] /
-					(raw[i] == S_SUM ? r->val.s[S_N] : 1));
+				r->val.s[q[i]] /
+					(q[i] == Q_MEAN ? r->val.s[S_N] : 1));
 		else
 			putchar(',');
 	csv_num("%.3f", per_call(o, c, r->target, r->call, r->nev, Q_SYS));

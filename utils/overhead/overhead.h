@@ -335,16 +335,17 @@ void pick_meter(struct ovh *o);
 int ovh_measure(struct ovh *o);
 void ovh_free(struct ovh *o);
 
-/* What per_call() gives, per call, less the empty function's. */
+/* What per_call() gives, per call, less the empty function's; a
+ * statistic of the calls is its index in struct count. */
 enum quantity {
-	Q_VAL,  /* the table's: the median, or exact the cheapest path's */
-	Q_MEAN, /* the mean */
-	Q_MIN,  /* each statistic of the calls */
-	Q_MAX,
-	Q_P10,
-	Q_P25,
-	Q_P75,
-	Q_P90,
+	Q_VAL = S_P50,  /* the table's: median, or exact cheapest path's */
+	Q_MEAN = S_SUM, /* the mean */
+	Q_MIN = S_MIN,
+	Q_MAX = S_MAX,
+	Q_P10 = S_P10,
+	Q_P25 = S_P25,
+	Q_P75 = S_P75,
+	Q_P90 = S_P90,
 	Q_SYS,     /* system calls, the mean */
 	Q_SYS_MAX, /* the most one call made */
 	Q_EXTRA,   /* the extra count (faults, samples), the mean, not less

@@ -329,10 +329,6 @@ static double base_of(const struct ovh *o, const struct res *r)
 static int one_round(const struct ovh *o, const struct res *r,
 		     const struct res *z, enum quantity q, double *v)
 {
-	static const int stat[] = {
-		[Q_MIN] = S_MIN, [Q_MAX] = S_MAX, [Q_P10] = S_P10,
-		[Q_P25] = S_P25, [Q_P75] = S_P75, [Q_P90] = S_P90
-	};
 	const struct count *a = q >= Q_SYS ? &r->sys : &r->val;
 	const struct count *b = q >= Q_SYS ? &z->sys : &z->val;
 
@@ -349,7 +345,7 @@ static int one_round(const struct ovh *o, const struct res *r,
 	else if (q == Q_MEAN || q == Q_SYS)
 		*v = a->s[S_SUM] / a->s[S_N] - b->s[S_SUM] / b->s[S_N];
 	else
-		*v = a->s[stat[q]] - base_of(o, z);
+		*v = a->s[q] - base_of(o, z);
 	return 1;
 }
 
