@@ -25,13 +25,14 @@ static const char *const floors[][3] = {
 	{ "user", "read", "user loop" },
 };
 
-/* @v with @fmt into @buf; "-" if < 0. */
-static void num(char *buf, size_t len, const char *fmt, double v)
+/* @sep, then @v with @fmt ("-" if < 0) right-aligned in @w. */
+static void num(const char *sep, int w, const char *fmt, double v)
 {
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, fmt, v);
+	char b[32] = "-";
+
+	if (v >= 0)
+		snprintf(b, sizeof(b), fmt, v);
+	printf("%s%*s", sep, w, b);
 }
 
 /* Did the calls of case @r count differently (exact meters)? */
@@ -40,27 +41,29 @@ static int varies(const struct res *r)
 	return r && !r->kind && r->val.ok && r->val.s[S_MIN] != r->val.s[S_MAX];
 }
 
-static void cell(char *buf, size_t len, const struct ovh *o,
-		 const struct col *c, const char *target, const char *call,
-		 int nev)
+/* A blank, then the value of @call of @target on @nev events in column
+ * @c, or why none, right-aligned in @w. */
+static void cell(int w, const struct ovh *o, const struct col *c,
+		 const char *target, const char *call, int nev)
 {
 	const struct res *r = find_res(c, target, call, nev, 0);
 	double v = per_call(o, c, target, call, nev, Q_VAL);
+	char b[32];
 
 	if (!c->w.active)
-		snprintf(buf, len, "-");
+		scopy(b, sizeof(b), "-");
 	else if (c->disabled)
-		snprintf(buf, len, "disabled");
+		scopy(b, sizeof(b), "disabled");
 	else if (c->skipped || (r && r->kind == RES_NA))
-		snprintf(buf, len, "n/a");
+		scopy(b, sizeof(b), "n/a");
 	else if (r && r->kind == RES_ERR)
-		snprintf(buf, len, "error");
+		scopy(b, sizeof(b), "error");
 	else if (v < 0)
-		snprintf(buf, len, "%s",
-			 col_failed(c, NULL, 0) ? "failed" : "?");
+		scopy(b, sizeof(b), col_failed(c, NULL, 0) ? "failed" : "?");
 	else
-		snprintf(buf, len, "%.0f%s", v,
+		snprintf(b, sizeof(b), "%.0f%s", v,
 			 o->exact && varies(r) ? "*" : "");
+	printf(" %*s", w, b);
 }
 
 /* @a / @b, or -1 if either is missing or @b is 0. */
@@ -145,36 +148,31 @@ static void print_row(const struct ovh *o, const struct case_def *d, int nev)
 	double v = per_call(o, ob, "papi", d->call, nev, Q_VAL);
 	double s = per_call(o, st, "papi", d->call, nev, Q_VAL);
 	double f = per_call(o, fl, "raw", d->floor, nev, Q_VAL);
-	char b[10][32];
 
+	printf("%-16s %2d", d->label, nev);
 	if (rdpmc_ok(o))
-		cell(b[0], 32, o, &c[WORKER_RDPMC], "papi", d->call, nev);
+		cell(10, o, &c[WORKER_RDPMC], "papi", d->call, nev);
 	else
-		snprintf(b[0], 32, "n/a");
-	cell(b[1], 32, o, &c[WORKER_READ], "papi", d->call, nev);
-	cell(b[2], 32, o, st, "papi", d->call, nev);
-	cell(b[3], 32, o, fl, "raw", d->floor, nev);
-	cell(b[4], 32, o, ob, "fw", d->base, nev);
-	num(b[5], 32, "%.2f", over(v, s));
-	num(b[6], 32, "%.2f", over(v, f));
-	num(b[7], 32, "%.0f",
+		printf(" %10s", "n/a");
+	cell(10, o, &c[WORKER_READ], "papi", d->call, nev);
+	cell(10, o, st, "papi", d->call, nev);
+	cell(10, o, fl, "raw", d->floor, nev);
+	cell(10, o, ob, "fw", d->base, nev);
+	num(" ", 10, "%.2f", over(v, s));
+	num(" ", 10, "%.2f", over(v, f));
+	num(" ", 10, "%.0f",
 	    minus(v, per_call(o, ob, "fw", d->base, nev, Q_VAL)));
-	num(b[8], 32, "%.0f",
+	num(" ", 10, "%.0f",
 	    minus(s, per_call(o, st, "fw", d->base, nev, Q_VAL)));
-	num(b[9], 16, "%.3g", per_call(o, ob, "papi", d->call, nev, Q_SYS));
-	num(b[9] + 16, 16, "%.3g",
-	    per_call(o, st, "papi", d->call, nev, Q_SYS));
-	printf("%-16s %2d %10s %10s %10s %10s %10s %10s %10s %10s %10s "
-	       "%5s / %s\n",
-	       d->label, nev, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-	       b[8], b[9], b[9] + 16);
+	num(" ", 5, "%.3g", per_call(o, ob, "papi", d->call, nev, Q_SYS));
+	num(" / ", 0, "%.3g", per_call(o, st, "papi", d->call, nev, Q_SYS));
+	printf("\n");
 }
 
 /* The minor faults per call of the cases on new sets, per column. */
 static void print_faults(const struct ovh *o)
 {
 	const struct col *c;
-	char b[32];
 	int k, i, j;
 
 	printf("faults    : minor faults per call on new sets (start, read "
@@ -185,12 +183,10 @@ static void print_faults(const struct ovh *o)
 			continue;
 		printf(" %s", c->w.name);
 		for (i = j = 0; i < ncases; i++)
-			if (cases[i].flags & CASE_FAULTS) {
-				num(b, sizeof(b), "%.2f",
+			if (cases[i].flags & CASE_FAULTS)
+				num(j++ ? "/" : " ", 0, "%.2f",
 				    per_call(o, c, "papi", cases[i].call,
 					     SET3_OF(o->nev), Q_EXTRA));
-				printf("%s%s", j++ ? "/" : " ", b);
-			}
 		printf("%s", k < WORKER_STOCK ? ";" : "");
 	}
 	printf("\n");
@@ -315,16 +311,14 @@ static double per_sample(const struct ovh *o, const struct col *c,
 		    per_call(o, c, target, "sample", nev, Q_EXTRA));
 }
 
-/* A sample's cost in column @c as a cell: the number, or why none. */
-static void sample_cell(char *buf, size_t len, const struct ovh *o,
-			const struct col *c, const char *target, int nev)
+/* A sample's cost @v in column @c as a cell: the number, or why none. */
+static void sample_cell(double v, const struct ovh *o, const struct col *c,
+			const char *target, int nev)
 {
-	double v = per_sample(o, c, target, nev, Q_VAL);
-
 	if (v < 0)
-		cell(buf, len, o, c, target, "sample", nev);
+		cell(10, o, c, target, "sample", nev);
 	else
-		snprintf(buf, len, "%.0f", v);
+		printf(" %10.0f", v);
 }
 
 /*
@@ -337,7 +331,6 @@ static void print_sampling(const struct ovh *o)
 	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
 	const struct col *fl = &o->col[WORKER_FLOOR];
 	double v, s, f;
-	char b[8][32];
 	int k;
 
 	printf("\nsampling (%s per sample: a spin, %ld calls, every event of "
@@ -352,17 +345,17 @@ static void print_sampling(const struct ovh *o)
 		v = per_sample(o, ob, "papi", k, Q_VAL);
 		s = per_sample(o, st, "papi", k, Q_VAL);
 		f = per_sample(o, fl, "raw", k, Q_VAL);
-		sample_cell(b[0], 32, o, ob, "papi", k);
-		sample_cell(b[1], 32, o, st, "papi", k);
-		sample_cell(b[2], 32, o, fl, "raw", k);
-		num(b[3], 32, "%.2f", over(v, s));
-		num(b[4], 32, "%.2f", over(v, f));
-		num(b[5], 32, "%.1f",
+		printf("%3d", k);
+		sample_cell(v, o, ob, "papi", k);
+		sample_cell(s, o, st, "papi", k);
+		sample_cell(f, o, fl, "raw", k);
+		num(" ", 10, "%.2f", over(v, s));
+		num(" ", 10, "%.2f", over(v, f));
+		num(" ", 12, "%.1f",
 		    per_call(o, ob, "papi", "sample", k, Q_EXTRA));
-		num(b[6], 32, "%.2f", per_sample(o, ob, "papi", k, Q_SYS));
-		num(b[7], 32, "%.2f", per_sample(o, st, "papi", k, Q_SYS));
-		printf("%3d %10s %10s %10s %10s %10s %12s %5s / %s\n", k, b[0],
-		       b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+		num(" ", 5, "%.2f", per_sample(o, ob, "papi", k, Q_SYS));
+		num(" / ", 0, "%.2f", per_sample(o, st, "papi", k, Q_SYS));
+		printf("\n");
 	}
 	for (k = 1; k <= o->nev; k++) {
 		const struct res *r = find_res(ob, "papi", "sample", k, 0);
@@ -378,7 +371,6 @@ static void print_floor(const struct ovh *o)
 {
 	const struct col *fl = &o->col[WORKER_FLOOR];
 	const struct res *r = find_res(fl, "user", "read", 1, 0);
-	char b[32];
 	size_t i;
 	int k;
 
@@ -390,11 +382,8 @@ static void print_floor(const struct ovh *o)
 	printf("\n");
 	for (k = 1; k <= o->nev; k++) {
 		printf("%3d", k);
-		for (i = 0; i < ARRAY_SIZE(floors); i++) {
-			cell(b, sizeof(b), o, fl, floors[i][0], floors[i][1],
-			     k);
-			printf(" %14s", b);
-		}
+		for (i = 0; i < ARRAY_SIZE(floors); i++)
+			cell(14, o, fl, floors[i][0], floors[i][1], k);
 		printf("\n");
 	}
 	if (r && r->kind == RES_NA)
@@ -408,7 +397,6 @@ static void print_dist(const struct ovh *o)
 					   Q_P75, Q_P90,  Q_MIN, Q_MAX };
 	const struct col *c;
 	const struct res *r;
-	char b[32];
 	size_t j;
 	int k, i;
 
@@ -424,15 +412,13 @@ static void print_dist(const struct ovh *o)
 				continue;
 			printf("%-10s %-7s %-10s %2d", c->w.name, r->target,
 			       r->call, r->nev);
-			for (j = 0; j < ARRAY_SIZE(q); j++) {
-				num(b, sizeof(b), "%.0f",
+			for (j = 0; j < ARRAY_SIZE(q); j++)
+				num(" ", 8, "%.0f",
 				    per_call(o, c, r->target, r->call, r->nev,
 					     q[j]));
-				printf(" %8s", b);
-			}
-			num(b, sizeof(b), "%.3g",
+			num(" ", 6, "%.3g",
 			    per_call(o, c, r->target, r->call, r->nev, Q_SYS));
-			printf(" %6s\n", b);
+			printf("\n");
 		}
 }
 
