@@ -89,8 +89,8 @@ static __attribute__((format(printf, 2, 3))) void say(struct goal *g,
 }
 
 /* One part of @g: "WHAT @v <= @limit" (or ">"), said if it fails or
- * @always. */
-static void __attribute__((format(printf, 5, 6)))
+ * @always.  Is it met? */
+static int __attribute__((format(printf, 5, 6)))
 check(struct goal *g, double v, double limit, int always, const char *fmt, ...)
 {
 	int met = v <= limit + 1e-9;
@@ -100,7 +100,7 @@ check(struct goal *g, double v, double limit, int always, const char *fmt, ...)
 	g->met = (g->evaluated ? g->met : 1) && met;
 	g->evaluated = 1;
 	if (!always && met)
-		return;
+		return met;
 	va_start(ap, fmt);
 	vsay(g, fmt, ap);
 	va_end(ap);
@@ -108,6 +108,7 @@ check(struct goal *g, double v, double limit, int always, const char *fmt, ...)
 	snprintf(g->text + strlen(g->text), sizeof(g->text) - strlen(g->text),
 		 limit >= 100 ? " %.0f %s %.0f" : " %.3g %s %.3g", v,
 		 met ? "<=" : ">", limit);
+	return met;
 }
 
 /* @call's value in column @c, on @nev events, target papi or @target. */
@@ -262,9 +263,8 @@ static void user_stock_goal(const struct ovh *o, struct goal *g, double every)
 		x = val(o, s, "papi", lim[i].call, 1);
 		if (v < 0 || x <= 0)
 			continue;
-		met = v / x <= lim[i].max + 1e-9;
-		check(g, v / x, lim[i].max, 1, "1 ev %s: ours/stock",
-		      case_find(lim[i].call)->label);
+		met = check(g, v / x, lim[i].max, 1, "1 ev %s: ours/stock",
+			    case_find(lim[i].call)->label);
 		fw = val(o, c, "fw", lim[i].call, 1);
 		if (met || fw < 0 || (strcmp(lim[i].call, "start") && b < 0))
 			continue;
@@ -281,7 +281,7 @@ static void user_stock_goal(const struct ovh *o, struct goal *g, double every)
 
 static void timer_goals_eval(const struct ovh *o, struct goal *g)
 {
-	int k = o->nev < 3 ? o->nev : 3;
+	int k = SET3_OF(o->nev);
 	double v, s;
 
 	timer_set(o, 1, g);
@@ -314,8 +314,8 @@ static void read2_goals(const struct ovh *o, struct goal *g)
 			b = val(o, s, "papi", cases[i].call, k);
 			if (a < 0 || b < 0)
 				continue;
-			check(&g[0], a, b, 0, "%d ev %s", k, cases[i].label);
-			within += a <= b + 1e-9;
+			within += check(&g[0], a, b, 0, "%d ev %s", k,
+					cases[i].label);
 			all++;
 		}
 		a = val(o, r, "papi", "read", k);
