@@ -138,24 +138,20 @@ static void plot_box(struct box *b, const struct ovh *o, int k,
 /* One panel per call: the four columns, sets of 1 and of all events. */
 static void plot_calls(FILE *g, const struct ovh *o, int *id)
 {
-	const int sizes[2] = { 1, o->nev };
-	struct panel p;
+	struct panel p = { .ng = PS_MAX,
+			   .ns = o->nev > 1 ? 2 : 1,
+			   .stitle = { "1 event", "all events" } };
 	int c, k, j;
 
+	for (j = 0; j < PS_MAX; j++)
+		scopy(p.glab[j], sizeof(p.glab[j]),
+		      o->col[plot_cols[j]].w.name);
 	for (c = 0; c < NCALLS; c++) {
-		memset(&p, 0, sizeof(p));
 		p.title = cases[c].label;
-		p.ng = PS_MAX;
-		p.ns = o->nev > 1 ? 2 : 1;
-		p.stitle[0] = "1 event";
-		p.stitle[1] = "all events";
-		for (j = 0; j < PS_MAX; j++) {
-			snprintf(p.glab[j], sizeof(p.glab[j]), "%s",
-				 o->col[plot_cols[j]].w.name);
+		for (j = 0; j < PS_MAX; j++)
 			for (k = 0; k < p.ns; k++)
 				plot_box(&p.b[j][k], o, plot_cols[j], &cases[c],
-					 sizes[k]);
-		}
+					 k ? o->nev : 1);
 		plot_panel(g, &p, (*id)++);
 	}
 }
@@ -168,13 +164,11 @@ static void plot_groups(FILE *g, const struct ovh *o, const char *title,
 			int first, int ng, int *id)
 {
 	const struct case_def *d;
-	struct panel p;
+	struct panel p = { .title = title,
+			   .ng = ng < PG_MAX ? ng : PG_MAX,
+			   .ns = first < 0 ? PS_MAX : PS_MAX - 1 };
 	int gi, j;
 
-	memset(&p, 0, sizeof(p));
-	p.title = title;
-	p.ng = ng < PG_MAX ? ng : PG_MAX;
-	p.ns = first < 0 ? PS_MAX : PS_MAX - 1;
 	for (j = 0; j < p.ns; j++)
 		p.stitle[j] = o->col[plot_cols[j]].w.name;
 	for (gi = 0; gi < p.ng; gi++) {
@@ -182,8 +176,7 @@ static void plot_groups(FILE *g, const struct ovh *o, const char *title,
 		if (first < 0)
 			snprintf(p.glab[gi], sizeof(p.glab[gi]), "%d", gi + 1);
 		else
-			snprintf(p.glab[gi], sizeof(p.glab[gi]), "%s",
-				 d->label + 5);
+			scopy(p.glab[gi], sizeof(p.glab[gi]), d->label + 5);
 		for (j = 0; j < p.ns; j++)
 			plot_box(&p.b[gi][j], o, plot_cols[j], d,
 				 first < 0 ? gi + 1 : SET3_OF(o->nev));
