@@ -133,7 +133,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 /* A worker: argv = PROG --_papi|--_floor FD CPU LIBDIR METER N MAXEV EVENTS. */
 static int worker_main(char **argv)
 {
-	static char evbuf[1024];
 	char **arg = worker_start(argv, WORKER_TIMEOUT);
 	struct wargs a = { .meter = arg[0] };
 	long k;
@@ -142,9 +141,8 @@ static int worker_main(char **argv)
 	    parse_long(arg[2], 1, MAX_EVENTS, &k))
 		return EX_USAGE;
 	a.maxev = (int)k;
-	scopy(evbuf, sizeof(evbuf), arg[3]);
-	if (evbuf[0]) {
-		a.nev = split_list(evbuf, a.names, MAX_EVENTS);
+	if (arg[3][0]) {
+		a.nev = split_list(arg[3], a.names, MAX_EVENTS);
 		if (a.nev < 1) {
 			emit("usage -e: 1 to %d events", MAX_EVENTS);
 			return EX_USAGE;
@@ -177,6 +175,5 @@ int main(int argc, char **argv)
 		rc = EX_FAIL;
 	else if (o.o.plot && !o.o.csv)
 		printf("\nplot: %s\n", o.o.plot);
-	ovh_free(&o);
 	return rc;
 }
