@@ -332,8 +332,8 @@ struct ovh {
 
 /* Choose the meter (-m); exit 77 if it cannot count here. */
 void pick_meter(struct ovh *o);
+/* Measure; the results live until the process exits. */
 int ovh_measure(struct ovh *o);
-void ovh_free(struct ovh *o);
 
 /* What per_call() gives, per call, less the empty function's; a
  * statistic of the calls is its index in struct count. */

@@ -303,14 +303,6 @@ int ovh_measure(struct ovh *o)
 	return rc;
 }
 
-void ovh_free(struct ovh *o)
-{
-	int k;
-
-	for (k = 0; k < WORKER_PATHS; k++)
-		free(o->col[k].res);
-}
-
 /* ------------------------------------------------------------------ */
 /* What the columns measured                                           */
 /* ------------------------------------------------------------------ */
