@@ -218,14 +218,14 @@ static void print_table(const struct ovh *o)
 
 #define MAX_VARIES 24
 
-/* Paths @r->path[@i..] that count as @r->path[@i] does, as "562 in 48 of
- * 50 calls (+2, +3 syscr)" less @base and @sys system calls (the empty
- * function's); @done marks them. */
-static void path_str(char *buf, size_t len, const struct res *r, int i,
-		     int *done, double base, long sys, const char *sys_name)
+/* @sep, then paths @r->path[@i..] that count as @r->path[@i] does, as
+ * "562 in 48 of 50 calls (+2, +3 syscr)" less @base and @sys system calls
+ * (the empty function's); @done marks them. */
+static void print_path(const char *sep, const struct res *r, int i, int *done,
+		       double base, long sys, const char *sys_name)
 {
 	const struct path *p = &r->path[i];
-	char max[32] = "", keys[96] = "";
+	char keys[96] = "";
 	long calls = 0;
 	int j;
 
@@ -237,10 +237,11 @@ static void path_str(char *buf, size_t len, const struct res *r, int i,
 		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
 			 "%s+%ld", j > i ? ", " : "", r->path[j].sys - sys);
 	}
+	printf("%s %.0f", sep, p->min - base);
 	if (p->max > p->min)
-		snprintf(max, sizeof(max), " to %.0f", p->max - base);
-	snprintf(buf, len, "%.0f%s in %ld of %.0f calls (%s %s)", p->min - base,
-		 max, calls, r->val.s[S_N], keys, sys_name);
+		printf(" to %.0f", p->max - base);
+	printf(" in %ld of %.0f calls (%s %s)", calls, r->val.s[S_N], keys,
+	       sys_name);
 }
 
 /* One case whose calls took paths of different lengths, the first time
@@ -253,7 +254,6 @@ static void print_vary(const struct ovh *o, const struct col *c,
 	double base = z && z->npaths ? z->path[0].min : 0;
 	long sys = z && z->npaths ? z->path[0].sys : 0;
 	int i, done[MAX_PATHS] = { 0 }, n = 0;
-	char buf[200];
 
 	if (++*seen == 1)
 		printf("* not every call counted the same (a path that depends "
@@ -264,12 +264,10 @@ static void print_vary(const struct ovh *o, const struct col *c,
 		return;
 	printf("  %-10s %-4s %-10s %d ev:", c->w.name, r->target, r->call,
 	       r->nev);
-	for (i = 0; i < r->npaths; i++) {
-		if (done[i])
-			continue;
-		path_str(buf, sizeof(buf), r, i, done, base, sys, o->sys_name);
-		printf("%s %s", n++ ? ";" : "", buf);
-	}
+	for (i = 0; i < r->npaths; i++)
+		if (!done[i])
+			print_path(n++ ? ";" : "", r, i, done, base, sys,
+				   o->sys_name);
 	printf("\n");
 }
 
