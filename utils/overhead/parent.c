@@ -219,7 +219,8 @@ static void col_valgrind(struct ovh *o, struct col *c)
 /* The columns                                                         */
 /* ------------------------------------------------------------------ */
 
-/* Ours first: it chooses the events for everybody. */
+/* Ours first: it chooses the events for everybody, and says whether
+ * there is a user-space path to count (if not, why). */
 static void run_first(struct ovh *o)
 {
 	struct col *c = &o->col[WORKER_RDPMC];
@@ -237,11 +238,6 @@ static void run_first(struct ovh *o)
 	scopy(o->events, sizeof(o->events), c->events);
 	scopy(buf, sizeof(buf), c->events);
 	o->nev = split_list(buf, names, MAX_EVENTS);
-}
-
-/* Is there a user-space path for column @c to count?  If not, why. */
-static void rdpmc_check(const struct ovh *o, struct col *c)
-{
 	c->skipped = !c->w.fcr || !strcmp(o->meter, "callgrind");
 	if (!c->w.fcr)
 		snprintf(c->skip_why, sizeof(c->skip_why),
@@ -270,7 +266,6 @@ int ovh_measure(struct ovh *o)
 	for (k = 0; k < WORKER_PATHS; k++)
 		worker_init(&o->col[k].w, k, &o->o.dirs);
 	run_first(o);
-	rdpmc_check(o, o->col);
 	for (r = 0; r < o->o.rounds; r++)
 		for (k = 0; k < WORKER_PATHS; k++) {
 			c = &o->col[(k + r) % WORKER_PATHS];
