@@ -248,11 +248,11 @@ static void run_first(struct ovh *o)
 			 "the user-space path");
 }
 
-/* Should column @c run (again)?  Not if it failed once. */
+/* Should column @c run (again)?  Not if it failed once, nor if its
+ * component is disabled (col_failed() says so too). */
 static int wants_run(const struct col *c)
 {
-	return c->w.active && !c->disabled && !c->skipped &&
-	       !col_failed(c, NULL, 0);
+	return c->w.active && !c->skipped && !col_failed(c, NULL, 0);
 }
 
 int ovh_measure(struct ovh *o)
@@ -403,10 +403,8 @@ int col_failed(const struct col *c, char *why, size_t len)
 /* Is the ours-rdpmc column measured (the component reads in user space)? */
 int rdpmc_ok(const struct ovh *o)
 {
-	const struct col *c = &o->col[WORKER_RDPMC];
-
-	return c->w.active && c->w.fcr && !c->skipped &&
-	       !col_failed(c, NULL, 0);
+	/* skipped where the component reports fast_counter_read=0 */
+	return wants_run(&o->col[WORKER_RDPMC]);
 }
 
 /* The "ours" of the ratios: user-space reads where they work. */

@@ -83,8 +83,6 @@ static void print_col(const char *tag, const struct col *c)
 	const struct worker *w = &c->w;
 	char why[512];
 
-	if (!w->active)
-		return;
 	if (col_failed(c, why, sizeof(why)))
 		printf("%-10s: %s: %s\n", tag,
 		       c->disabled ? "not measured" : "FAILED", why);
