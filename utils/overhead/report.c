@@ -6,9 +6,7 @@
  * size, each case's distribution (-v), then the goals.
  */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
