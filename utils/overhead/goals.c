@@ -202,27 +202,22 @@ static void start_stop_goal(const struct ovh *o, struct goal *g, int each)
 static int stock_reads_user(const struct ovh *o, char *why, size_t len)
 {
 	const struct col *s = &o->col[WORKER_STOCK];
-	double sys;
+	double sys = per_call(o, s, "papi", "read", 1, Q_SYS_MAX);
 
-	if (!s->w.active) {
+	if (!s->w.active)
 		snprintf(why, len, "no stock build to compare with");
+	else if (col_failed(s, why, len))
 		return 0;
-	}
-	if (col_failed(s, why, len))
-		return 0;
-	if (!s->w.fcr) {
+	else if (!s->w.fcr)
 		snprintf(why, len,
 			 "stock reads with read(2) here "
 			 "(fast_counter_read=0)");
-		return 0;
-	}
-	sys = per_call(o, s, "papi", "read", 1, Q_SYS_MAX);
-	if (sys > 0) {
+	else if (sys > 0)
 		snprintf(why, len,
 			 "stock's PAPI_read makes %.0f system calls here", sys);
-		return 0;
-	}
-	return 1;
+	else
+		return 1;
+	return 0;
 }
 
 /*
