@@ -241,16 +241,14 @@ int plot(const struct ovh *o)
 	st = plot_run(o, "pngcairo", head);
 	if (st != 0 && st != 127)
 		st = plot_run(o, "png", head);
-	if (st == 127) {
+	if (st == 127)
 		msg("--plot: gnuplot not found (Debian: apt-get install "
 		    "gnuplot-nox)");
-		return -1;
-	}
-	if (st != 0 || stat(o->o.plot, &sb) || sb.st_size == 0) {
+	else if (st != 0 || stat(o->o.plot, &sb) || sb.st_size == 0)
 		msg("--plot %s: gnuplot failed (status %d)", o->o.plot, st);
-		return -1;
-	}
-	return 0;
+	else
+		return 0;
+	return -1;
 }
 
 /* Fail early (exit 2) if the plot cannot be written at @path. */
@@ -270,10 +268,8 @@ void plot_check(const char *path)
 	if (fd < 0)
 		die(EX_USAGE, "--plot %s: cannot write there: %s", path,
 		    strerror(errno));
-	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode))
 		die(EX_USAGE, "--plot %s: not a regular file", path);
-	}
 	close(fd);
 	if (created)
 		unlink(path);
