@@ -459,7 +459,7 @@ static void eval_goals(const struct ovh *o, struct goal *g)
 void print_goals(const struct ovh *o, int csv)
 {
 	const struct goal_def *d = o->exact ? exact_goals : timer_goals;
-	const char *ours = rdpmc_ok(o) ? "ours-rdpmc" : "ours-read", *verdict;
+	const char *ours = ours_best(o)->w.name, *verdict;
 	struct goal g[NGOALS];
 	char text[1400];
 	int i;

@@ -208,7 +208,7 @@ static void print_table(const struct ovh *o)
 	       "call less the framework, the component's and engine's share;\n"
 	       " /new: on a new set, its first call; /k: the k-th read after "
 	       "a start)\n",
-	       o->unit, rdpmc_ok(o) ? "ours-rdpmc" : "ours-read");
+	       o->unit, ours_best(o)->w.name);
 	print_faults(o);
 }
 
@@ -332,9 +332,9 @@ static void print_sampling(const struct ovh *o)
 	       "less the bare spin, over the spin's samples;\nours = %s):\n"
 	       "%3s %10s %10s %10s %10s %10s %12s %s\n",
 	       o->unit, o->o.n < SAMPLE_N ? o->o.n : SAMPLE_N, SAMPLE_PERIOD,
-	       CLOCK_PERIOD, rdpmc_ok(o) ? "ours-rdpmc" : "ours-read", "ev",
-	       "ours", "stock", "floor", "ours/stock", "ours/floor",
-	       "samples/spin", "syscalls/sample ours/stock");
+	       CLOCK_PERIOD, ours_best(o)->w.name, "ev", "ours", "stock",
+	       "floor", "ours/stock", "ours/floor", "samples/spin",
+	       "syscalls/sample ours/stock");
 	for (k = 1; k <= o->nev; k++) {
 		v = per_sample(o, ob, "papi", k, Q_VAL);
 		s = per_sample(o, st, "papi", k, Q_VAL);
