@@ -25,7 +25,6 @@ utils_papi_overhead_SOURCES = utils/overhead/main.c \
 	utils/overhead/overhead.h utils/overhead/timer.h \
 	utils/overhead/pick.c utils/overhead/events.c utils/overhead/cases.c \
 	utils/overhead/meter.c utils/overhead/meter_cg.c \
-	utils/overhead/meter_for.c \
 	utils/overhead/papi_worker.c utils/overhead/framework.c \
 	utils/overhead/floor_worker.c utils/overhead/sampling.c \
 	utils/overhead/parent.c \

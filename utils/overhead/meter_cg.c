@@ -8,7 +8,9 @@
  * reuse of a fresh sample) shows each path's count, not a mean.  The
  * dumps go to $PAPI_OVERHEAD_DUMPS; with $PAPI_OVERHEAD_KEEP, each case's
  * first one stays, for callgrind_annotate.  Built without valgrind's
- * header (a cross build), the method is unavailable.
+ * header (a cross build), the method is unavailable.  meter_for(), the
+ * meter asked for by name, is here, above the timer and the counter
+ * (meter.c).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -117,7 +119,7 @@ static struct meter cg_meter = {
 		       "a sample",
 };
 
-struct meter *meter_callgrind(char *why, size_t len)
+static struct meter *meter_callgrind(char *why, size_t len)
 {
 	dumps = getenv("PAPI_OVERHEAD_DUMPS");
 	keep = getenv("PAPI_OVERHEAD_KEEP") != NULL;
@@ -144,7 +146,7 @@ int have_callgrind(void)
 	return 1;
 }
 #else
-struct meter *meter_callgrind(char *why, size_t len)
+static struct meter *meter_callgrind(char *why, size_t len)
 {
 	snprintf(why, len, "built without valgrind/callgrind.h");
 	return NULL;
@@ -155,3 +157,17 @@ int have_callgrind(void)
 	return 0;
 }
 #endif
+
+struct meter *meter_for(const char *name)
+{
+	char why[512];
+	struct meter *m = strcmp(name, "callgrind") ?
+				  meter_counter(name, why, sizeof(why)) :
+				  meter_callgrind(why, sizeof(why));
+
+	if (!m)
+		emit("fatal meter %s: %s", name, why);
+	else
+		emit("info val %s", why);
+	return m;
+}

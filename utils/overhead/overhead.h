@@ -16,8 +16,7 @@
  *   events.c       the events, their perf_event attributes and open
  *   cases.c        the table of cases and the loop every meter runs
  *   meter.c        worker: timer and counter meters, the case's lines
- *   meter_cg.c     worker: the callgrind meter
- *   meter_for.c    worker: the meter asked for by name
+ *   meter_cg.c     worker: the callgrind meter; the meter by name
  *   papi_worker.c  worker: PAPI event sets, ours or stock
  *   framework.c    worker: PAPI's framework with an empty component
  *   floor_worker.c worker: the raw perf_event floor, sampling too
@@ -142,7 +141,7 @@ extern const int ncases;
 const struct case_def *case_find(const char *call);
 
 /* ------------------------------------------------------------------ */
-/* Worker: meters (meter.c, meter_cg.c, meter_for.c)                  */
+/* Worker: meters (meter.c, meter_cg.c)                               */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -187,13 +186,11 @@ void meter_end(struct meter *m);
  * the system calls where they can be counted, and what it counts in @why;
  * NULL with why if the instructions counter cannot be opened. */
 struct meter *meter_counter(const char *name, char *why, size_t len);
-/* The callgrind meter, or NULL with why (not under valgrind ...). */
-struct meter *meter_callgrind(char *why, size_t len);
 /* Was this program built with callgrind's client requests? */
 int have_callgrind(void);
 /* The meter of @name ("timer", "counter", "callgrind", "sys": system
- * calls only), or NULL after a "fatal" line (exit EX_SKIP): meter_for.c,
- * above the meters. */
+ * calls only), or NULL after a "fatal" line (exit EX_SKIP): meter_cg.c,
+ * which holds callgrind's. */
 struct meter *meter_for(const char *name);
 /* Is the meter's instruction counter a hardware counter (one fewer for
  * the measured events)? */
