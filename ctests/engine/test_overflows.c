@@ -786,7 +786,9 @@ static void flood_child(struct flood_seen *s)
  * With that fixed, 1 run in 5 to 20 still sees the event overflow on
  * after its POLL_HUP with nothing refreshing it, and the queue fill;
  * standalone programs making the same calls did not reproduce that here,
- * and it is not understood (doc/design.md, "Counting on, with a budget").
+ * and why the kernel lets the event run is not understood; a refresh
+ * ends it, as a PAPI handler's renewal would (doc/design.md, "Counting
+ * on, with a budget").
  */
 static void test_flood(void)
 {
