@@ -207,19 +207,15 @@ int job_dir_prepare(const char *dir)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		msg("--job-dir: cannot create %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		msg("--job-dir: %s is not a directory", dir);
-		return -1;
-	}
-	if (access(dir, W_OK | X_OK) != 0) {
+	else if (access(dir, W_OK | X_OK) != 0)
 		msg("--job-dir: cannot write in %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	return 0;
+	else
+		return 0;
+	return -1;
 }
 
 long job_file_rank(const char *name)

@@ -98,8 +98,7 @@ void sets_delete(struct stat_run *r)
 	int i;
 
 	for (i = 0; i < r->nsets; i++)
-		if (r->sets[i].es != PAPI_NULL)
-			drop_set(&r->sets[i].es);
+		drop_set(&r->sets[i].es);
 }
 
 void sets_plan(struct stat_run *r)
