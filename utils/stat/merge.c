@@ -209,36 +209,29 @@ static int check_job(struct merge *m)
 
 	for (i = 0; i < m->n; i++) {
 		b = &m->rk[i];
-		if (job_file_rank(b->file) != b->rank) {
+		m->runs = b->runs > m->runs ? b->runs : m->runs;
+		m->runs_differ |= b->runs != a->runs;
+		m->commands_differ |= strcmp(b->command, a->command) != 0;
+		if (job_file_rank(b->file) != b->rank)
 			msg("%s/%s holds rank %d: not the rank in its name",
 			    m->dir, b->file, b->rank);
-			return -1;
-		}
-		if (b->size != a->size) {
+		else if (b->size != a->size)
 			msg("%s/%s says the job has %d ranks, %s/%s says %d",
 			    m->dir, b->file, b->size, m->dir, a->file, a->size);
-			return -1;
-		}
-		if (b->size && b->rank >= b->size) {
+		else if (b->size && b->rank >= b->size)
 			msg("%s/%s: rank %d of a job of %d ranks", m->dir,
 			    b->file, b->rank, b->size);
-			return -1;
-		}
-		if (a->id[0] && b->id[0] && strcmp(a->id, b->id) != 0) {
+		else if (a->id[0] && b->id[0] && strcmp(a->id, b->id) != 0)
 			msg("%s/%s and %s/%s are of two jobs, %s and %s",
 			    m->dir, a->file, m->dir, b->file, a->id, b->id);
-			return -1;
-		}
-		if (i > 0 && m->rk[i - 1].rank == b->rank) {
+		else if (i > 0 && m->rk[i - 1].rank == b->rank)
 			msg("rank %d wrote twice: %s/%s and %s/%s (two jobs "
 			    "in one directory, or two launchers' variables?)",
 			    b->rank, m->dir, m->rk[i - 1].file, m->dir,
 			    b->file);
-			return -1;
-		}
-		m->runs = b->runs > m->runs ? b->runs : m->runs;
-		m->runs_differ |= b->runs != a->runs;
-		m->commands_differ |= strcmp(b->command, a->command) != 0;
+		else
+			continue;
+		return -1;
 	}
 	m->size = a->size;
 	return 0;
