@@ -264,31 +264,25 @@ int merge_dir(const char *dir, FILE *out, const char *sep)
 {
 	struct merge m = { .dir = dir };
 	struct dirent **names;
-	int n = job_dir_files(dir, &names), i, ret = EX_OK;
+	int n = job_dir_files(dir, &names), i, ret = EX_USAGE;
 
 	if (n < 0)
 		return EX_USAGE;
+	m.rk = xcalloc((size_t)n + 1, sizeof(*m.rk)); /* n may be 0 */
+	for (i = 0; i < n && read_file(&m, names[i]->d_name) == 0; i++)
+		;
 	if (n == 0) {
 		msg("no rank has written its file in %s", dir);
-		free(names);
-		return EX_FAIL;
-	}
-	m.rk = xcalloc((size_t)n, sizeof(*m.rk));
-	for (i = 0; i < n && ret == EX_OK; i++)
-		if (read_file(&m, names[i]->d_name))
-			ret = EX_USAGE;
-	if (ret == EX_OK && check_job(&m))
-		ret = EX_USAGE;
-	if (ret == EX_OK) {
+		ret = EX_FAIL;
+	} else if (i == n && check_job(&m) == 0) {
 		find_missing(&m);
 		merge_report(&m, out, sep);
 		fflush(out);
-		if (m.nmissing) {
+		ret = m.nmissing ? EX_FAIL : EX_OK;
+		if (m.nmissing)
 			msg("%d of the job's ranks wrote no file in %s "
 			    "(the report names them)",
 			    m.nmissing, dir);
-			ret = EX_FAIL;
-		}
 	}
 	for (i = 0; i < m.nrow; i++) {
 		free(m.name[i]);
