@@ -138,25 +138,18 @@ static int read_line(struct reader *rd, struct merge *m, char *line)
 		return bad(rd, "a comment line given twice");
 	rd->seen |= 1 << k;
 	line += strlen(heads[k]);
-	switch (k) {
-	case H_RUNS:
-		if (parse_long(line, 1, MAX_RUNS, &runs))
-			return bad(rd, "the runs are not a number");
+	if (k == H_RUNS && parse_long(line, 1, MAX_RUNS, &runs))
+		return bad(rd, "the runs are not a number");
+	if (k == H_LABEL && read_label(rf, line))
+		return bad(rd, "not a rank line of papi_stat");
+	if (k == H_RUNS)
 		rf->runs = (int)runs;
-		break;
-	case H_LABEL:
-		return read_label(rf, line) ?
-			       bad(rd, "not a rank line of papi_stat") :
-			       0;
-	case H_COMMAND:
+	else if (k == H_COMMAND)
 		scopy(rf->command, sizeof(rf->command), line);
-		break;
-	case H_ID:
+	else if (k == H_ID)
 		scopy(rf->id, sizeof(rf->id), line);
-		break;
-	default:
+	else if (k == H_NOTE)
 		scopy(rf->note, sizeof(rf->note), line);
-	}
 	return 0;
 }
 
