@@ -277,13 +277,10 @@ int main(int argc, char **argv)
 	if (!r.o.job_dir && !(r.out = out_open(r.o.out, stderr)))
 		return EX_USAGE;
 	command_signals();
-	for (i = 0; i < r.o.runs && !command_interrupted; i++) {
-		if (run_once(&r, &status)) {
-			if (status == EX_NOEXEC)
-				return status;
-			break;
-		}
-	}
+	for (i = 0; i < r.o.runs && !command_interrupted && !ret; i++)
+		ret = run_once(&r, &status);
+	if (ret && status == EX_NOEXEC)
+		return status;
 	ret = finish(&r);
 	if (ret && (ret == EX_FAIL || status == 0))
 		status = ret;
