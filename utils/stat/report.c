@@ -383,12 +383,11 @@ static void rank_row(struct table *t, const void *arg, int k)
 {
 	const struct merge *m = arg;
 	const struct rank_file *rf = &m->rk[k];
-	const char *cell[MAX_COLS] = { "", rf->host, rf->cpus };
 	char b[MAX_COLS][32];
+	const char *cell[MAX_COLS] = { b[0], rf->host, rf->cpus };
 	int i;
 
 	snprintf(b[0], sizeof(b[0]), "%d", rf->rank);
-	cell[0] = b[0];
 	for (i = 0; i < m->nrow; i++)
 		cell[i + 3] = num(rf->val[i], i == m->nrow - 1, b[i + 1],
 				  sizeof(b[i + 1]));
