@@ -90,18 +90,14 @@ static int slurm_step(void)
 
 static void job_id(struct job *j)
 {
-	const char *s, *step;
+	const char *s = NULL, *step = getenv("SLURM_STEP_ID");
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(job_ids); i++) {
+	for (i = 0; i < ARRAY_SIZE(job_ids) && !(s && *s); i++)
 		s = getenv(job_ids[i]);
-		if (s && *s)
-			break;
-	}
-	if (i == ARRAY_SIZE(job_ids))
+	if (!s || !*s)
 		return;
-	step = getenv("SLURM_STEP_ID");
-	if (strcmp(job_ids[i], "SLURM_JOB_ID") == 0 && step && *step)
+	if (strcmp(job_ids[i - 1], "SLURM_JOB_ID") == 0 && step && *step)
 		snprintf(j->id, sizeof(j->id), "%s.%s", s, step);
 	else
 		oneline(j->id, sizeof(j->id), s);
