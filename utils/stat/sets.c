@@ -204,17 +204,15 @@ static int event_add(struct stat_run *r, const char *name)
 int events_parse(struct stat_run *r, const char *list)
 {
 	char *copy = strdup(list), *names[MAX_EVENTS];
-	int i, n = copy ? split_list(copy, names, MAX_EVENTS) : -1, ret = 0;
+	int i, n = copy ? split_list(copy, names, MAX_EVENTS) : -1;
 
-	if (n < 0) {
+	if (n < 0)
 		msg("-e '%s': give 1 to %d comma-separated event names", list,
 		    MAX_EVENTS);
-		ret = -1;
-	}
-	for (i = 0; i < n && ret == 0; i++)
-		ret = event_add(r, names[i]);
+	for (i = 0; i < n && event_add(r, names[i]) == 0; i++)
+		;
 	free(copy);
-	return ret;
+	return n < 0 || i < n ? -1 : 0;
 }
 
 /* Can @name be added to a set on ourselves and started?  A PAPI error. */
