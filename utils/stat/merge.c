@@ -21,7 +21,6 @@
 struct reader {
 	const struct merge *m;
 	struct rank_file *rf;
-	const char *file;
 	int line;
 	int ev;   /* events read so far */
 	int seen; /* lines seen: bits of the heads[] index, or H_ELAPSED */
@@ -37,7 +36,7 @@ enum { H_COMMAND, H_ID, H_RUNS, H_LABEL, H_NOTE, H_ELAPSED };
 
 static int bad(const struct reader *rd, const char *why)
 {
-	msg("%s/%s, line %d: %s", rd->m->dir, rd->file, rd->line, why);
+	msg("%s/%s, line %d: %s", rd->m->dir, rd->rf->file, rd->line, why);
 	return -1;
 }
 
@@ -108,8 +107,8 @@ static int read_row(struct reader *rd, struct merge *m, char *line)
 	if (i >= m->nrow || strcmp(m->name[i], name) != 0) {
 		msg("%s/%s and %s/%s count different events: event %d is %s in "
 		    "one, %s in the other",
-		    m->dir, rd->file, m->dir, m->n ? m->rk[0].file : rd->file,
-		    i + 1, name, i < m->nrow ? m->name[i] : "none");
+		    m->dir, rd->rf->file, m->dir, m->rk[0].file, i + 1, name,
+		    i < m->nrow ? m->name[i] : "none");
 		return -1;
 	}
 	rd->rf->val[i] = v;
@@ -157,7 +156,7 @@ static int read_line(struct reader *rd, struct merge *m, char *line)
 static int read_file(struct merge *m, char *name)
 {
 	struct rank_file *rf = &m->rk[m->n];
-	struct reader rd = { m, rf, name, 1, 0, 0 };
+	struct reader rd = { m, rf, 1, 0, 0 };
 	char path[4096], magic[64], *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
