@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * papi_stat in a parallel job (doc/cluster.md):
- *
- *   job.c           which rank this is, from the launcher's environment;
- *                   the host and the command's CPUs; the rank's result
- *                   file in the job directory, and whether this rank is
- *                   the one that prints the merged report;
- *   merge.c         reading and checking every rank's file into a
- *                   struct merge;
- *   report.c        a rank's label (job_label()) and the merged report
- *                   (human or CSV).
- *
- * No MPI library: the ranks meet only in the directory the user names.
+ * papi_stat in a parallel job (doc/cluster.md): the rank (job.c), its
+ * file in the job directory, read back by --merge (merge.c) for the
+ * merged report (report.c).  No MPI library: the ranks meet only in the
+ * directory the user names.
  */
 #ifndef LOPE_STAT_JOB_H
 #define LOPE_STAT_JOB_H
