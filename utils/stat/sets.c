@@ -147,17 +147,13 @@ int sets_build(struct stat_run *r, pid_t pid, int *bad)
 
 int sets_start(struct stat_run *r)
 {
-	int pass, i, ret;
+	int pass, i, ret = PAPI_OK;
 
 	for (pass = 1; pass >= 0; pass--)
-		for (i = 0; i < r->nsets; i++) {
-			if (r->sets[i].attach != pass)
-				continue;
-			ret = PAPI_start(r->sets[i].es);
-			if (ret != PAPI_OK)
-				return ret;
-		}
-	return PAPI_OK;
+		for (i = 0; i < r->nsets && ret == PAPI_OK; i++)
+			if (r->sets[i].attach == pass)
+				ret = PAPI_start(r->sets[i].es);
+	return ret;
 }
 
 void sets_stop(struct stat_run *r)
