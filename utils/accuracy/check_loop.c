@@ -26,9 +26,18 @@ static __attribute__((noinline, noclone, used)) void loop_region(void)
 			     : "rcx", "cc", "memory");
 }
 
+/* Say why the loop cannot be single-stepped: @why, then errno's text if
+ * @sys; -1. */
+static long cannot(const char *why, int sys)
+{
+	printf(PROG ": cannot single-step: %s%s%s\n", why, sys ? ": " : "",
+	       sys ? strerror(errno) : "");
+	return -1;
+}
+
 /* Single-step @pid until it leaves the region; instructions inside it.
  * No step limit: the straight code around a loop of N <= 1000 ends. */
-static long step_count(pid_t pid, char *why, size_t len)
+static long step_count(pid_t pid)
 {
 	uintptr_t b = (uintptr_t)lope_acc_loop_begin;
 	uintptr_t e = (uintptr_t)lope_acc_loop_end;
@@ -37,30 +46,22 @@ static long step_count(pid_t pid, char *why, size_t len)
 	int st;
 
 	for (;;) {
-		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs)) {
-			snprintf(why, len, "PTRACE_GETREGS: %s",
-				 strerror(errno));
-			return -1;
-		}
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			return cannot("PTRACE_GETREGS", 1);
 		if (regs.rip == e)
 			return count;
 		if (regs.rip >= b && regs.rip < e)
 			count++;
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
-		    waitpid(pid, &st, 0) != pid) {
-			snprintf(why, len, "PTRACE_SINGLESTEP: %s",
-				 strerror(errno));
-			return -1;
-		}
-		if (!WIFSTOPPED(st)) {
-			snprintf(why, len, "the child ended before the loop");
-			return -1;
-		}
+		    waitpid(pid, &st, 0) != pid)
+			return cannot("PTRACE_SINGLESTEP", 1);
+		if (!WIFSTOPPED(st))
+			return cannot("the child ended before the loop", 0);
 	}
 }
 
-/* Instructions the loop executes for @n, by ptrace; -1 with @why. */
-static long loop_instructions(long n, char *why, size_t len)
+/* Instructions the loop executes for @n, by ptrace; -1 after saying why. */
+static long loop_instructions(long n)
 {
 	long count = -1;
 	pid_t pid;
@@ -69,10 +70,8 @@ static long loop_instructions(long n, char *why, size_t len)
 	loop_n = n;
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0) {
-		snprintf(why, len, "fork: %s", strerror(errno));
-		return -1;
-	}
+	if (pid < 0)
+		return cannot("fork", 1);
 	if (pid == 0) {
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(3);
@@ -81,11 +80,10 @@ static long loop_instructions(long n, char *why, size_t len)
 		_exit(0);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
-		snprintf(why, len,
-			 "ptrace is not allowed here (the child "
-			 "did not stop)");
+		cannot("ptrace is not allowed here (the child did not stop)",
+		       0);
 	else
-		count = step_count(pid, why, len);
+		count = step_count(pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	return count;
@@ -94,19 +92,16 @@ static long loop_instructions(long n, char *why, size_t len)
 int check_loop(void)
 {
 	static const long ns[] = { 1, 2, 3, 10, 1000 };
-	char why[512];
 	unsigned i;
 	int bad = 0;
 
 	printf(PROG ": loop benchmark instructions, counted by single-stepping "
 		    "it with ptrace:\n");
 	for (i = 0; i < ARRAY_SIZE(ns); i++) {
-		long c = loop_instructions(ns[i], why, sizeof(why));
+		long c = loop_instructions(ns[i]);
 
-		if (c < 0) {
-			printf(PROG ": cannot single-step: %s\n", why);
+		if (c < 0)
 			return EX_SKIP;
-		}
 		printf("  N=%-5ld %6ld instructions, 1+3N = %6ld: %s\n", ns[i],
 		       c, 1 + 3 * ns[i], c == 1 + 3 * ns[i] ? "ok" : "WRONG");
 		bad |= c != 1 + 3 * ns[i];
