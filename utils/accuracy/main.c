@@ -94,17 +94,6 @@ static void path_check(struct path *p)
 		p->shown = 1;
 }
 
-/* Run path @p's worker: PROG --_worker FD CPU LIBDIR REPS NLIST EVENT. */
-static void path_run(const struct acc *a, struct path *p)
-{
-	char rbuf[32];
-	const char *args[] = { rbuf, a->nlist, a->event, NULL };
-
-	snprintf(rbuf, sizeof(rbuf), "%ld", a->reps);
-	worker_run(&p->w, "--_worker", a->cpu, args, path_line, p);
-	path_check(p);
-}
-
 /*
  * The rows that start with @key of every shown path, printed as @fmt of
  * the path's name and the row's text: -1 if there was none, 0 if one
@@ -219,20 +208,29 @@ static const char *sysfs_pmu(void)
 	return PMU_DIR "cpu does not exist";
 }
 
-/* Run every path's worker; EX_SKIP (said why) if none can count. */
+/*
+ * Run every path's worker (PROG --_worker FD CPU LIBDIR REPS NLIST EVENT);
+ * EX_SKIP (said why) if none can count.
+ */
 static int acc_measure(struct acc *a)
 {
 	struct path *p = a->p;
+	char reps[32];
+	const char *args[] = { reps, a->nlist, a->event, NULL };
 	int i;
 
+	snprintf(reps, sizeof(reps), "%ld", a->reps);
 	libdirs_default(&a->dirs);
 	a->cpu = sched_getcpu();
 	a->pmu = sysfs_pmu();
 	/* ours-rdpmc, always active, runs first: can this machine count? */
 	for (i = 0; i < NPATHS; i++) {
 		worker_init(&p[i].w, i, &a->dirs);
-		if (p[i].w.active)
-			path_run(a, &p[i]);
+		if (p[i].w.active) {
+			worker_run(&p[i].w, "--_worker", a->cpu, args,
+				   path_line, &p[i]);
+			path_check(&p[i]);
+		}
 		if (p[i].w.exit_code == EX_SKIP && p[i].nopmu[0] &&
 		    i == WORKER_RDPMC) {
 			msg("needs a core PMU to count instructions, and this "
@@ -309,7 +307,6 @@ static int acc_report(const struct acc *a)
 int main(int argc, char **argv)
 {
 	static struct acc a;
-	int i, rc;
 
 	tool_prog = PROG;
 	if (argc == 8 && !strcmp(argv[1], "--_worker"))
@@ -321,10 +318,6 @@ int main(int argc, char **argv)
 		    "skipped");
 		return EX_SKIP;
 	}
-	rc = acc_measure(&a);
-	if (rc == EX_OK)
-		rc = acc_report(&a);
-	for (i = 0; i < NPATHS; i++)
-		free(a.p[i].rows);
-	return rc;
+	/* the rows are freed as the process exits */
+	return acc_measure(&a) == EX_SKIP ? EX_SKIP : acc_report(&a);
 }
