@@ -183,18 +183,13 @@ int tool_getopt(int argc, char **argv, const char *shortopts,
 	}
 	if (c == ':')
 		die(EX_USAGE, "option %s needs an argument", opt_text(argv));
-	if (c == '?') {
-		usage(stderr);
-		die(EX_USAGE, "unknown option '%s'", opt_text(argv));
-	}
-	if (c == -1 && operands)
-		return c;
 	/* a tool without operands takes no "--" either */
-	if (c == -1 && optind > before)
+	if (c == -1 && !operands && optind > before)
 		optind = before;
-	if (c == -1 && optind < argc) {
+	if (c == '?' || (c == -1 && !operands && optind < argc)) {
 		usage(stderr);
-		die(EX_USAGE, "unknown option '%s'", argv[optind]);
+		die(EX_USAGE, "unknown option '%s'",
+		    c == '?' ? opt_text(argv) : argv[optind]);
 	}
 	return c;
 }
