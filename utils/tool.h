@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the utilities share: exit codes, messages, allocation that cannot
- * fail, string, option, quantile and CSV helpers, the CPU's name (what the tools that link PAPI share with the PAPI tests is in
- * papi_common.h).
+ * fail, string, option, quantile and CSV helpers, the CPU's name (what the
+ * tools that link PAPI share with the PAPI tests is in papi_common.h).
  */
 #ifndef LOPE_TOOL_H
 #define LOPE_TOOL_H
