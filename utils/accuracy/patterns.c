@@ -34,7 +34,7 @@ struct actx {
 	int rc[3];
 	long long v0[1], v1[1], junk[1];
 	long long count;
-	char err[256];
+	char err[512];
 	int64_t *diff; /* each repetition's error, a->reps of them */
 };
 
@@ -121,9 +121,9 @@ static const struct domain {
 
 /*
  * An event set a->es of a->event counting in @dom, started and stopped
- * once: 0, or a PAPI error with why in @why and no set.
+ * once: 0, or a PAPI error with why in a->err and no set.
  */
-static int acc_set(struct actx *a, int cidx, int dom, char *why, size_t len)
+static int acc_set(struct actx *a, int cidx, int dom)
 {
 	const char *call;
 	long long v[1];
@@ -144,7 +144,8 @@ static int acc_set(struct actx *a, int cidx, int dom, char *why, size_t len)
 		call = "PAPI_stop";
 	else
 		return PAPI_OK;
-	snprintf(why, len, "%s: %s: %s", a->event, call, PAPI_strerror(rc));
+	snprintf(a->err, sizeof(a->err), "%s: %s: %s", a->event, call,
+		 PAPI_strerror(rc));
 	drop_set(&a->es);
 	return rc;
 }
@@ -275,24 +276,23 @@ static void acc_rows(struct actx *a, const struct pattern *p, const char *dom,
 int acc_worker(const char *event, long reps, const long *ns, int nns)
 {
 	struct actx a = { .event = event, .reps = reps };
-	char why[512];
 	int cidx, d, p, rc = EX_OK;
 
 	if (worker_hello(&cidx))
 		return EX_FAIL;
 	a.diff = xcalloc((size_t)reps, sizeof(*a.diff));
 	for (d = 0; d < (int)ARRAY_SIZE(domains) && rc == EX_OK; d++) {
-		if (!acc_set(&a, cidx, domains[d].dom, why, sizeof(why))) {
+		if (!acc_set(&a, cidx, domains[d].dom)) {
 			for (p = 0; p < (int)ARRAY_SIZE(patterns); p++)
 				acc_rows(&a, &patterns[p], domains[d].name, ns,
 					 nns);
 			drop_set(&a.es);
 		} else if (d == 0) {
 			/* not even the user domain: no core PMU, skip */
-			emit("nopmu %s", why);
+			emit("nopmu %s", a.err);
 			rc = EX_SKIP;
 		} else {
-			emit("null %-12s n/a: %s", domains[d].name, why);
+			emit("null %-12s n/a: %s", domains[d].name, a.err);
 		}
 	}
 	free(a.diff);
