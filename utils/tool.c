@@ -160,13 +160,10 @@ long count_arg(const char *opt, const char *s, long max)
 /* The option getopt_long() just refused, as the user wrote it. */
 static const char *opt_text(char **argv)
 {
-	static char text[3];
+	static char text[3] = "-";
 
-	if (optopt > 0 && optopt < 256) {
-		snprintf(text, sizeof(text), "-%c", optopt);
-		return text;
-	}
-	return argv[optind - 1];
+	text[1] = (char)optopt;
+	return optopt > 0 && optopt < 256 ? text : argv[optind - 1];
 }
 
 int tool_getopt(int argc, char **argv, const char *shortopts,
