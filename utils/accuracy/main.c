@@ -208,10 +208,8 @@ static const char *sysfs_pmu(void)
 	return PMU_DIR "cpu does not exist";
 }
 
-/*
- * Run every path's worker (PROG --_worker FD CPU LIBDIR REPS NLIST EVENT);
- * EX_SKIP (said why) if none can count.
- */
+/* Run every path's worker (worker_main()'s argv); EX_SKIP (said why) if
+ * none can count. */
 static int acc_measure(struct acc *a)
 {
 	struct path *p = a->p;
