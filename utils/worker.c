@@ -58,27 +58,6 @@ static const char *libdir_arg(const char *what, char sep, const char *dir)
 	return dir;
 }
 
-/* Option @c (getopt's value) with argument @arg into @d: 1, or 0 if it is
- * not one of LIBDIRS_OPTIONS. */
-static int libdirs_opt(struct libdirs *d, int c, const char *arg)
-{
-	switch (c) {
-	case OPT_OURS:
-		d->ours = libdir_arg("--ours", ' ', arg);
-		return 1;
-	case OPT_COMPARE:
-		d->stock = libdir_arg("--compare", ' ', arg);
-		d->no_compare = 0;
-		return 1;
-	case OPT_NO_COMPARE:
-		d->no_compare = 1;
-		d->stock = NULL;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /*
  * The first of: $@env (which must hold libpapi.so*), $@env2 and the
  * compiled-in @builtin (each where it holds libpapi.so*).  NULL if none.
@@ -102,10 +81,20 @@ int libdirs_getopt(int argc, char **argv, const char *shortopts,
 {
 	int c;
 
-	do
+	for (;;) {
 		c = tool_getopt(argc, argv, shortopts, longopts, usage, 0);
-	while (c != -1 && libdirs_opt(d, c, optarg));
-	return c;
+		if (c == OPT_OURS) {
+			d->ours = libdir_arg("--ours", ' ', optarg);
+		} else if (c == OPT_COMPARE) {
+			d->stock = libdir_arg("--compare", ' ', optarg);
+			d->no_compare = 0;
+		} else if (c == OPT_NO_COMPARE) {
+			d->no_compare = 1;
+			d->stock = NULL;
+		} else {
+			return c;
+		}
+	}
 }
 
 void libdirs_default(struct libdirs *d)
