@@ -195,8 +195,10 @@ int line_text(void *obj, const struct line_text *t, size_t n, const char *line)
 	return 0;
 }
 
-/* A line worker_hello() or a failing PAPI sent?  Then keep it in @w. */
-static int worker_line(struct worker *w, const char *line)
+/* Read @fd to its end and close it: each line worker_hello() or a failing
+ * PAPI sent into @w, every other to @line. */
+static void worker_read(int fd, struct worker *w, worker_line_fn line,
+			void *arg)
 {
 	static const struct line_text hello[] = {
 		LINE_TEXT(struct worker, "info lib ", lib),
@@ -205,20 +207,6 @@ static int worker_line(struct worker *w, const char *line)
 		LINE_TEXT(struct worker, "info disabled ", disabled),
 		LINE_TEXT(struct worker, "fatal ", fatal),
 	};
-
-	if (line_text(w, hello, sizeof(hello) / sizeof(hello[0]), line))
-		return 1;
-	if (strncmp(line, "info fcr ", 9))
-		return 0;
-	w->fcr = atoi(line + 9);
-	return 1;
-}
-
-/* Read @fd to its end and close it: each line to worker_line() or else
- * to @line. */
-static void worker_read(int fd, struct worker *w, worker_line_fn line,
-			void *arg)
-{
 	FILE *f = fdopen(fd, "r");
 	char *buf = NULL;
 	size_t cap = 0;
@@ -229,7 +217,9 @@ static void worker_read(int fd, struct worker *w, worker_line_fn line,
 	while ((l = getline(&buf, &cap, f)) > 0) {
 		if (buf[l - 1] == '\n')
 			buf[l - 1] = 0;
-		if (!worker_line(w, buf))
+		if (!strncmp(buf, "info fcr ", 9))
+			w->fcr = atoi(buf + 9);
+		else if (!line_text(w, hello, ARRAY_SIZE(hello), buf))
 			line(arg, buf);
 	}
 	free(buf);
