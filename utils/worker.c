@@ -129,36 +129,13 @@ void worker_init(struct worker *w, enum worker_path path,
 
 #define WORKER_MAX_WRAP 16
 
-/* In the forked child: exec @argv (argv[0] is this program) under @wrap. */
-static _Noreturn void exec_wrapped(const char *const *wrap,
-				   const char *const *argv)
-{
-	const char *full[WORKER_MAX_WRAP + WORKER_MAX_ARGS + 6];
-	char self[PATH_MAX];
-	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int n = 0;
-
-	if (l <= 0)
-		_exit(127);
-	self[l] = 0;
-	while (*wrap && n < WORKER_MAX_WRAP)
-		full[n++] = *wrap++;
-	/* the wrapper's own /proc/self/exe is not this program */
-	full[n++] = self;
-	while (*++argv)
-		full[n++] = *argv;
-	full[n] = NULL;
-	execvp(full[0], (char *const *)full);
-	fprintf(stderr, "%s: exec %s: %s\n", tool_prog, full[0],
-		strerror(errno));
-	_exit(127);
-}
-
-/* In the forked child: set the worker's environment and exec @argv. */
+/* In the forked child: set the worker's environment and exec @argv, this
+ * program or the command it runs under (w->wrap). */
 static _Noreturn void worker_exec(const struct worker *w,
 				  const char *const *argv)
 {
 	const char *old = getenv("LD_LIBRARY_PATH");
+	const char *file = w->wrap ? argv[0] : "/proc/self/exe";
 	char *v;
 
 	/* worker chatter (PAPI warnings ...) must not mix into stdout */
@@ -173,11 +150,8 @@ static _Noreturn void worker_exec(const struct worker *w,
 		setenv("LOPE_NO_RDPMC", "1", 1);
 	else
 		unsetenv("LOPE_NO_RDPMC");
-	if (w->wrap)
-		exec_wrapped(w->wrap, argv);
-	execv("/proc/self/exe", (char *const *)argv);
-	fprintf(stderr, "%s: exec /proc/self/exe: %s\n", tool_prog,
-		strerror(errno));
+	execvp(file, (char *const *)argv);
+	fprintf(stderr, "%s: exec %s: %s\n", tool_prog, file, strerror(errno));
 	_exit(127);
 }
 
@@ -229,22 +203,27 @@ static void worker_read(int fd, struct worker *w, worker_line_fn line,
 void worker_run(struct worker *w, const char *mode, int cpu,
 		const char *const *args, worker_line_fn line, void *arg)
 {
-	const char *argv[WORKER_MAX_ARGS + 6];
-	char fdbuf[16], cpubuf[16];
-	int pfd[2], status, a = 0;
+	const char *argv[WORKER_MAX_WRAP + WORKER_MAX_ARGS + 6];
+	char fdbuf[16], cpubuf[16], self[PATH_MAX];
+	int pfd[2], status, a = 0, i;
 	pid_t pid;
 
 	if (pipe(pfd))
 		die(EX_FAIL, "pipe: %s", strerror(errno));
 	snprintf(fdbuf, sizeof(fdbuf), "%d", pfd[1]);
 	snprintf(cpubuf, sizeof(cpubuf), "%d", cpu);
-	argv[a++] = tool_prog;
+	for (i = 0; w->wrap && w->wrap[i] && i < WORKER_MAX_WRAP; i++)
+		argv[a++] = w->wrap[i];
+	/* the wrapper's own /proc/self/exe is not this program */
+	if (w->wrap && !realpath("/proc/self/exe", self))
+		die(EX_FAIL, "/proc/self/exe: %s", strerror(errno));
+	argv[a++] = w->wrap ? self : tool_prog;
 	argv[a++] = mode;
 	argv[a++] = fdbuf;
 	argv[a++] = cpubuf;
 	argv[a++] = w->libdir ? w->libdir : "-";
-	while (*args && a < WORKER_MAX_ARGS + 5)
-		argv[a++] = *args++;
+	for (i = 0; args[i] && i < WORKER_MAX_ARGS; i++)
+		argv[a++] = args[i];
 	argv[a] = NULL;
 	fflush(NULL);
 	pid = fork();
