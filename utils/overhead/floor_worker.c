@@ -49,9 +49,10 @@
 /* How the group is opened: read with or without the times, or sampling. */
 enum raw_mode { RAW_TIMED, RAW_UNTIMED, RAW_SAMPLING };
 
-/* The one open group: the api's @set is always it. */
+/* The one open group: the api's @set is always it.  All zero when none
+ * is open (raw_close()). */
 static struct raw {
-	int nev;
+	int nev; /* its events open so far */
 	int fd[MAX_EVENTS];
 	/* each event's page (sampling: its ring, the page first) */
 	volatile struct perf_event_mmap_page *page[MAX_EVENTS];
@@ -146,8 +147,7 @@ static void raw_close(void)
 	for (i = 0; i < raw.nev; i++) {
 		if (raw.page[i])
 			munmap((void *)raw.page[i], raw.maplen);
-		if (raw.fd[i] >= 0)
-			close(raw.fd[i]);
+		close(raw.fd[i]);
 	}
 	memset(&raw, 0, sizeof(raw));
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -199,6 +199,7 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	raw.fd[i] = perf_open(&a, i ? raw.fd[0] : -1);
 	if (raw.fd[i] < 0)
 		return -1;
+	raw.nev = i + 1;
 	if (raw.mode == RAW_SAMPLING)
 		return raw_ring(i);
 	/* software events: no page, as in the engine (a mapped page is
@@ -218,10 +219,6 @@ static int raw_open(const struct ev_def *const *ev, int n, enum raw_mode mode,
 	size_t pagesz = (size_t)sysconf(_SC_PAGESIZE);
 	int i;
 
-	memset(&raw, 0, sizeof(raw));
-	for (i = 0; i < MAX_EVENTS; i++)
-		raw.fd[i] = -1;
-	raw.nev = n;
 	raw.mode = mode;
 	raw.len = ((mode == RAW_TIMED ? 3 : 1) + (size_t)n) * sizeof(uint64_t);
 	raw.maplen = (mode == RAW_SAMPLING ? 1 + RING_PAGES : 1) * pagesz;
