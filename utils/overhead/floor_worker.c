@@ -238,20 +238,19 @@ static int user_ok(char *why, size_t len)
 	int i;
 
 	for (i = 0; i < raw.nev; i++) {
-		if (!raw.page[i]) {
+		if (!raw.page[i])
 			snprintf(why, len,
 				 "software events have no counter to read "
 				 "in user space");
-			return 0;
-		}
-		if (!raw.page[i]->cap_user_rdpmc || !raw.page[i]->index) {
+		else if (!raw.page[i]->cap_user_rdpmc || !raw.page[i]->index)
 			snprintf(why, len,
 				 "the kernel allows no user-space read of "
 				 "event %d (cap_user_rdpmc %u, index %u)",
 				 i, (unsigned)raw.page[i]->cap_user_rdpmc,
 				 (unsigned)raw.page[i]->index);
-			return 0;
-		}
+		else
+			continue;
+		return 0;
 	}
 	return 1;
 }
