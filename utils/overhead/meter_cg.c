@@ -24,6 +24,7 @@
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
 
 static const char *dumps; /* where the dumps go */
 static int keep;          /* each case's first dump stays */
@@ -140,23 +141,19 @@ static struct meter *meter_callgrind(char *why, size_t len)
 	emit("info sys not counted under valgrind (another run counts them)");
 	return &cg_meter;
 }
-
-int have_callgrind(void)
-{
-	return 1;
-}
 #else
+#define HAVE_CALLGRIND 0
 static struct meter *meter_callgrind(char *why, size_t len)
 {
 	snprintf(why, len, "built without valgrind/callgrind.h");
 	return NULL;
 }
+#endif
 
 int have_callgrind(void)
 {
-	return 0;
+	return HAVE_CALLGRIND;
 }
-#endif
 
 struct meter *meter_for(const char *name)
 {
