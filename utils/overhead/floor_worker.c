@@ -387,8 +387,6 @@ static void floor_sampling(const struct ev_def *const *ev, int k,
 		return;
 	}
 	run_cases(&t, m, n, k, 0, sample_calls);
-	if (t.running)
-		(void)raw_stop(0, v);
 	raw_close();
 }
 
