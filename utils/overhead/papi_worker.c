@@ -7,6 +7,7 @@
  * started, else software events.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "papi.h"
 
@@ -89,10 +90,8 @@ static int events(const struct wargs *a, char **names, int cidx,
 		  const struct meter *m)
 {
 	char why[256];
-	int i;
 
-	for (i = 0; i < a->nev; i++)
-		names[i] = a->names[i];
+	memcpy(names, a->names, sizeof(a->names));
 	if (a->nev && worker_set_try(names, a->nev, why, sizeof(why))) {
 		emit("usage -e: %s", why);
 		return -1;
