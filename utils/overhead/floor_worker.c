@@ -274,6 +274,9 @@ static void floor_set(const struct ev_def *const *ev, int k, struct meter *m,
 	run_cases(&t, m, n, k, 0, raw_calls);
 	if (!t.running && raw_start(0) == 0)
 		t.running = 1;
+	else if (!t.running) /* the user loop reads a started group */
+		snprintf(why, sizeof(why), "ioctl(ENABLE): %s",
+			 strerror(errno));
 	if (m->no_user) {
 		emit("na user read %d %s", k, m->no_user);
 	} else if (t.running && user_ok(why, sizeof(why))) {
