@@ -46,22 +46,18 @@ static void cell(int w, const struct ovh *o, const struct col *c,
 {
 	const struct res *r = find_res(c, target, call, nev, 0);
 	double v = per_call(o, c, target, call, nev, Q_VAL);
+	int kind = r ? r->kind : RES_OK;
+	const char *s = !c->w.active                 ? "-" :
+			c->disabled                  ? "disabled" :
+			c->skipped || kind == RES_NA ? "n/a" :
+			kind == RES_ERR              ? "error" :
+			v >= 0                       ? NULL :
+			col_failed(c, NULL, 0)       ? "failed" :
+						       "?";
 	char b[32];
 
-	if (!c->w.active)
-		scopy(b, sizeof(b), "-");
-	else if (c->disabled)
-		scopy(b, sizeof(b), "disabled");
-	else if (c->skipped || (r && r->kind == RES_NA))
-		scopy(b, sizeof(b), "n/a");
-	else if (r && r->kind == RES_ERR)
-		scopy(b, sizeof(b), "error");
-	else if (v < 0)
-		scopy(b, sizeof(b), col_failed(c, NULL, 0) ? "failed" : "?");
-	else
-		snprintf(b, sizeof(b), "%.0f%s", v,
-			 o->exact && varies(r) ? "*" : "");
-	printf(" %*s", w, b);
+	snprintf(b, sizeof(b), "%.0f%s", v, o->exact && varies(r) ? "*" : "");
+	printf(" %*s", w, s ? s : b);
 }
 
 /* @a / @b, or -1 if either is missing or @b is 0. */
@@ -305,16 +301,6 @@ static double per_sample(const struct ovh *o, const struct col *c,
 		    per_call(o, c, target, "sample", nev, Q_EXTRA));
 }
 
-/* A sample's cost @v in column @c as a cell: the number, or why none. */
-static void sample_cell(double v, const struct ovh *o, const struct col *c,
-			const char *target, int nev)
-{
-	if (v < 0)
-		cell(10, o, c, target, "sample", nev);
-	else
-		printf(" %10.0f", v);
-}
-
 /*
  * The sampling table: per sample, ours, stock and the floor, every event
  * of the set sampling; the samples a spin took, and the system calls a
@@ -322,29 +308,34 @@ static void sample_cell(double v, const struct ovh *o, const struct col *c,
  */
 static void print_sampling(const struct ovh *o)
 {
-	const struct col *ob = ours_best(o), *st = &o->col[WORKER_STOCK];
-	const struct col *fl = &o->col[WORKER_FLOOR];
-	double v, s, f;
-	int k;
+	const struct col *col[] = { ours_best(o), &o->col[WORKER_STOCK],
+				    &o->col[WORKER_FLOOR] };
+	const struct col *ob = col[0], *st = col[1];
+	double v[3];
+	int k, j;
 
 	printf("\nsampling (%s per sample: a spin, %ld calls, every event of "
 	       "the set overflowing\nevery %d (the clocks every %d ns), "
 	       "less the bare spin, over the spin's samples;\nours = %s):\n"
 	       "%3s %10s %10s %10s %10s %10s %12s %s\n",
 	       o->unit, o->o.n < SAMPLE_N ? o->o.n : SAMPLE_N, SAMPLE_PERIOD,
-	       CLOCK_PERIOD, ours_best(o)->w.name, "ev", "ours", "stock",
-	       "floor", "ours/stock", "ours/floor", "samples/spin",
+	       CLOCK_PERIOD, ob->w.name, "ev", "ours", "stock", "floor",
+	       "ours/stock", "ours/floor", "samples/spin",
 	       "syscalls/sample ours/stock");
 	for (k = 1; k <= o->nev; k++) {
-		v = per_sample(o, ob, "papi", k, Q_VAL);
-		s = per_sample(o, st, "papi", k, Q_VAL);
-		f = per_sample(o, fl, "raw", k, Q_VAL);
 		printf("%3d", k);
-		sample_cell(v, o, ob, "papi", k);
-		sample_cell(s, o, st, "papi", k);
-		sample_cell(f, o, fl, "raw", k);
-		num(" ", 10, "%.2f", over(v, s));
-		num(" ", 10, "%.2f", over(v, f));
+		/* the cost, or why none */
+		for (j = 0; j < 3; j++) {
+			v[j] = per_sample(o, col[j], j < 2 ? "papi" : "raw", k,
+					  Q_VAL);
+			if (v[j] < 0)
+				cell(10, o, col[j], j < 2 ? "papi" : "raw",
+				     "sample", k);
+			else
+				printf(" %10.0f", v[j]);
+		}
+		num(" ", 10, "%.2f", over(v[0], v[1]));
+		num(" ", 10, "%.2f", over(v[0], v[2]));
 		num(" ", 12, "%.1f",
 		    per_call(o, ob, "papi", "sample", k, Q_EXTRA));
 		num(" ", 5, "%.2f", per_sample(o, ob, "papi", k, Q_SYS));
