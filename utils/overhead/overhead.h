@@ -322,8 +322,7 @@ struct ovh {
 	char valgrind[256]; /* valgrind's version */
 	struct col col[WORKER_PATHS];
 	int cpu;
-	char events[1024];
-	int nev; /* sets of 1..nev events */
+	int nev; /* sets of 1..nev events: ours-rdpmc's (the first run's) */
 	char model[256];
 };
 

@@ -19,11 +19,12 @@
 
 #include "overhead.h"
 
-/* What a line callback works on: a column, in one of its runs. */
+/* What a line callback works on: a column, in a run that gives its
+ * values (not callgrind's native run), its system calls, or both. */
 struct run {
 	struct ovh *o;
 	struct col *c;
-	int valgrind;
+	int vals, sys;
 };
 
 struct res *find_res(const struct col *c, const char *target, const char *call,
@@ -73,7 +74,7 @@ static void count_parse(struct count *c, const char *s)
 static void res_line(const struct run *x, const char *line)
 {
 	char kind[8], target[8], call[12], val[160], sys[160], extra[160];
-	int cg = !strcmp(x->o->meter, "callgrind"), nev, off = 0;
+	int nev, off = 0;
 	struct path p;
 	struct res *r;
 
@@ -81,18 +82,18 @@ static void res_line(const struct run *x, const char *line)
 		    4 ||
 	    !off)
 		return;
-	if (!strcmp(kind, "path") && cg && !x->valgrind)
+	if (!strcmp(kind, "path") && !x->vals)
 		return; /* the values come from another run */
 	r = res_get(x->c, target, call, nev);
 	line += off;
 	if (!strcmp(kind, "case")) {
 		if (sscanf(line, "%*d %159s %159s %159s", val, sys, extra) != 3)
 			return;
-		if (!x->valgrind) {
+		if (x->sys) {
 			count_parse(&r->sys, sys);
 			count_parse(&r->extra, extra);
 		}
-		if (x->valgrind || !cg)
+		if (x->vals)
 			count_parse(&r->val, val);
 	} else if (!strcmp(kind, "path")) {
 		if (r->npaths < MAX_PATHS &&
@@ -113,13 +114,12 @@ static void run_line(void *arg, char *line)
 		LINE_TEXT(struct col, "usage ", usage),
 	};
 	const struct run *x = arg;
-	int cg = !strcmp(x->o->meter, "callgrind");
 
 	if (line_text(x->c, text, ARRAY_SIZE(text), line))
 		return;
-	if (!strncmp(line, "info val ", 9) && (x->valgrind || !cg))
+	if (!strncmp(line, "info val ", 9) && x->vals)
 		scopy(x->c->val_why, sizeof(x->c->val_why), line + 9);
-	else if (!strncmp(line, "info sys ", 9) && !x->valgrind)
+	else if (!strncmp(line, "info sys ", 9) && x->sys)
 		scopy(x->c->sys_why, sizeof(x->c->sys_why), line + 9);
 	else if (!strncmp(line, "case ", 5) || !strncmp(line, "path ", 5) ||
 		 !strncmp(line, "na ", 3) || !strncmp(line, "err ", 4))
@@ -131,11 +131,11 @@ static void col_run(struct ovh *o, struct col *c, struct worker *w,
 		    const char *events, int maxev)
 {
 	char nbuf[32], kbuf[16];
-	struct run x = { o, c, w->wrap != NULL };
-	const char *meter = x.valgrind                     ? "callgrind" :
+	const char *meter = w->wrap                        ? "callgrind" :
 			    !strcmp(o->meter, "callgrind") ? "sys" :
 							     o->meter;
 	const char *args[] = { meter, nbuf, kbuf, events, NULL };
+	struct run x = { o, c, strcmp(meter, "sys") != 0, !w->wrap };
 
 	snprintf(nbuf, sizeof(nbuf), "%ld", o->o.n);
 	snprintf(kbuf, sizeof(kbuf), "%d", maxev);
@@ -209,7 +209,7 @@ static void col_valgrind(struct ovh *o, struct col *c)
 	setenv("PAPI_OVERHEAD_DUMPS", dir, 1);
 	if (o->o.keep)
 		setenv("PAPI_OVERHEAD_KEEP", "1", 1);
-	col_run(o, c, &c->vw, o->events, o->nev);
+	col_run(o, c, &c->vw, o->col[WORKER_RDPMC].events, o->nev);
 	unsetenv("PAPI_OVERHEAD_DUMPS");
 	unsetenv("PAPI_OVERHEAD_KEEP");
 	dump_clean(dir, o->o.keep != NULL);
@@ -235,7 +235,6 @@ static void run_first(struct ovh *o)
 		die(EX_FAIL, "the worker for our libpapi failed%s%s%s",
 		    c->w.fatal[0] ? ": " : "", c->w.fatal,
 		    c->w.signo ? " (killed by a signal)" : "");
-	scopy(o->events, sizeof(o->events), c->events);
 	scopy(buf, sizeof(buf), c->events);
 	o->nev = split_list(buf, names, MAX_EVENTS);
 	c->skipped = !c->w.fcr || !strcmp(o->meter, "callgrind");
@@ -273,7 +272,8 @@ int ovh_measure(struct ovh *o)
 			if ((!r && c == o->col) ||
 			    (r ? !wants_run(c) : !c->w.active))
 				continue;
-			col_run(o, c, &c->w, o->events, o->nev);
+			col_run(o, c, &c->w, o->col[WORKER_RDPMC].events,
+				o->nev);
 			/* stock PAPI disables its component on a CPU its
 			 * libpfm4 does not know: nothing to compare, no
 			 * failure of ours */

@@ -110,7 +110,7 @@ static void print_header(const struct ovh *o)
 	       "%d\n",
 	       o->model, un.sysname, un.release, sysconf(_SC_NPROCESSORS_ONLN),
 	       o->cpu);
-	printf("events    : %s\n            (%s)\n", o->events,
+	printf("events    : %s\n            (%s)\n", c[WORKER_RDPMC].events,
 	       c[WORKER_RDPMC].choice[0] ? c[WORKER_RDPMC].choice :
 					   "given with -e");
 	print_col("ours", &c[WORKER_RDPMC]);
