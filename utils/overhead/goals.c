@@ -171,8 +171,6 @@ static void start_stop_goal(const struct ovh *o, struct goal *g, int each)
 	double v, x, sum = 0, ssum = 0, sys;
 	int i, all = 1;
 
-	if (!c->w.active || !s->w.active)
-		return;
 	for (i = 0; i < 3; i++) {
 		v = val(o, c, "papi", which[i], 1);
 		x = val(o, s, "papi", which[i], 1);

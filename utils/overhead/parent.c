@@ -49,11 +49,9 @@ static struct res *res_get(struct col *c, const char *target, const char *call,
 		return r;
 	c->res = xrealloc(c->res, (size_t)c->nres + 1, sizeof(*c->res));
 	r = &c->res[c->nres++];
-	memset(r, 0, sizeof(*r));
+	*r = (struct res){ .nev = nev, .round = c->round };
 	scopy(r->target, sizeof(r->target), target);
 	scopy(r->call, sizeof(r->call), call);
-	r->nev = nev;
-	r->round = c->round;
 	return r;
 }
 
