@@ -210,42 +210,23 @@ static void print_table(const struct ovh *o)
 
 #define MAX_VARIES 24
 
-/* @sep, then paths @r->path[@i..] that count as @r->path[@i] does, as
- * "562 in 48 of 50 calls (+2, +3 syscr)" less @base and @sys system calls
- * (the empty function's); @done marks them. */
-static void print_path(const char *sep, const struct res *r, int i, int *done,
-		       double base, long sys, const char *sys_name)
-{
-	const struct path *p = &r->path[i];
-	char keys[96] = "";
-	long calls = 0;
-	int j;
-
-	for (j = i; j < r->npaths; j++) {
-		if (r->path[j].min != p->min || r->path[j].max != p->max)
-			continue;
-		done[j] = 1;
-		calls += r->path[j].calls;
-		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
-			 "%s+%ld", j > i ? ", " : "", r->path[j].sys - sys);
-	}
-	printf("%s %.0f", sep, p->min - base);
-	if (p->max > p->min)
-		printf(" to %.0f", p->max - base);
-	printf(" in %ld of %.0f calls (%s %s)", calls, r->val.s[S_N], keys,
-	       sys_name);
-}
-
-/* One case whose calls took paths of different lengths, the first time
- * with the note's header; at most MAX_VARIES. */
+/*
+ * One case whose calls took paths of different lengths, the first time
+ * with the note's header; at most MAX_VARIES.  The paths that count
+ * alike are one, as "562 in 48 of 50 calls (+2, +3 syscr)", less the
+ * count and the system calls of the empty function's cheapest path.
+ */
 static void print_vary(const struct ovh *o, const struct col *c,
 		       const struct res *r, int *seen)
 {
 	const struct res *z =
 		find_res(c, "null", case_find(r->call)->base, 0, 0);
 	double base = z && z->npaths ? z->path[0].min : 0;
-	long sys = z && z->npaths ? z->path[0].sys : 0;
-	int i, done[MAX_PATHS] = { 0 }, n = 0;
+	long sys = z && z->npaths ? z->path[0].sys : 0, calls;
+	int i, j, done[MAX_PATHS] = { 0 };
+	const struct path *p;
+	char keys[96];
+	size_t n;
 
 	if (++*seen == 1)
 		printf("* not every call counted the same (a path that depends "
@@ -256,10 +237,25 @@ static void print_vary(const struct ovh *o, const struct col *c,
 		return;
 	printf("  %-10s %-4s %-10s %d ev:", c->w.name, r->target, r->call,
 	       r->nev);
-	for (i = 0; i < r->npaths; i++)
-		if (!done[i])
-			print_path(n++ ? ";" : "", r, i, done, base, sys,
-				   o->sys_name);
+	for (i = 0; i < r->npaths; i++) {
+		if (done[i])
+			continue;
+		p = &r->path[i];
+		for (j = i, calls = 0, n = 0; j < r->npaths; j++) {
+			if (r->path[j].min != p->min ||
+			    r->path[j].max != p->max)
+				continue;
+			done[j] = 1;
+			calls += r->path[j].calls;
+			append(keys, sizeof(keys), &n, "%s+%ld",
+			       j > i ? ", " : "", r->path[j].sys - sys);
+		}
+		printf("%s %.0f", i ? ";" : "", p->min - base);
+		if (p->max > p->min)
+			printf(" to %.0f", p->max - base);
+		printf(" in %ld of %.0f calls (%s %s)", calls, r->val.s[S_N],
+		       keys, o->sys_name);
+	}
 	printf("\n");
 }
 
