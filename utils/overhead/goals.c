@@ -272,23 +272,6 @@ static void user_stock_goal(const struct ovh *o, struct goal *g, double every)
 	}
 }
 
-static void timer_goals_eval(const struct ovh *o, struct goal *g)
-{
-	int k = SET3_OF(o->nev);
-	double v, s;
-
-	timer_set(o, 1, g);
-	if (o->nev > 1)
-		timer_set(o, o->nev, g);
-	v = val(o, ours_best(o), "papi", "accum", k);
-	s = val(o, &o->col[WORKER_STOCK], "papi", "accum", k);
-	if (v >= 0 && s > 0)
-		check(&g[2], v / s, 0.7, 1, "%d ev: ours/stock", k);
-	if (rdpmc_ok(o))
-		start_stop_goal(o, &g[5], 0);
-	user_stock_goal(o, &g[6], 1.05);
-}
-
 /* ------------------------------------------------------------------ */
 /* Instruction goals                                                   */
 /* ------------------------------------------------------------------ */
@@ -430,25 +413,33 @@ static void not_judged(const struct ovh *o, int i, struct goal *g)
 
 static void eval_goals(const struct ovh *o, struct goal *g)
 {
+	int i, k = SET3_OF(o->nev);
 	char why[512];
-	int i;
+	double v, s;
 
 	memset(g, 0, sizeof(*g) * NGOALS);
 	if (!o->exact) {
-		timer_goals_eval(o, g);
+		timer_set(o, 1, g);
+		if (o->nev > 1)
+			timer_set(o, o->nev, g);
+		v = val(o, ours_best(o), "papi", "accum", k);
+		s = val(o, &o->col[WORKER_STOCK], "papi", "accum", k);
+		if (v >= 0 && s > 0)
+			check(&g[2], v / s, 0.7, 1, "%d ev: ours/stock", k);
 	} else {
 		if (!strcmp(o->meter, "counter"))
 			for (i = 0; i < 2; i++)
 				say(&g[i], "user and kernel instructions");
 		if (!stock_reads_user(o, why, sizeof(why)))
 			read2_goals(o, g);
-		user_stock_goal(o, &g[6], 1.0);
 		if (rdpmc_ok(o)) {
 			user_read_goals(o, &g[2]);
 			user_reset_goal(o, &g[4]);
-			start_stop_goal(o, &g[5], 1);
 		}
 	}
+	if (rdpmc_ok(o))
+		start_stop_goal(o, &g[5], o->exact);
+	user_stock_goal(o, &g[6], o->exact ? 1.0 : 1.05);
 	for (i = 0; i < NGOALS; i++)
 		if (!g[i].evaluated)
 			not_judged(o, i, &g[i]);
