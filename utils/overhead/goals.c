@@ -395,14 +395,14 @@ static void not_judged(const struct ovh *o, int i, struct goal *g)
 	/* The lazy stop's goal needs user-space reads, then stock. */
 	else if ((i == 5 || i == 6) && !rdpmc_ok(o))
 		snprintf(why, sizeof(why), "no user-space read here%s%s",
-			 c[WORKER_RDPMC].skipped ? ": " : "",
-			 c[WORKER_RDPMC].skipped ? c[WORKER_RDPMC].skip_why :
-						   "");
+			 c[WORKER_RDPMC].skip_why ? ": " : "",
+			 c[WORKER_RDPMC].skip_why ? c[WORKER_RDPMC].skip_why :
+						    "");
 	else if ((!o->exact || i < 2 || i == 5) && !c[WORKER_STOCK].w.active)
 		snprintf(why, sizeof(why), "no stock build to compare with");
 	else if (!o->exact || i < 2 || i == 5)
 		col_failed(&c[WORKER_STOCK], why, sizeof(why));
-	else if (!rdpmc_ok(o) && c[WORKER_RDPMC].skipped)
+	else if (!rdpmc_ok(o) && c[WORKER_RDPMC].skip_why)
 		snprintf(why, sizeof(why), "no user-space read here: %s",
 			 c[WORKER_RDPMC].skip_why);
 	else if (u && u->kind == RES_NA)

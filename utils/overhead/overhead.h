@@ -285,13 +285,12 @@ struct res {
 };
 
 struct col {
-	struct worker w;  /* the native run */
-	struct worker vw; /* the run under valgrind */
-	int disabled;     /* stock's component is disabled here */
-	int skipped;      /* not measured (why in skip_why) */
-	char skip_why[256];
-	char val_why[256]; /* what counted the value */
-	char sys_why[256]; /* the system-call counter */
+	struct worker w;      /* the native run */
+	struct worker vw;     /* the run under valgrind */
+	int disabled;         /* stock's component is disabled here */
+	const char *skip_why; /* not measured: why (NULL: measured) */
+	char val_why[256];    /* what counted the value */
+	char sys_why[256];    /* the system-call counter */
 	char events[1024];
 	char choice[512];
 	char usage[512];

@@ -235,21 +235,18 @@ static void run_first(struct ovh *o)
 		    c->w.signo ? " (killed by a signal)" : "");
 	scopy(buf, sizeof(buf), c->events);
 	o->nev = split_list(buf, names, MAX_EVENTS);
-	c->skipped = !c->w.fcr || !strcmp(o->meter, "callgrind");
 	if (!c->w.fcr)
-		snprintf(c->skip_why, sizeof(c->skip_why),
-			 "the component reports fast_counter_read=0");
-	else if (c->skipped)
-		snprintf(c->skip_why, sizeof(c->skip_why),
-			 "valgrind does not execute rdpmc: -m counter counts "
-			 "the user-space path");
+		c->skip_why = "the component reports fast_counter_read=0";
+	else if (!strcmp(o->meter, "callgrind"))
+		c->skip_why = "valgrind does not execute rdpmc: -m counter "
+			      "counts the user-space path";
 }
 
 /* Should column @c run (again)?  Not if it failed once, nor if its
  * component is disabled (col_failed() says so too). */
 static int wants_run(const struct col *c)
 {
-	return c->w.active && !c->skipped && !col_failed(c, NULL, 0);
+	return c->w.active && !c->skip_why && !col_failed(c, NULL, 0);
 }
 
 int ovh_measure(struct ovh *o)

@@ -47,13 +47,13 @@ static void cell(int w, const struct ovh *o, const struct col *c,
 	const struct res *r = find_res(c, target, call, nev, 0);
 	double v = per_call(o, c, target, call, nev, Q_VAL);
 	int kind = r ? r->kind : RES_OK;
-	const char *s = !c->w.active                 ? "-" :
-			c->disabled                  ? "disabled" :
-			c->skipped || kind == RES_NA ? "n/a" :
-			kind == RES_ERR              ? "error" :
-			v >= 0                       ? NULL :
-			col_failed(c, NULL, 0)       ? "failed" :
-						       "?";
+	const char *s = !c->w.active                  ? "-" :
+			c->disabled                   ? "disabled" :
+			c->skip_why || kind == RES_NA ? "n/a" :
+			kind == RES_ERR               ? "error" :
+			v >= 0                        ? NULL :
+			col_failed(c, NULL, 0)        ? "failed" :
+							"?";
 	char b[32];
 
 	snprintf(b, sizeof(b), "%.0f%s", v, o->exact && varies(r) ? "*" : "");
@@ -116,7 +116,7 @@ static void print_header(const struct ovh *o)
 	print_col("ours", &c[WORKER_RDPMC]);
 	if (!rdpmc_ok(o))
 		printf("%-10s  ours-rdpmc: n/a (%s)\n", "",
-		       c[WORKER_RDPMC].skipped ?
+		       c[WORKER_RDPMC].skip_why ?
 			       c[WORKER_RDPMC].skip_why :
 			       "no user-space reads measured");
 	print_col("ours-read", &c[WORKER_READ]);
@@ -268,7 +268,7 @@ static void print_varies(const struct ovh *o)
 
 	for (k = 0; o->exact && k < WORKER_PATHS; k++) {
 		c = &o->col[k];
-		if (c->skipped || c->disabled ||
+		if (c->skip_why || c->disabled ||
 		    (k == WORKER_RDPMC && !rdpmc_ok(o)))
 			continue;
 		for (i = 0; i < c->nres; i++) {
