@@ -167,17 +167,14 @@ static int dump_dir(const struct ovh *o, const struct col *c, char *dir,
  * unless kept. */
 static void dump_clean(const char *dir, int keep)
 {
-	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
 	if (!d)
 		return;
 	while ((de = readdir(d)) != NULL)
-		if (!strncmp(de->d_name, "callgrind.out", 13) &&
-		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
-			    (int)sizeof(path))
-			unlink(path);
+		if (!strncmp(de->d_name, "callgrind.out", 13))
+			unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 	if (!keep)
 		rmdir(dir);
