@@ -15,8 +15,8 @@
 
 #include "overhead.h"
 
-#define PG_MAX 16 /* groups on the x axis of a panel */
-#define PS_MAX 4  /* series (boxes) per group */
+#define PG_MAX 16           /* groups on the x axis of a panel */
+#define PS_MAX WORKER_PATHS /* series (boxes) per group: the columns */
 
 /* A box: p10, p25, p75, p90 and the median; ok: measured. */
 struct box {
@@ -115,10 +115,6 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 	fprintf(g, "\n");
 }
 
-/* The columns as series: ours-rdpmc, ours-read, stock, floor. */
-static const int plot_cols[PS_MAX] = { WORKER_RDPMC, WORKER_READ, WORKER_STOCK,
-				       WORKER_FLOOR };
-
 /* The box of case @d on @nev events in column @k (the floor: its call). */
 static void plot_box(struct box *b, const struct ovh *o, int k,
 		     const struct case_def *d, int nev)
@@ -144,13 +140,12 @@ static void plot_calls(FILE *g, const struct ovh *o, int *id)
 	int c, k, j;
 
 	for (j = 0; j < PS_MAX; j++)
-		scopy(p.glab[j], sizeof(p.glab[j]),
-		      o->col[plot_cols[j]].w.name);
+		scopy(p.glab[j], sizeof(p.glab[j]), o->col[j].w.name);
 	for (c = 0; c < NCALLS; c++) {
 		p.title = cases[c].label;
 		for (j = 0; j < PS_MAX; j++)
 			for (k = 0; k < p.ns; k++)
-				plot_box(&p.b[j][k], o, plot_cols[j], &cases[c],
+				plot_box(&p.b[j][k], o, j, &cases[c],
 					 k ? o->nev : 1);
 		plot_panel(g, &p, (*id)++);
 	}
@@ -170,7 +165,7 @@ static void plot_groups(FILE *g, const struct ovh *o, const char *title,
 	int gi, j;
 
 	for (j = 0; j < p.ns; j++)
-		p.stitle[j] = o->col[plot_cols[j]].w.name;
+		p.stitle[j] = o->col[j].w.name;
 	for (gi = 0; gi < p.ng; gi++) {
 		d = first < 0 ? case_find("read") : &cases[first + gi];
 		if (first < 0)
@@ -178,7 +173,7 @@ static void plot_groups(FILE *g, const struct ovh *o, const char *title,
 		else
 			scopy(p.glab[gi], sizeof(p.glab[gi]), d->label + 5);
 		for (j = 0; j < p.ns; j++)
-			plot_box(&p.b[gi][j], o, plot_cols[j], d,
+			plot_box(&p.b[gi][j], o, j, d,
 				 first < 0 ? gi + 1 : SET3_OF(o->nev));
 	}
 	plot_panel(g, &p, (*id)++);
