@@ -148,9 +148,7 @@ static int worker_main(char **argv)
 		}
 		a.nev = a.nev < a.maxev ? a.nev : a.maxev;
 	}
-	if (!strcmp(argv[1], "--_floor"))
-		return floor_worker(&a);
-	return papi_worker(&a);
+	return strcmp(argv[1], "--_floor") ? papi_worker(&a) : floor_worker(&a);
 }
 
 int main(int argc, char **argv)

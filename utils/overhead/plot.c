@@ -58,6 +58,7 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 	int gi, si, k, act[PS_MAX], nact = 0;
 	const struct box *b;
 	char na[128] = "";
+	size_t nl = 0;
 	double w;
 
 	for (si = 0; si < p->ns; si++) {
@@ -66,9 +67,8 @@ static void plot_panel(FILE *g, const struct panel *p, int id)
 		if (gi < p->ng)
 			act[nact++] = si;
 		else
-			snprintf(na + strlen(na), sizeof(na) - strlen(na),
-				 "%s%s",
-				 na[0] ? ", " : " (n/a: ", p->stitle[si]);
+			append(na, sizeof(na), &nl, "%s%s",
+			       nl ? ", " : " (n/a: ", p->stitle[si]);
 	}
 	w = 0.8 / (nact ? nact : 1);
 	fprintf(g, "unset label\nset title \"%s%s%s\"\n", p->title, na,
