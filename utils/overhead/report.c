@@ -320,7 +320,6 @@ static void print_sampling(const struct ovh *o)
 	       "syscalls/sample ours/stock");
 	for (k = 1; k <= o->nev; k++) {
 		printf("%3d", k);
-		/* the cost, or why none */
 		for (j = 0; j < 3; j++) {
 			v[j] = per_sample(o, col[j], j < 2 ? "papi" : "raw", k,
 					  Q_VAL);
