@@ -396,8 +396,7 @@ static void not_judged(const struct ovh *o, int i, struct goal *g)
 	else if ((i == 5 || i == 6) && !rdpmc_ok(o))
 		snprintf(why, sizeof(why), "no user-space read here%s%s",
 			 c[WORKER_RDPMC].skip_why ? ": " : "",
-			 c[WORKER_RDPMC].skip_why ? c[WORKER_RDPMC].skip_why :
-						    "");
+			 c[WORKER_RDPMC].skip_why ?: "");
 	else if ((!o->exact || i < 2 || i == 5) && !c[WORKER_STOCK].w.active)
 		snprintf(why, sizeof(why), "no stock build to compare with");
 	else if (!o->exact || i < 2 || i == 5)

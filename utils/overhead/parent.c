@@ -395,7 +395,6 @@ int col_failed(const struct col *c, char *why, size_t len)
 /* Is the ours-rdpmc column measured (the component reads in user space)? */
 int rdpmc_ok(const struct ovh *o)
 {
-	/* skipped where the component reports fast_counter_read=0 */
 	return wants_run(&o->col[WORKER_RDPMC]);
 }
 

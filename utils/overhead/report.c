@@ -116,9 +116,8 @@ static void print_header(const struct ovh *o)
 	print_col("ours", &c[WORKER_RDPMC]);
 	if (!rdpmc_ok(o))
 		printf("%-10s  ours-rdpmc: n/a (%s)\n", "",
-		       c[WORKER_RDPMC].skip_why ?
-			       c[WORKER_RDPMC].skip_why :
-			       "no user-space reads measured");
+		       c[WORKER_RDPMC].skip_why ?:
+						  "no user-space reads measured");
 	print_col("ours-read", &c[WORKER_READ]);
 	if (c[WORKER_STOCK].w.active)
 		print_col("stock", &c[WORKER_STOCK]);
@@ -268,8 +267,7 @@ static void print_varies(const struct ovh *o)
 
 	for (k = 0; o->exact && k < WORKER_PATHS; k++) {
 		c = &o->col[k];
-		if (c->skip_why || c->disabled ||
-		    (k == WORKER_RDPMC && !rdpmc_ok(o)))
+		if (c->disabled || (k == WORKER_RDPMC && !rdpmc_ok(o)))
 			continue;
 		for (i = 0; i < c->nres; i++) {
 			r = &c->res[i];
