@@ -131,7 +131,9 @@ static long tracepoint_id(const char *name)
 int syscall_counter_open(char *why, size_t len)
 {
 	long id = tracepoint_id("raw_syscalls/sys_enter");
-	struct perf_event_attr a;
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_TRACEPOINT,
+				     .config = (uint64_t)id };
 	int fd;
 
 	if (id < 0) {
@@ -140,10 +142,6 @@ int syscall_counter_open(char *why, size_t len)
 			"tracefs not mounted or raw_syscalls/sys_enter missing");
 		return -1;
 	}
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)id;
 	fd = perf_open(&a, -1);
 	if (fd < 0)
 		snprintf(why, len,

@@ -174,13 +174,14 @@ static int raw_ring(int i)
  * sampling, its ring. */
 static int raw_open_one(int i, const struct ev_def *ev)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = ev->type,
+				     .config = ev->config,
+				     .disabled = i == 0,
+				     .exclude_kernel = 1,
+				     .exclude_hv = 1 };
 	void *p;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = ev->type;
-	a.config = ev->config;
 	if (raw.mode == RAW_SAMPLING) {
 		a.sample_period = (uint64_t)period_of(ev);
 		a.sample_type = PERF_SAMPLE_IP;
@@ -191,9 +192,6 @@ static int raw_open_one(int i, const struct ev_def *ev)
 	if (raw.mode == RAW_TIMED)
 		a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
 				 PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a.disabled = i == 0;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	if (ev->type != PERF_TYPE_SOFTWARE && raw.mode != RAW_SAMPLING)
 		lopelib_arch_prepare_attr(&a);
 	raw.fd[i] = perf_open(&a, i ? raw.fd[0] : -1);
@@ -370,14 +368,12 @@ static void floor_sampling(const struct ev_def *const *ev, int k,
 {
 	long long v[MAX_EVENTS];
 	struct target t = { .name = "raw", .api = &raw_api, .v = v, .nev = k };
-	struct sigaction sa;
+	struct sigaction sa = { .sa_sigaction = raw_handler,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
 	char why[300];
 
 	if (!can_sample(m, t.name, k))
 		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = raw_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGNO);
 	sigaddset(&sa.sa_mask, SIGIO);

@@ -204,19 +204,20 @@ void meter_end(struct meter *m)
 /* The instructions counter, user and kernel; its fd, or -1 with why. */
 static int ins_fd_open(char *why, size_t len)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.pinned = 1, /* never multiplexed away while measuring */
+		/* Enabled once mapped (ins_open): a RISC-V kernel grants user
+		 * access when the page is mapped and shows it from the next
+		 * enable. */
+		.disabled = 1,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
-	a.pinned = 1; /* never multiplexed away while measuring */
-	/* Enabled once mapped (ins_open): a RISC-V kernel grants user
-	 * access when the page is mapped and shows it from the next enable. */
-	a.disabled = 1;
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING;
 	lopelib_arch_prepare_attr(&a);
 	fd = perf_open(&a, -1);
 	if (fd < 0)
