@@ -288,12 +288,13 @@ char **worker_start(char **argv, unsigned timeout)
 void emit_list(const char *key, char **names, int n)
 {
 	char line[1024];
+	size_t len = 0;
 	int i;
 
 	line[0] = 0;
 	for (i = 0; i < n; i++)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 "%s%s", i ? "," : "", names[i]);
+		append(line, sizeof(line), &len, "%s%s", i ? "," : "",
+		       names[i]);
 	emit("info %s %s", key, line);
 }
 

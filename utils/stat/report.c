@@ -52,9 +52,7 @@ static int is_clock(const char *name)
 /* The unit of @e: PAPI's, "ns" for the clock events, or "". */
 static const char *event_units(const struct event *e)
 {
-	if (e->units[0])
-		return e->units;
-	return is_clock(e->name) ? "ns" : "";
+	return e->units[0] ? e->units : is_clock(e->name) ? "ns" : "";
 }
 
 void command_text(const struct stat_run *r, char *buf, size_t len)
@@ -63,9 +61,8 @@ void command_text(const struct stat_run *r, char *buf, size_t len)
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; r->o.argv[i] && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "",
-				      r->o.argv[i]);
+	for (i = 0; r->o.argv[i]; i++)
+		append(buf, len, &n, "%s%s", i ? " " : "", r->o.argv[i]);
 }
 
 void job_label(const struct job *j, char *buf, size_t len)
