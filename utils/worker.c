@@ -304,20 +304,15 @@ int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 
 	*es = PAPI_NULL;
 	rc = PAPI_create_eventset(es);
-	if (rc != PAPI_OK) {
+	if (rc != PAPI_OK)
 		snprintf(why, len, "PAPI_create_eventset: %s",
 			 PAPI_strerror(rc));
-		return rc;
-	}
 	for (i = 0; i < n && rc == PAPI_OK; i++) {
 		rc = PAPI_event_name_to_code(names[i], &code);
-		if (rc != PAPI_OK) {
+		if (rc != PAPI_OK)
 			snprintf(why, len, "%s: unknown event (%s)", names[i],
 				 PAPI_strerror(rc));
-			break;
-		}
-		rc = PAPI_add_event(*es, code);
-		if (rc != PAPI_OK)
+		else if ((rc = PAPI_add_event(*es, code)) != PAPI_OK)
 			snprintf(why, len, "%s: PAPI_add_event: %s", names[i],
 				 PAPI_strerror(rc));
 	}
@@ -328,7 +323,6 @@ int worker_set_new(int *es, char **names, int n, char *why, size_t len)
 
 int worker_set_try(char **names, int n, char *why, size_t len)
 {
-	long long v[WORKER_MAX_EVENTS];
 	int es, rc = worker_set_new(&es, names, n, why, len);
 
 	if (rc != PAPI_OK)
@@ -336,9 +330,7 @@ int worker_set_try(char **names, int n, char *why, size_t len)
 	rc = PAPI_start(es);
 	if (rc != PAPI_OK)
 		snprintf(why, len, "PAPI_start: %s", PAPI_strerror(rc));
-	else
-		PAPI_stop(es, v);
-	drop_set(&es);
+	drop_set(&es); /* stops it if it runs */
 	return rc;
 }
 
