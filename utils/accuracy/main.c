@@ -172,28 +172,21 @@ static int parse_opts(int argc, char **argv, struct acc *a)
 	a->nns = parse_ns(a->nlist, a->ns);
 	while ((c = libdirs_getopt(argc, argv, "+:n:N:e:h", long_opts, usage,
 				   &a->dirs)) != -1) {
-		switch (c) {
-		case OPT_CHECK_LOOP:
+		if (c == OPT_CHECK_LOOP)
 			return 1;
-		case 'n':
+		if (c == 'e' && (!is_word(optarg) || strlen(optarg) > 200))
+			die(EX_USAGE, "-e: '%s' is not an event name", optarg);
+		if (c == 'N' && (a->nns = parse_ns(optarg, a->ns)) < 0)
+			die(EX_USAGE,
+			    "-N: '%s': give 2 to %d comma-separated iteration "
+			    "counts from 1 to %ld",
+			    optarg, MAX_NS, MAX_LOOP_N);
+		if (c == 'n')
 			a->reps = count_arg("-n", optarg, MAX_REPS);
-			break;
-		case 'e':
-			if (!is_word(optarg) || strlen(optarg) > 200)
-				die(EX_USAGE, "-e: '%s' is not an event name",
-				    optarg);
+		else if (c == 'e')
 			a->event = optarg;
-			break;
-		case 'N':
-			a->nns = parse_ns(optarg, a->ns);
-			if (a->nns < 0)
-				die(EX_USAGE,
-				    "-N: '%s': give 2 to %d comma-separated "
-				    "iteration counts from 1 to %ld",
-				    optarg, MAX_NS, MAX_LOOP_N);
+		else if (c == 'N')
 			a->nlist = optarg;
-			break;
-		}
 	}
 	return 0;
 }
