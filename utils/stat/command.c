@@ -42,13 +42,11 @@ void command_signals(void)
 
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&caught);
-	for (i = 0; i < ARRAY_SIZE(forwarded); i++) {
-		if (sigaction(forwarded[i], NULL, &old) ||
-		    old.sa_handler == SIG_IGN)
-			continue;
-		if (sigaction(forwarded[i], &sa, NULL) == 0)
+	for (i = 0; i < ARRAY_SIZE(forwarded); i++)
+		if (!sigaction(forwarded[i], NULL, &old) &&
+		    old.sa_handler != SIG_IGN &&
+		    !sigaction(forwarded[i], &sa, NULL))
 			sigaddset(&caught, forwarded[i]);
-	}
 }
 
 /*
