@@ -91,9 +91,7 @@ static void timer_off(struct meter *m)
 void meter_begin(struct meter *m, const char *label, long n)
 {
 	if (n > m->cap) {
-		m->val = xrealloc(m->val, (size_t)n, sizeof(*m->val));
-		m->sys = xrealloc(m->sys, (size_t)n, sizeof(*m->sys));
-		m->extra = xrealloc(m->extra, (size_t)n, sizeof(*m->extra));
+		m->calls = xrealloc(m->calls, (size_t)n, sizeof(*m->calls));
 		m->cap = n;
 	}
 	m->n = 0;
@@ -105,16 +103,16 @@ void meter_record(struct meter *m, uint64_t val, uint64_t sys)
 {
 	if (m->n >= m->cap)
 		return;
-	m->val[m->n] = val;
-	m->sys[m->n] = sys;
-	m->extra[m->n] = 0;
+	m->calls[m->n][C_SYS] = sys;
+	m->calls[m->n][C_VAL] = val;
+	m->calls[m->n][C_EXTRA] = 0;
 	m->n++;
 }
 
 void meter_extra(struct meter *m, uint64_t extra)
 {
 	if (m->n > 0)
-		m->extra[m->n - 1] = extra;
+		m->calls[m->n - 1][C_EXTRA] = extra;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -124,35 +122,34 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* @v[0..n) as "n,sum,min,max,p10,p25,p50,p75,p90", or "-" if not
- * @counted. */
-static void stats_str(char *buf, size_t len, const uint64_t *v, long n,
+/* Count @f of @m's calls as "n,sum,min,max,p10,p25,p50,p75,p90" (the
+ * least and the most are quantiles 0 and 1), or "-" if not @counted. */
+static void stats_str(char *buf, size_t len, const struct meter *m, int f,
 		      int counted)
 {
-	static const double q[] = { 0.1, 0.25, 0.5, 0.75, 0.9 };
+	static const double q[] = { 0, 1, 0.1, 0.25, 0.5, 0.75, 0.9 };
 	uint64_t *s, sum = 0;
-	size_t i, l;
+	size_t l = 0;
+	long i;
 
-	if (!counted || !n) {
+	if (!counted || !m->n) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	s = xcalloc((size_t)n, sizeof(*s));
-	memcpy(s, v, (size_t)n * sizeof(*s));
-	qsort(s, (size_t)n, sizeof(*s), cmp_u64);
-	for (i = 0; i < (size_t)n; i++)
+	s = xcalloc((size_t)m->n, sizeof(*s));
+	for (i = 0; i < m->n; i++) {
+		s[i] = m->calls[i][f];
 		sum += s[i];
-	snprintf(buf, len, "%ld,%llu,%llu,%llu", n, (unsigned long long)sum,
-		 (unsigned long long)s[0], (unsigned long long)s[n - 1]);
-	for (i = 0; i < ARRAY_SIZE(q); i++) {
-		l = strlen(buf);
-		snprintf(buf + l, len - l, ",%llu",
-			 (unsigned long long)s[quantile_at(n, q[i])]);
 	}
+	qsort(s, (size_t)m->n, sizeof(*s), cmp_u64);
+	append(buf, len, &l, "%ld,%llu", m->n, (unsigned long long)sum);
+	for (i = 0; i < (long)ARRAY_SIZE(q); i++)
+		append(buf, len, &l, ",%llu",
+		       (unsigned long long)s[quantile_at(m->n, q[i])]);
 	free(s);
 }
 
-/* (system calls, value) pairs, by system calls then value. */
+/* Calls' counts, by system calls then value (C_SYS, C_VAL). */
 static int cmp_pair(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -160,27 +157,22 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] != y[0] ? cmp_u64(x, y) : cmp_u64(x + 1, y + 1);
 }
 
-/* The calls' paths, by the system calls they made, fewest first: for
- * each, how many calls made them, their least and most counts. */
-static void emit_paths(const struct meter *m)
+/* The calls' paths (sorting the calls, their statistics taken), by the
+ * system calls they made, fewest first: how many, least and most counts. */
+static void emit_paths(struct meter *m)
 {
-	uint64_t(*p)[2] = xcalloc((size_t)m->n, sizeof(*p));
+	uint64_t(*p)[NCOUNTS] = m->calls;
 	long i, j, npaths = 0;
 
-	for (i = 0; i < m->n; i++) {
-		p[i][0] = m->sys[i];
-		p[i][1] = m->val[i];
-	}
 	qsort(p, (size_t)m->n, sizeof(*p), cmp_pair);
 	for (i = 0; i < m->n && npaths++ < MAX_PATHS; i = j) {
-		for (j = i; j < m->n && p[j][0] == p[i][0]; j++)
+		for (j = i; j < m->n && p[j][C_SYS] == p[i][C_SYS]; j++)
 			;
 		emit("path %s %llu %ld %llu %llu", m->label,
-		     (unsigned long long)p[i][0], j - i,
-		     (unsigned long long)p[i][1],
-		     (unsigned long long)p[j - 1][1]);
+		     (unsigned long long)p[i][C_SYS], j - i,
+		     (unsigned long long)p[i][C_VAL],
+		     (unsigned long long)p[j - 1][C_VAL]);
 	}
-	free(p);
 }
 
 void meter_end(struct meter *m)
@@ -193,9 +185,9 @@ void meter_end(struct meter *m)
 		     m->label);
 		return;
 	}
-	stats_str(val, sizeof(val), m->val, m->n, m->val_counted);
-	stats_str(sys, sizeof(sys), s->sys, s->n, s->sys_counted);
-	stats_str(extra, sizeof(extra), m->extra, m->n, 1);
+	stats_str(val, sizeof(val), m, C_VAL, m->val_counted);
+	stats_str(sys, sizeof(sys), s, C_SYS, s->sys_counted);
+	stats_str(extra, sizeof(extra), m, C_EXTRA, 1);
 	emit("case %s %ld %s %s %s", m->label, m->n, val, sys, extra);
 	if (m->exact && m->val_counted)
 		emit_paths(m);

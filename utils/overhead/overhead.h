@@ -151,6 +151,7 @@ const struct case_def *case_find(const char *call);
  * paths of a call apart; and in some cases an extra count: the minor
  * faults, or the overflow samples.
  */
+enum { C_SYS, C_VAL, C_EXTRA, NCOUNTS }; /* a call's counts */
 struct meter {
 	void (*on)(struct meter *m);  /* just before the measured call */
 	void (*off)(struct meter *m); /* just after it: meter_record() */
@@ -159,8 +160,8 @@ struct meter {
 	int interleave;      /* an uncounted call before each counted one */
 	struct meter *apart; /* counts the system calls in a pass of its own */
 	const char *no_user; /* why user-space counter reads cannot run */
-	const char *no_sampling;     /* why a sample cannot be counted */
-	uint64_t *val, *sys, *extra; /* per call of the case */
+	const char *no_sampling;    /* why a sample cannot be counted */
+	uint64_t (*calls)[NCOUNTS]; /* per call of the case */
 	long n, cap;
 	int failed;
 	char label[64];  /* the case: "TARGET CALL NEV" */
