@@ -71,18 +71,12 @@ void pick_meter(struct ovh *o)
 {
 	const char *m = o->o.meter;
 	char vwhy[256] = "", cwhy[256] = "";
-	int vg, cnt;
 
-	if (!strcmp(m, "timer")) {
+	if (!strcmp(m, "timer"))
 		set_meter(o, m);
-		return;
-	}
-	vg = strcmp(m, "counter") && callgrind_ok(o, vwhy, sizeof(vwhy));
-	cnt = !vg && strcmp(m, "callgrind") &&
-	      counter_probe(cwhy, sizeof(cwhy));
-	if (vg)
+	else if (strcmp(m, "counter") && callgrind_ok(o, vwhy, sizeof(vwhy)))
 		set_meter(o, "callgrind");
-	else if (cnt)
+	else if (strcmp(m, "callgrind") && counter_probe(cwhy, sizeof(cwhy)))
 		set_meter(o, "counter");
 	else if (!strcmp(m, "callgrind"))
 		die(EX_SKIP, "meter callgrind cannot count here: %s", vwhy);
