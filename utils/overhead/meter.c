@@ -83,9 +83,7 @@ static void timer_on(struct meter *m)
 
 static void timer_off(struct meter *m)
 {
-	uint64_t t = now();
-
-	meter_record(m, t - m->v0, 0);
+	meter_record(m, now() - m->v0, 0);
 }
 
 void meter_begin(struct meter *m, const char *label, long n)
