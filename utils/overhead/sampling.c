@@ -47,11 +47,10 @@ static void papi_handler(int set, void *address, long long vector, void *ctx)
 /* Overflow on every event of @t's stopped set (@on 0: off). */
 static int papi_overflow_all(struct target *t, int on, char *why, size_t len)
 {
-	int i, code, period = 0, rc = PAPI_OK;
+	int i, code, period, rc = PAPI_OK;
 
 	for (i = 0; i < t->nev && rc == PAPI_OK; i++) {
-		if (on)
-			period = period_of(ev_find(t->names[i]));
+		period = on ? period_of(ev_find(t->names[i])) : 0;
 		rc = PAPI_event_name_to_code(t->names[i], &code);
 		if (rc == PAPI_OK)
 			rc = PAPI_overflow(t->set, code, period, 0,
