@@ -279,13 +279,13 @@ static int run_case(const struct case_def *c, struct target *t, struct meter *m,
 	return 0;
 }
 
-/* Is @call one of @calls (NULL: all are)? */
-static int wanted(const char *call, const char *const *calls)
+/* Is case @c one of @calls (NULL: every case but the sampling ones)? */
+static int wanted(const struct case_def *c, const char *const *calls)
 {
 	if (!calls)
-		return 1;
+		return !(c->flags & CASE_SAMPLES);
 	for (; *calls; calls++)
-		if (!strcmp(*calls, call))
+		if (!strcmp(*calls, c->call))
 			return 1;
 	return 0;
 }
@@ -297,8 +297,7 @@ int run_cases(struct target *t, struct meter *m, long n, int nev, int set3,
 	int rc = 0;
 
 	for (c = cases; c < cases + ncases; c++)
-		if (wanted(c->call, calls) &&
-		    (calls || !(c->flags & CASE_SAMPLES)) &&
+		if (wanted(c, calls) &&
 		    (!(c->flags & CASE_SET3) ||
 		     (set3 && !strcmp(t->name, "papi"))) &&
 		    run_case(c, t, m, n, nev))
