@@ -223,16 +223,14 @@ static int plot_run(const struct ovh *o, const char *term, const char *head)
  */
 int plot(const struct ovh *o)
 {
-	char head[512];
+	char head[512], *p = head;
 	struct stat sb;
-	size_t i;
 	int st;
 
 	/* plot_check() refused paths with a quote or a backslash */
 	snprintf(head, sizeof(head), PROG ": cost of one call, %s", o->model);
-	for (i = 0; head[i]; i++)
-		if (head[i] == '"' || head[i] == '\\')
-			head[i] = ' ';
+	while ((p = strpbrk(p, "\"\\")))
+		*p = ' ';
 	st = plot_run(o, "pngcairo", head);
 	if (st != 0 && st != 127)
 		st = plot_run(o, "png", head);
