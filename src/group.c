@@ -460,21 +460,22 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
 }
 
 /*
- * A user-space group's reset in its common case: each page's counts (the
- * plain read's, so enabled equals running time) straight into the event's
- * base, and its sample (the reset's sample).  false: anything else, for the
- * general path (some bases may have been rewritten: it rewrites all).
+ * A user-space group's new sample taken as its bases, in the common case
+ * (a reset's, and a parked group's start): each page's counts (the plain
+ * read's, so enabled equals running time) straight into the event's
+ * sample and base.  false: anything else, for sample() (each event's base
+ * still equals its sample, and a sample() then takes them all anew).
  */
 static inline __attribute__((always_inline)) bool
-reset_user_plain(struct lope_group *g)
+rebase_user_plain(struct lope_group *g)
 {
 	struct lope_event *e = g->ev;
 	const struct lope_event *last = g->sysread_last_ev;
 	struct lope_counts c;
 
-	/* the thread's id as cached: not cached yet (0) takes the general
-	 * path, which caches it */
-	if (__builtin_expect(lopelib_cached_tid != g->owner || g->written, 0))
+	/* the thread's id as cached: not cached yet (0) takes sample(),
+	 * which caches it */
+	if (__builtin_expect(lopelib_cached_tid != g->owner, 0))
 		return false;
 	do { /* an open group has an event */
 		if (!lopelib_mmap__read_plain(e->page, &lopelib_hw_reader, &c))
@@ -485,27 +486,6 @@ reset_user_plain(struct lope_group *g)
 	g->leader_base_gap = 0;
 	g->last = LOPE_PATH_RDPMC;
 	return true;
-}
-
-/* A reset's own sample: a read(2) group's one read(2), else any path. */
-static inline __attribute__((always_inline)) int resample(struct lope_group *g)
-{
-	ssize_t n;
-	int err;
-
-	if (__builtin_expect(!g->sysread_len, 0))
-		return sample(g, false);
-	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
-	if (__builtin_expect((size_t)n != g->sysread_len, 0)) {
-		err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len,
-				 n);
-		if (err) {
-			g->last = LOPE_PATH_NONE;
-			return err;
-		}
-	}
-	g->last = LOPE_PATH_READ;
-	return 0;
 }
 
 /*
@@ -524,44 +504,85 @@ static inline bool reusable(const struct lope_group *g)
 	return end && lopelib_arch_cycles() - end < g->window;
 }
 
+/* Any ready group's reset but the common cases: a new sample unless
+ * @reuse (reusable()), then the bases and what was written. */
+static __attribute__((noinline)) int reset_any(struct lope_group *g, bool reuse)
+{
+	int err = reuse ? 0 : sample(g, false);
+
+	if (__builtin_expect(err, 0))
+		return err;
+	forget_read(g); /* a sample serves one reset */
+	set_bases(g, NULL);
+	return 0;
+}
+
+/* A ready read(2) group's reset without a read to reuse: its one
+ * read(2) (any sample where it has none), then the bases. */
+static __attribute__((noinline)) int reset_kernel(struct lope_group *g)
+{
+	ssize_t n;
+	int err = 0;
+
+	if (__builtin_expect(!g->sysread_len, 0))
+		return reset_any(g, false);
+	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
+	if (__builtin_expect((size_t)n != g->sysread_len, 0))
+		err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len,
+				 n);
+	if (__builtin_expect(err, 0)) {
+		g->last = LOPE_PATH_NONE;
+		return err;
+	}
+	g->last = LOPE_PATH_READ;
+	forget_read(g);
+	set_bases(g, NULL);
+	return 0;
+}
+
+/* Not ready (unready()): parked, closed, split, or to settle first. */
+static __attribute__((noinline)) int reset_cold(struct lope_group *g)
+{
+	int err;
+
+	if (parked(g)) {
+		set_bases(g, NULL); /* the stop's sample: values 0 */
+		choose(g, false);
+		return 0;
+	}
+	if (!g->opened)
+		return g->parts ? g->split->reset(g) : -EBADF;
+	err = settle(g); /* ready now, its read forgotten */
+	return err ? err : lope_group__reset(g);
+}
+
 /*
  * Zero the values by taking the current counts as bases: no system call
  * in user space, one read(2) of the group otherwise whatever the number
  * of events (PERF_EVENT_IOC_RESET is one call per event, and keeps the
  * enabled/running totals that multiplex scaling needs), and none when the
- * reset rule lets it take the latest read's sample (reusable()).
+ * reset rule lets it take the latest read's sample (reusable()).  The
+ * common cases with nothing written call nothing, so that they save no
+ * register; the rest are tail calls.
  */
 int lope_group__reset(struct lope_group *g)
 {
-	int err = 0;
-
 	if (__builtin_expect(!g, 0))
 		return -EINVAL;
-	if (unready(g)) {
-		if (parked(g)) {
-			set_bases(g, NULL); /* the stop's sample: values 0 */
-			choose(g, false);
-			return 0;
-		}
-		if (!g->opened)
-			return g->parts ? g->split->reset(g) : -EBADF;
-		err = settle(g);
-		if (err)
-			return err;
+	if (unready(g))
+		return reset_cold(g);
+	if (reusable(g)) {
+		if (__builtin_expect(g->written, 0))
+			return reset_any(g, true);
+		forget_read(g);
+		set_bases(g, NULL);
+		return 0;
 	}
-	if (!reusable(g)) {
-		if (g->sampler != LOPE_SAMPLE_USER)
-			err = resample(g);
-		else if (__builtin_expect(reset_user_plain(g), 1))
-			return 0;
-		else
-			err = sample(g, false);
-		if (__builtin_expect(err, 0))
-			return err;
-	}
-	forget_read(g); /* a sample serves one reset */
-	set_bases(g, NULL);
-	return 0;
+	if (g->sampler != LOPE_SAMPLE_USER)
+		return reset_kernel(g);
+	if (__builtin_expect(!g->written, 1) && rebase_user_plain(g))
+		return 0;
+	return reset_any(g, false);
 }
 
 int lope_group__write(struct lope_group *g, const int64_t *values)
@@ -588,9 +609,10 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 
 /*
  * The start of a parked group: its counters never stopped, so its bases
- * come from the pages now (read(2) where they refuse), and what was
- * written while it was stopped stays.  A failed sample leaves it parked as
- * it was: every sample back to its base, which it equalled.
+ * come from the pages now (as a reset's in the common case,
+ * rebase_user_plain(); read(2) where they refuse), and what was written
+ * while it was stopped stays.  A failed sample leaves it parked with the
+ * values it had: every sample back to its base, which it equalled.
  */
 static __attribute__((noinline)) int unpark(struct lope_group *g)
 {
@@ -598,14 +620,16 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 
 	/* An event off its counter reads as enabled. */
 	lopelib_set_running(g, true);
-	err = sample(g, false);
-	if (__builtin_expect(err, 0)) {
-		lopelib_set_running(g, false);
-		for (i = 0; i < g->nr; i++)
-			g->ev[i].sample = g->ev[i].base;
-		return err;
+	if (g->sampler != LOPE_SAMPLE_USER || !rebase_user_plain(g)) {
+		err = sample(g, false);
+		if (__builtin_expect(err, 0)) {
+			lopelib_set_running(g, false);
+			for (i = 0; i < g->nr; i++)
+				g->ev[i].sample = g->ev[i].base;
+			return err;
+		}
+		rebase(g);
 	}
-	rebase(g);
 	g->stop = LOPE_STOP_NONE;
 	g->last = LOPE_PATH_NONE;
 	choose(g, true);
