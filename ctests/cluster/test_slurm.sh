@@ -10,7 +10,11 @@
 # MUNGE key made here and munged on its own socket; slurm.conf with its
 # own free ports, AuthInfo=socket= that socket, no cgroups
 # (proctrack/linuxproc, task/none, jobacct_gather/none), select/cons_tres,
-# SlurmUser=root, state, spool, logs and pid files here; slurmctld and
+# SlurmUser=root, state, spool, logs, pid files and TmpFS here, job ids
+# from the port on (FirstJobId), so that a second such cluster on this
+# machine (another run of the suite) shares no job id: the PMIx server's
+# socket, Open MPI's session and shared memory are named by it, and two
+# job 1s once made srun's ranks end without a report; slurmctld and
 # slurmd in the foreground (-D), so that their pids are this shell's
 # children.  Every wait is bounded; a wait that times out prints the
 # daemons' log tails as "# " lines and FAILs.
@@ -168,7 +172,7 @@ trap 'exit 143' TERM
 # ---------------------------------------------------------------------
 # munged on its own socket and key.
 
-mkdir -p "$tmp/munge" "$tmp/state" "$tmp/spool" "$tmp/log" "$tmp/run"
+mkdir -p "$tmp/munge" "$tmp/state" "$tmp/spool" "$tmp/log" "$tmp/run" "$tmp/tmpfs"
 chmod 700 "$tmp/munge"
 sock=$tmp/munge/munge.socket
 if ! dd if=/dev/urandom of="$tmp/munge/munge.key" bs=1024 count=1 \
@@ -231,6 +235,7 @@ cat >"$SLURM_CONF" <<EOF
 ClusterName=lopetest
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
+FirstJobId=$((ctld_port * 1000))
 SlurmdPort=$((ctld_port + 1))
 AuthType=auth/munge
 CredType=cred/munge
@@ -239,6 +244,7 @@ SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$tmp/state
 SlurmdSpoolDir=$tmp/spool/slurmd-%n
+TmpFS=$tmp/tmpfs
 SlurmctldPidFile=$tmp/run/slurmctld.pid
 SlurmdPidFile=$tmp/run/slurmd.pid
 SlurmctldLogFile=$tmp/log/slurmctld.log
