@@ -230,6 +230,8 @@ ncpu=$(nproc)
 # keeps the node usable).
 [ "$ncpu" -ge 2 ] || ncpu=2
 export SLURM_CONF=$tmp/slurm.conf
+# FirstJobId: the port (below 19217 here) times 1000, far below Slurm's
+# MaxJobId (67043328), 2000 or more apart for two clusters at once.
 : >"$tmp/plugstack.conf"
 cat >"$SLURM_CONF" <<EOF
 ClusterName=lopetest
