@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An event group's measured calls: enable/disable, read in user space or
- * with read(2), and per-event bases that make reset, write and restart
- * free of system calls.  What lope_group__read() does is chosen when the
+ * with read(2) (the common cases here, the general sample in sample.c),
+ * and per-event bases that make reset, write and restart free of system
+ * calls.  What lope_group__read() does is chosen when the
  * group changes (lopelib_group__choose()): a common case of its own for each
  * way of sampling, and one slow path for everything else.  The whole
  * story is doc/read-path.md.  Building and opening the group is in open.c.
@@ -19,6 +20,7 @@
 #include "mmap_read.h"
 #include "overflow.h"
 #include "park.h"
+#include "sample.h"
 #include "sys.h"
 
 static int settle(struct lope_group *g);
@@ -35,135 +37,6 @@ static int read_cold(struct lope_group *g, int64_t *values);
  * (doc/read-path.md).
  */
 #define MORE_EVENTS(cond) __builtin_expect_with_probability((cond), 1, 0.8)
-
-/* A read(2) that did not return @len bytes: retry on EINTR, else fail. */
-static __attribute__((noinline)) int read_again(int fd, void *buf, size_t len,
-						ssize_t n)
-{
-	while (n < 0 && errno == EINTR)
-		n = lopelib_sys->read(fd, buf, len);
-	if (n < 0)
-		return errno ? -errno : -EIO;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
-/* One read(2) of exactly @len bytes: 0 or -errno. */
-static inline int read_exact(int fd, void *buf, size_t len)
-{
-	ssize_t n = lopelib_sys->read(fd, buf, len);
-
-	if (__builtin_expect((size_t)n == len, 1))
-		return 0;
-	return read_again(fd, buf, len, n);
-}
-
-/*
- * One read(2) of the leader with PERF_FORMAT_GROUP into g->buf; a
- * user-space group's sample is per event, so it goes on to each sample.
- */
-static int read_grouped(struct lope_group *g)
-{
-	int i, err = read_exact(g->ev[0].fd, g->buf,
-				(size_t)(3 + g->nr) * sizeof(uint64_t));
-
-	if (err || g->sampler == LOPE_SAMPLE_GROUP)
-		return err;
-	for (i = 0; i < g->nr; i++) {
-		g->ev[i].sample.val = g->buf[3 + i];
-		g->ev[i].sample.ena = g->buf[1];
-		g->ev[i].sample.run = g->buf[2];
-	}
-	return 0;
-}
-
-/* One read(2) per event into its sample: value, ena, run. */
-static int read_each(struct lope_group *g)
-{
-	int i, err;
-
-	for (i = 0; i < g->nr; i++) {
-		err = read_exact(g->ev[i].fd, &g->ev[i].sample,
-				 sizeof(g->ev[i].sample));
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int read_kernel(struct lope_group *g)
-{
-	return g->grouped ? read_grouped(g) : read_each(g);
-}
-
-/* No read for a reset to take its sample from (reusable()). */
-static inline void forget_read(struct lope_group *g)
-{
-	g->read_end = 0;
-}
-
-/*
- * Every event in user space, or none: the values stay one sample.  While
- * the set runs, an event the kernel multiplexed off the PMU is read from
- * its page too; but if none is on a counter, nothing says the kernel
- * still lets us read them (an Arm perf_user_access turned off while the
- * set counts also gives index 0), and read(2) decides.
- */
-static int read_user(struct lope_group *g)
-{
-	int i, r, on = 0;
-	bool running = g->running;
-
-	if (lopelib_gettid() != g->owner)
-		return -EOPNOTSUPP;
-	for (i = 0; i < g->nr; i++) {
-		struct lope_event *e = &g->ev[i];
-
-		r = running ? lopelib_mmap__read_enabled(e->page,
-							 &lopelib_hw_reader,
-							 &e->sample, NULL) :
-			      lopelib_mmap__read(e->page, &lopelib_hw_reader,
-						 &e->sample, NULL);
-		if (r < 0)
-			return -EOPNOTSUPP;
-		on += r == 0;
-	}
-	/* A core type's part while the thread is on another: the kernel
-	 * took them all off their counters as it left. */
-	if (!on && !(g->split && g->split->off(g)))
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-/*
- * A new sample: in user space where it works, else read(2).  @timed: a
- * read's, which a reset right after may take as its bases (the reset
- * rule, lope_group__reset()): a read(2) group's read(2) is stamped by the
- * clock when it returns.  Only the user-space common case stamps its read
- * (read_user_values()); a user-space sample here is not stamped.
- */
-static int sample(struct lope_group *g, bool timed)
-{
-	int err;
-
-	forget_read(g);
-	if (g->sampler == LOPE_SAMPLE_USER) {
-		if (read_user(g) == 0) {
-			g->last = LOPE_PATH_RDPMC;
-			return 0;
-		}
-		timed = false;
-	}
-	err = read_kernel(g);
-	if (__builtin_expect(err, 0)) {
-		/* It may have left half a sample behind: none. */
-		g->last = LOPE_PATH_NONE;
-		return err;
-	}
-	if (timed)
-		lopelib_arch_cycles_to(&g->read_end);
-	g->last = LOPE_PATH_READ;
-	return 0;
-}
 
 /*
  * Not ready (g->head.read is read_cold()): closed, split (its parts are open,
@@ -198,7 +71,7 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 		err = settle(g);
 	}
 	if (!err)
-		err = sample(g, true);
+		err = lopelib_group__sample(g, true);
 	if (!err)
 		lopelib_group__copy_sample(g, c);
 	return err;
@@ -235,7 +108,7 @@ static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 static __attribute__((noinline)) int read_slow(struct lope_group *g,
 					       int64_t *values)
 {
-	int err = sample(g, true);
+	int err = lopelib_group__sample(g, true);
 
 	if (!err)
 		values_slow(g, values);
@@ -299,9 +172,10 @@ read_user_values(struct lope_group *g, int64_t *values)
 static __attribute__((noinline)) int
 read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 {
-	int err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len, n);
+	int err = lopelib_group__read_again(g->leader_fd, g->sysread_buf,
+					    g->sysread_len, n);
 
-	forget_read(g); /* retried: not stamped */
+	lopelib_group__forget_read(g); /* retried: not stamped */
 	if (err) {
 		g->last = LOPE_PATH_NONE;
 		return err;
@@ -359,17 +233,6 @@ static inline __attribute__((always_inline)) void choose(struct lope_group *g,
 		g->head.read = g->ready_read;
 }
 
-/* open.c's: g->ready_read follows from how the group samples, then the
- * choice. */
-void lopelib_group__choose(struct lope_group *g, bool ready)
-{
-	if (g->sampler == LOPE_SAMPLE_USER)
-		g->ready_read = read_user_values;
-	else
-		g->ready_read = g->sysread_len ? read_kernel_values : read_slow;
-	choose(g, ready);
-}
-
 /*
  * Only a test and a tail call, so that no path pays for another's stack
  * frame (the user-space read's least of all).
@@ -395,15 +258,19 @@ static __attribute__((noinline)) void write_offsets(struct lope_group *g,
 	choose(g, true);
 }
 
-/* Take the latest sample as every event's base, with @wr on top. */
+/*
+ * The latest sample as every event's base: the group read(2)'s buffer
+ * (@sampler LOPE_SAMPLE_GROUP), or each event's sample.  g->sampler, or a
+ * constant where the caller knows it.
+ */
 static inline __attribute__((always_inline)) void
-set_bases(struct lope_group *g, const int64_t *wr)
+take_bases(struct lope_group *g, enum lope_sampler sampler)
 {
 	struct lope_event *e = g->ev;
 	const struct lope_event *last = g->sysread_last_ev;
 	const uint64_t *b = g->buf;
 
-	if (g->sampler == LOPE_SAMPLE_GROUP) {
+	if (sampler == LOPE_SAMPLE_GROUP) {
 		uint64_t ena = b[1], run = b[2];
 
 		b += 3;
@@ -418,6 +285,13 @@ set_bases(struct lope_group *g, const int64_t *wr)
 		while (MORE_EVENTS(++e <= last));
 	}
 	g->leader_base_gap = g->ev[0].base.ena - g->ev[0].base.run;
+}
+
+/* Take the latest sample as every event's base, with @wr on top. */
+static inline __attribute__((always_inline)) void
+set_bases(struct lope_group *g, const int64_t *wr)
+{
+	take_bases(g, g->sampler);
 	if (__builtin_expect(wr || g->written, 0))
 		write_offsets(g, wr);
 }
@@ -442,11 +316,11 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
 {
 	int err;
 
-	forget_read(g); /* the stop came between */
+	lopelib_group__forget_read(g); /* the stop came between */
 	if (g->stop == LOPE_STOP_DEMOTED) {
 		/* Its counts went on until the demotion: sampled now that
 		 * they stand still, what was written while parked kept. */
-		err = sample(g, false);
+		err = lopelib_group__sample(g, false);
 		if (err)
 			return err;
 		rebase(g);
@@ -463,8 +337,9 @@ static __attribute__((noinline)) int settle(struct lope_group *g)
  * A user-space group's new sample taken as its bases, in the common case
  * (a reset's, and a parked group's start): each page's counts (the plain
  * read's, so enabled equals running time) straight into the event's
- * sample and base.  false: anything else, for sample() (each event's base
- * still equals its sample, and a sample() then takes them all anew).
+ * sample and base.  false: anything else, for lopelib_group__sample()
+ * (each event's base still equals its sample, and a new sample then
+ * takes them all anew).
  */
 static inline __attribute__((always_inline)) bool
 rebase_user_plain(struct lope_group *g)
@@ -473,8 +348,8 @@ rebase_user_plain(struct lope_group *g)
 	const struct lope_event *last = g->sysread_last_ev;
 	struct lope_counts c;
 
-	/* the thread's id as cached: not cached yet (0) takes sample(),
-	 * which caches it */
+	/* the thread's id as cached: not cached yet (0) takes the general
+	 * sample, which caches it */
 	if (__builtin_expect(lopelib_cached_tid != g->owner, 0))
 		return false;
 	do { /* an open group has an event */
@@ -508,34 +383,32 @@ static inline bool reusable(const struct lope_group *g)
  * @reuse (reusable()), then the bases and what was written. */
 static __attribute__((noinline)) int reset_any(struct lope_group *g, bool reuse)
 {
-	int err = reuse ? 0 : sample(g, false);
+	int err = reuse ? 0 : lopelib_group__sample(g, false);
 
 	if (__builtin_expect(err, 0))
 		return err;
-	forget_read(g); /* a sample serves one reset */
+	lopelib_group__forget_read(g); /* a sample serves one reset */
 	set_bases(g, NULL);
 	return 0;
 }
 
 /* A ready read(2) group's reset without a read to reuse: its one
- * read(2) (any sample where it has none), then the bases. */
+ * read(2) (g->sysread_len), then the bases. */
 static __attribute__((noinline)) int reset_kernel(struct lope_group *g)
 {
 	ssize_t n;
 	int err = 0;
 
-	if (__builtin_expect(!g->sysread_len, 0))
-		return reset_any(g, false);
 	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
 	if (__builtin_expect((size_t)n != g->sysread_len, 0))
-		err = read_again(g->leader_fd, g->sysread_buf, g->sysread_len,
-				 n);
+		err = lopelib_group__read_again(g->leader_fd, g->sysread_buf,
+						g->sysread_len, n);
 	if (__builtin_expect(err, 0)) {
 		g->last = LOPE_PATH_NONE;
 		return err;
 	}
 	g->last = LOPE_PATH_READ;
-	forget_read(g);
+	lopelib_group__forget_read(g);
 	set_bases(g, NULL);
 	return 0;
 }
@@ -561,28 +434,118 @@ static __attribute__((noinline)) int reset_cold(struct lope_group *g)
  * in user space, one read(2) of the group otherwise whatever the number
  * of events (PERF_EVENT_IOC_RESET is one call per event, and keeps the
  * enabled/running totals that multiplex scaling needs), and none when the
- * reset rule lets it take the latest read's sample (reusable()).  The
- * common cases with nothing written call nothing, so that they save no
- * register; the rest are tail calls.
+ * reset rule lets it take the latest read's sample (reusable()).  Each way
+ * of sampling has a common case of its own, a ready group's with nothing
+ * written (below; lope_group__reset() tells it by the read chosen), and
+ * this one takes every other state.  The common cases with nothing
+ * written call nothing, so that they save no register; the rest are tail
+ * calls.
  */
-int lope_group__reset(struct lope_group *g)
+static __attribute__((noinline)) int reset_any_state(struct lope_group *g)
 {
-	if (__builtin_expect(!g, 0))
-		return -EINVAL;
 	if (unready(g))
 		return reset_cold(g);
 	if (reusable(g)) {
 		if (__builtin_expect(g->written, 0))
 			return reset_any(g, true);
-		forget_read(g);
+		lopelib_group__forget_read(g);
 		set_bases(g, NULL);
 		return 0;
 	}
 	if (g->sampler != LOPE_SAMPLE_USER)
-		return reset_kernel(g);
+		return g->sysread_len ? reset_kernel(g) : reset_any(g, false);
 	if (__builtin_expect(!g->written, 1) && rebase_user_plain(g))
 		return 0;
 	return reset_any(g, false);
+}
+
+/*
+ * The common cases: a ready group with nothing written, so that no
+ * offset is to be kept.  A read(2) group of several events, read at
+ * once:
+ */
+static int reset_kernel_ready(struct lope_group *g)
+{
+	if (reusable(g)) {
+		lopelib_group__forget_read(g);
+		take_bases(g, LOPE_SAMPLE_GROUP);
+		return 0;
+	}
+	return reset_kernel(g);
+}
+
+/*
+ * A ready read(2) group of one event: its read(2) straight into the
+ * event's sample, then copied to its base, with no loop (PAPI_reset of
+ * one event below stock's, doc/read-path.md).
+ */
+static int reset_one_ready(struct lope_group *g)
+{
+	struct lope_event *e = g->ev;
+	ssize_t n;
+
+	if (reusable(g)) {
+		lopelib_group__forget_read(g);
+		e->base = e->sample;
+		g->leader_base_gap = e->base.ena - e->base.run;
+		return 0;
+	}
+	n = lopelib_sys->read(g->leader_fd, &e->sample, sizeof(e->sample));
+	/* Loaded again after the call, as read_kernel_values() does. */
+	__asm__ __volatile__("" ::: "memory");
+	if (__builtin_expect(n != (ssize_t)sizeof(e->sample), 0))
+		return reset_kernel(g); /* EINTR or worse: read again */
+	g->last = LOPE_PATH_READ;
+	lopelib_group__forget_read(g);
+	e = g->ev;
+	e->base = e->sample;
+	g->leader_base_gap = e->base.ena - e->base.run;
+	return 0;
+}
+
+/* A ready user-space group: the pages straight into the bases. */
+static int reset_user_ready(struct lope_group *g)
+{
+	if (reusable(g)) {
+		lopelib_group__forget_read(g);
+		take_bases(g, LOPE_SAMPLE_USER);
+		return 0;
+	}
+	if (rebase_user_plain(g))
+		return 0;
+	return reset_any(g, false);
+}
+
+/*
+ * A ready group with nothing written reads with g->ready_read, and resets
+ * with g->ready_reset; any other state takes reset_any_state().  Only
+ * tests and a tail call, as lope_group__read().
+ */
+int lope_group__reset(struct lope_group *g)
+{
+	if (__builtin_expect(!g, 0))
+		return -EINVAL;
+	if (__builtin_expect(g->head.read == g->ready_read, 1))
+		return g->ready_reset(g);
+	return reset_any_state(g);
+}
+
+/* open.c's: g->ready_read and g->ready_reset follow from how the group
+ * samples, then the choice. */
+void lopelib_group__choose(struct lope_group *g, bool ready)
+{
+	if (g->sampler == LOPE_SAMPLE_USER) {
+		g->ready_read = read_user_values;
+		g->ready_reset = reset_user_ready;
+	} else if (!g->sysread_len) {
+		g->ready_read = read_slow;
+		g->ready_reset = reset_any_state;
+	} else {
+		g->ready_read = read_kernel_values;
+		g->ready_reset = g->grouped ? reset_kernel_ready :
+					      reset_one_ready;
+	}
+	choose(g, ready);
 }
 
 int lope_group__write(struct lope_group *g, const int64_t *values)
@@ -601,7 +564,7 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
 			return g->parts ? g->split->write(g, values) : -EBADF;
 		err = settle(g);
 	}
-	err = err ? err : sample(g, false);
+	err = err ? err : lopelib_group__sample(g, false);
 	if (!err)
 		set_bases(g, values);
 	return err;
@@ -621,7 +584,7 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 	/* An event off its counter reads as enabled. */
 	lopelib_set_running(g, true);
 	if (g->sampler != LOPE_SAMPLE_USER || !rebase_user_plain(g)) {
-		err = sample(g, false);
+		err = lopelib_group__sample(g, false);
 		if (__builtin_expect(err, 0)) {
 			lopelib_set_running(g, false);
 			for (i = 0; i < g->nr; i++)
@@ -669,7 +632,7 @@ int lope_group__enable(struct lope_group *g)
 	}
 	if (g->lazy && !g->listed && !lopelib_group__forked(g))
 		lopelib_park__list(g);
-	forget_read(g);
+	lopelib_group__forget_read(g);
 	g->last = LOPE_PATH_NONE;
 	LOPE_CHECK(g);
 	return 0;
@@ -703,7 +666,7 @@ static void park(struct lope_group *g)
 {
 	lopelib_set_running(g, false);
 	g->stop = LOPE_STOP_PARKED;
-	forget_read(g);
+	lopelib_group__forget_read(g);
 	set_bases(g, NULL); /* as settle() after a stop in the kernel */
 	choose(g, false);
 	LOPE_CHECK(g);
@@ -731,7 +694,7 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 	/* Listed: lazy, and enabled in the kernel; sampled as it runs. */
 	err = g->listed ? 0 : stop_leaders(g);
 	if (!err)
-		err = sample(g, false);
+		err = lopelib_group__sample(g, false);
 	if (err)
 		return err;
 	if (values)

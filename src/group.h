@@ -12,10 +12,11 @@
 #include "group_layout.h"
 
 /*
- * Set g->head.read from the group's state: @ready (open, its bases in place),
- * whether a write left offsets, how it samples (g->ready_read, worked
- * out here from g->sampler and g->sysread_len).  group.c's verbs that
- * change the state choose again; never a measured read.
+ * Set g->head.read from the group's state: @ready (open, its bases in
+ * place), whether a write left offsets, how it samples (g->ready_read,
+ * and g->ready_reset with it, worked out here from g->sampler,
+ * g->sysread_len and g->grouped).  group.c's verbs that change the
+ * state choose again; never a measured read.
  */
 void lopelib_group__choose(struct lope_group *g, bool ready);
 

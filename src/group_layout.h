@@ -90,12 +90,14 @@ struct lope_group;
  * stopped lazily (stop is LOPE_STOP_NONE).
  */
 typedef int (*lope_read_fn)(struct lope_group *g, int64_t *values);
+typedef int (*lope_reset_fn)(struct lope_group *g);
 
 struct lope_group {
 	/* The measured calls' data; first what lope_group__read() calls
 	 * (lope.h: the caller may call it itself). */
 	struct lope_group_head head;
-	lope_read_fn ready_read; /* head.read when ready, nothing written */
+	lope_read_fn ready_read;   /* head.read when ready, nothing written */
+	lope_reset_fn ready_reset; /* lope_group__reset()'s then */
 	int nr;
 	enum lope_sampler sampler;
 	struct lope_event *ev;
@@ -201,6 +203,12 @@ static inline bool lopelib_group__is_part(const struct lope_group *g)
 static inline bool lopelib_group__forked(const struct lope_group *g)
 {
 	return g->fork_gen != lopelib_fork_gen;
+}
+
+/* No read for a reset to take its sample from (the reset rule, read_end). */
+static inline void lopelib_group__forget_read(struct lope_group *g)
+{
+	g->read_end = 0;
 }
 
 /*

@@ -16,6 +16,7 @@ LOPE_ENGINE_SRCS = \
 	overflow.c \
 	park.c \
 	probe.c \
+	sample.c \
 	split.c \
 	sys.c \
 	sysfs_pmu.c
@@ -27,6 +28,7 @@ LOPE_ENGINE_HDRS = \
 	mmap_read.h \
 	overflow.h \
 	park.h \
+	sample.h \
 	split.h \
 	sys.h
 
@@ -38,7 +40,7 @@ LOPE_ENGINE_HDRS = \
 # on the symbols of liblope.a's objects.
 LOPE_ENGINE_LAYERS = \
 	sys.c guard.c sysfs_pmu.c / \
-	cores.c overflow.c park.c / \
+	cores.c overflow.c park.c sample.c / \
 	group.c / \
 	open.c / \
 	split.c / \
