@@ -392,21 +392,33 @@ static __attribute__((noinline)) int reset_any(struct lope_group *g, bool reuse)
 	return 0;
 }
 
+/* A read(2) group's reset whose read(2) returned @n, not sysread_len:
+ * EINTR (read again, then the bases), or fail. */
+static __attribute__((noinline)) int reset_failed(struct lope_group *g,
+						  ssize_t n)
+{
+	int err = lopelib_group__read_again(g->leader_fd, g->sysread_buf,
+					    g->sysread_len, n);
+
+	if (__builtin_expect(err, 0)) {
+		g->last = LOPE_PATH_NONE;
+		return err;
+	}
+	g->last = LOPE_PATH_READ;
+	lopelib_group__forget_read(g);
+	set_bases(g, NULL);
+	return 0;
+}
+
 /* A ready read(2) group's reset without a read to reuse: its one
  * read(2) (g->sysread_len), then the bases. */
 static __attribute__((noinline)) int reset_kernel(struct lope_group *g)
 {
 	ssize_t n;
-	int err = 0;
 
 	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
 	if (__builtin_expect((size_t)n != g->sysread_len, 0))
-		err = lopelib_group__read_again(g->leader_fd, g->sysread_buf,
-						g->sysread_len, n);
-	if (__builtin_expect(err, 0)) {
-		g->last = LOPE_PATH_NONE;
-		return err;
-	}
+		return reset_failed(g, n);
 	g->last = LOPE_PATH_READ;
 	lopelib_group__forget_read(g);
 	set_bases(g, NULL);
@@ -494,7 +506,7 @@ static int reset_one_ready(struct lope_group *g)
 	/* Loaded again after the call, as read_kernel_values() does. */
 	__asm__ __volatile__("" ::: "memory");
 	if (__builtin_expect(n != (ssize_t)sizeof(e->sample), 0))
-		return reset_kernel(g); /* EINTR or worse: read again */
+		return reset_failed(g, n);
 	g->last = LOPE_PATH_READ;
 	lopelib_group__forget_read(g);
 	e = g->ev;

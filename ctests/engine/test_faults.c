@@ -226,6 +226,49 @@ static void runtime_faults(void)
 	lope_group__delete(g);
 }
 
+/*
+ * A one-event group's reset reads straight into its event (not through
+ * the group's buffer): EINTR is retried there too, and any other error
+ * keeps the old bases, with no second read.
+ */
+static void one_event_reset_faults(void)
+{
+	struct perf_event_attr a;
+	struct lope_group *g = NULL;
+	int64_t v[1] = { -1 }, w[1] = { -1 };
+	int ret, reads;
+
+	sw_attrs(&a, 1); /* task-clock: this thread's CPU time, in ns */
+	if (lope_group__new(&g, 0, -1, 0) || lope_group__add(g, &a) < 0 ||
+	    lope_group__open(g) || lope_group__enable(g)) {
+		lope_fail("one_event_reset_faults", "cannot set up a group");
+		lope_group__delete(g);
+		return;
+	}
+	busy_ns(5 * MS); /* no recent sample: the reset must read */
+	inject(C_READ, 1, EINTR, 2);
+	ret = lope_group__reset(g);
+	reads = inj.seen[C_READ];
+	inject(C_READ, 0, 0, 0);
+	lope_check(ret == 0 && reads == 3 && lope_group__read(g, v) == 0 &&
+			   v[0] >= 0 && v[0] < 5 * MS,
+		   "one_event_reset_eintr_twice_is_retried",
+		   "returned %d after %d reads, then %lld ns (before: 5 ms)",
+		   ret, reads, (long long)v[0]);
+	busy_ns(5 * MS);
+	inject(C_READ, 1, EAGAIN, 1);
+	ret = lope_group__reset(g);
+	reads = inj.seen[C_READ];
+	inject(C_READ, 0, 0, 0);
+	lope_check(
+		ret == -EAGAIN && reads == 1 && lope_group__read(g, w) == 0 &&
+			w[0] >= v[0] + 5 * MS,
+		"one_event_reset_a_failed_read_keeps_the_old_bases",
+		"returned %d after %d reads, then %lld ns (%lld before 5 ms more)",
+		ret, reads, (long long)w[0], (long long)v[0]);
+	lope_group__delete(g);
+}
+
 /* With mmap refused, a mappable set reads the right values via read(2). */
 static void mmap_fallback(void)
 {
@@ -794,6 +837,7 @@ int main(void)
 	replace_faults();
 	change_faults();
 	runtime_faults();
+	one_event_reset_faults();
 	mmap_fallback();
 	lopelib_sys__set(NULL);
 	invariants();
