@@ -95,13 +95,13 @@ static __attribute__((noinline)) void values_slow(const struct lope_group *g,
 	int i;
 
 	for (i = 0; i < g->nr; i++) {
-		const struct lope_event *e = &g->ev[i];
-		struct lope_counts c = lopelib_group__sample_of(g, i);
+		struct lope_counts c = lopelib_group__sample_of(g, i),
+				   b = lopelib_group__base_of(g, i);
 
-		values[i] = (int64_t)lopelib_scaled(c.val - e->base.val,
-						    c.ena - e->base.ena,
-						    c.run - e->base.run) +
-			    e->offset;
+		values[i] = (int64_t)lopelib_scaled(c.val - b.val,
+						    c.ena - b.ena,
+						    c.run - b.run) +
+			    g->ev[i].offset;
 	}
 }
 
@@ -195,8 +195,7 @@ read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 							int64_t *values)
 {
-	const struct lope_event *e;
-	const uint64_t *b, *v;
+	const uint64_t *b, *v, *base;
 	ssize_t n;
 	long i;
 
@@ -215,10 +214,10 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 	}
 	/* Down from the last event: the loop's count is its index. */
 	v = g->sysread_vals;
+	base = g->sysread_bases;
 	i = g->sysread_last;
-	e = g->sysread_last_ev;
 	do /* an open group has an event */
-		values[i] = (int64_t)(v[i] - (e--)->base.val);
+		values[i] = (int64_t)(v[i] - base[i]);
 	while (MORE_EVENTS(--i >= 0));
 	return 0;
 }
@@ -261,25 +260,26 @@ static __attribute__((noinline)) void write_offsets(struct lope_group *g,
 
 /*
  * The latest sample as every event's base: the group read(2)'s buffer
- * (@sampler LOPE_SAMPLE_GROUP), or each event's sample.  g->sampler, or a
- * constant where the caller knows it.
+ * copied to g->bases (@sampler LOPE_SAMPLE_GROUP), or each event's
+ * sample to its base.  g->sampler, or a constant where the caller knows
+ * it.
  */
 static inline __attribute__((always_inline)) void
 take_bases(struct lope_group *g, enum lope_sampler sampler)
 {
 	struct lope_event *e = g->ev;
 	const struct lope_event *last = g->sysread_last_ev;
-	const uint64_t *b = g->buf;
 
 	if (sampler == LOPE_SAMPLE_GROUP) {
-		uint64_t ena = b[1], run = b[2];
+		const uint64_t *b = g->buf, *v = b + 3;
+		uint64_t *base = g->bases;
+		long i = g->sysread_last;
 
-		b += 3;
-		do {
-			e->base.val = *b++;
-			e->base.ena = ena;
-			e->base.run = run;
-		} while (MORE_EVENTS(++e <= last));
+		e->base.ena = b[1];
+		e->base.run = b[2];
+		do
+			base[i] = v[i];
+		while (MORE_EVENTS(--i >= 0));
 	} else {
 		do
 			e->base = e->sample;
@@ -297,14 +297,11 @@ set_bases(struct lope_group *g, const int64_t *wr)
 		write_offsets(g, wr);
 }
 
-/* Take the latest sample as every event's base; what was written stays. */
-static void rebase(struct lope_group *g)
+/* Take the latest sample as every event's base; what was written stays.
+ * Out of line: its callers' common cases take no such copy. */
+static __attribute__((noinline)) void rebase(struct lope_group *g)
 {
-	int i;
-
-	for (i = 0; i < g->nr; i++)
-		g->ev[i].base = lopelib_group__sample_of(g, i);
-	g->leader_base_gap = g->ev[0].base.ena - g->ev[0].base.run;
+	take_bases(g, g->sampler);
 }
 
 /*

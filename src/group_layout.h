@@ -20,11 +20,12 @@
 
 /*
  * One event: what it is (attr, fd, page) and, for the read path, its base
- * (the raw counts its values start from), its written offset and its
- * latest sample where samples are per event (not a group read(2)).
+ * (the raw counts its values start from) and its latest sample where
+ * both are per event (not a group read(2): g->buf and g->bases), and its
+ * written offset.
  */
 struct lope_event {
-	struct lope_counts base;           /* raw counts at reset/start */
+	struct lope_counts base; /* raw counts at reset/start, but g->bases */
 	struct perf_event_mmap_page *page; /* NULL: read(2) only */
 	struct lope_counts sample; /* latest sample, unless g->buf holds it */
 	int64_t offset;            /* added after scaling (a write) */
@@ -110,6 +111,7 @@ struct lope_group {
 	 */
 	uint64_t *sysread_buf;
 	const uint64_t *sysread_vals;
+	const uint64_t *sysread_bases; /* g->bases, or event 0's base.val */
 	size_t sysread_len;
 	/* The values loop runs down from the last event, sysread_last
 	 * (nr - 1). */
@@ -147,6 +149,10 @@ struct lope_group {
 	int nr_overflow; /* events with a period */
 	size_t page_size;
 	uint64_t *buf; /* group read(2) buffer: nr, ena, run, ev_cap values */
+	/* A LOPE_SAMPLE_GROUP group's base values, side by side as in buf
+	 * (its read subtracts them in one pass); its enabled and running
+	 * times at the base are event 0's base.ena and base.run. */
+	uint64_t *bases;
 	/* Hybrid CPUs (split.c).  A group split over core PMUs (parts set,
 	 * from cores) is the sum of its parts: groups of their own, each
 	 * all of one core PMU (core, of core_of) or of none (core -1). */
@@ -252,6 +258,20 @@ lopelib_group__sample_of(const struct lope_group *g, int i)
 	c.val = g->buf[3 + i];
 	c.ena = g->buf[1];
 	c.run = g->buf[2];
+	return c;
+}
+
+/* Event @i's base, in the same layouts. */
+static inline struct lope_counts
+lopelib_group__base_of(const struct lope_group *g, int i)
+{
+	struct lope_counts c;
+
+	if (g->sampler != LOPE_SAMPLE_GROUP)
+		return g->ev[i].base;
+	c.val = g->bases[i];
+	c.ena = g->ev[0].base.ena;
+	c.run = g->ev[0].base.run;
 	return c;
 }
 

@@ -50,6 +50,7 @@ void lope_group__delete(struct lope_group *g)
 	lope_group__close(g);
 	free(g->ev);
 	free(g->buf);
+	free(g->bases);
 	free(g);
 }
 
@@ -74,7 +75,8 @@ static int reserve(struct lope_group *g, int nr)
 	while (cap < (size_t)nr)
 		cap *= 2;
 	if (grow(&g->ev, cap, sizeof(*g->ev)) ||
-	    grow(&g->buf, 3 + cap, sizeof(*g->buf)))
+	    grow(&g->buf, 3 + cap, sizeof(*g->buf)) ||
+	    grow(&g->bases, cap, sizeof(*g->bases)))
 		return -ENOMEM;
 	g->ev_cap = (int)cap;
 	return 0;
@@ -272,6 +274,7 @@ static void plan_reads(struct lope_group *g, bool user)
 	g->leader_fd = g->ev[0].fd;
 	g->sysread_buf = g->grouped ? g->buf : (uint64_t *)&g->ev[0].sample;
 	g->sysread_vals = g->sysread_buf + (g->grouped ? 3 : 0);
+	g->sysread_bases = g->grouped ? g->bases : &g->ev[0].base.val;
 	g->sysread_last = g->nr - 1;
 	g->sysread_last_ev = &g->ev[g->sysread_last];
 	if (g->sampler == LOPE_SAMPLE_USER || (!g->grouped && g->nr > 1))
@@ -289,6 +292,7 @@ static void opened(struct lope_group *g, bool user)
 
 	for (i = 0; i < g->nr; i++) {
 		memset(&g->ev[i].base, 0, sizeof(g->ev[i].base));
+		g->bases[i] = 0;
 		g->ev[i].offset = 0;
 	}
 	g->leader_base_gap = 0;

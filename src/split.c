@@ -207,12 +207,12 @@ static void part_values(const struct lope_group *q, const struct lope_counts *c,
 	int j;
 
 	for (j = 0; j < q->nr; j++) {
-		const struct lope_event *e = &q->ev[j];
+		struct lope_counts b = lopelib_group__base_of(q, j);
 
-		d = c[j].val - e->base.val;
-		ena = lopelib_group__is_part(q) ? ref : c[j].ena - e->base.ena;
-		v[j] = (int64_t)lopelib_scaled(d, ena, c[j].run - e->base.run) +
-		       e->offset;
+		d = c[j].val - b.val;
+		ena = lopelib_group__is_part(q) ? ref : c[j].ena - b.ena;
+		v[j] = (int64_t)lopelib_scaled(d, ena, c[j].run - b.run) +
+		       q->ev[j].offset;
 	}
 }
 
