@@ -40,6 +40,13 @@ static int read_cold(struct lope_group *g, int64_t *values);
 #define MORE_EVENTS(cond) __builtin_expect_with_probability((cond), 1, 0.8)
 
 /*
+ * The element @off bytes into the array at @p.  The loops over a group
+ * read(2)'s values count down in bytes, which every target adds to an
+ * address as it is: an index would cost riscv64 a shift an event.
+ */
+#define AT(p, off) (*(__typeof__(p))((uintptr_t)(p) + (uintptr_t)(off)))
+
+/*
  * Not ready (g->head.read is read_cold()): closed, split (its parts are open,
  * not itself), parked (stopped lazily), or stopped in the kernel or
  * demoted with its bases still to take (settle()).  Each verb tests the
@@ -197,7 +204,7 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 {
 	const uint64_t *b, *v, *base;
 	ssize_t n;
-	long i;
+	long off;
 
 	n = lopelib_sys->read(g->leader_fd, g->sysread_buf, g->sysread_len);
 	/* Everything else is loaded after the call: kept in registers
@@ -212,13 +219,12 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 		values_slow(g, values);
 		return 0;
 	}
-	/* Down from the last event: the loop's count is its index. */
 	v = g->sysread_vals;
 	base = g->sysread_bases;
-	i = g->sysread_last;
+	off = g->sysread_last_off;
 	do /* an open group has an event */
-		values[i] = (int64_t)(v[i] - base[i]);
-	while (MORE_EVENTS(--i >= 0));
+		AT(values, off) = (int64_t)(AT(v, off) - AT(base, off));
+	while (MORE_EVENTS((off -= 8) >= 0));
 	return 0;
 }
 
@@ -273,13 +279,13 @@ take_bases(struct lope_group *g, enum lope_sampler sampler)
 	if (sampler == LOPE_SAMPLE_GROUP) {
 		const uint64_t *b = g->buf, *v = b + 3;
 		uint64_t *base = g->bases;
-		long i = g->sysread_last;
+		long off = g->sysread_last_off;
 
 		e->base.ena = b[1];
 		e->base.run = b[2];
 		do
-			base[i] = v[i];
-		while (MORE_EVENTS(--i >= 0));
+			AT(base, off) = AT(v, off);
+		while (MORE_EVENTS((off -= 8) >= 0));
 	} else {
 		do
 			e->base = e->sample;

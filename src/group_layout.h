@@ -113,9 +113,9 @@ struct lope_group {
 	const uint64_t *sysread_vals;
 	const uint64_t *sysread_bases; /* g->bases, or event 0's base.val */
 	size_t sysread_len;
-	/* The values loop runs down from the last event, sysread_last
-	 * (nr - 1). */
-	long sysread_last;
+	/* The values loop runs down from the last event's, sysread_last_off
+	 * bytes into the values (nr - 1 values). */
+	long sysread_last_off;
 	const struct lope_event *sysread_last_ev;
 	int leader_fd; /* event 0's: the leader's, whose ioctls switch it */
 	/* base.ena - base.run of the leader, event 0: a group read(2)

@@ -275,8 +275,8 @@ static void plan_reads(struct lope_group *g, bool user)
 	g->sysread_buf = g->grouped ? g->buf : (uint64_t *)&g->ev[0].sample;
 	g->sysread_vals = g->sysread_buf + (g->grouped ? 3 : 0);
 	g->sysread_bases = g->grouped ? g->bases : &g->ev[0].base.val;
-	g->sysread_last = g->nr - 1;
-	g->sysread_last_ev = &g->ev[g->sysread_last];
+	g->sysread_last_off = (long)((g->nr - 1) * sizeof(*g->buf));
+	g->sysread_last_ev = &g->ev[g->nr - 1];
 	if (g->sampler == LOPE_SAMPLE_USER || (!g->grouped && g->nr > 1))
 		g->sysread_len = 0;
 	else if (g->grouped)
