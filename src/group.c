@@ -40,11 +40,20 @@ static int read_cold(struct lope_group *g, int64_t *values);
 #define MORE_EVENTS(cond) __builtin_expect_with_probability((cond), 1, 0.8)
 
 /*
- * The element @off bytes into the array at @p.  The loops over a group
- * read(2)'s values count down in bytes, which every target adds to an
- * address as it is: an index would cost riscv64 a shift an event.
+ * A group read(2)'s values, bases and the caller's values are walked down
+ * in bytes, which every target adds to an address as it is (an index
+ * would cost riscv64 a shift an event), and two events at a time: a
+ * vector of two where the target has one (SSE2, NEON), two registers
+ * where it does not (riscv64 without V).  AT() is the element @off bytes
+ * into the array at @p, PAIR() the two from there; the bases are
+ * 16-aligned (open.c's reserve()), so x86 subtracts them from memory.
  */
+typedef uint64_t lope_pair
+	__attribute__((vector_size(16), aligned(8), may_alias));
+typedef uint64_t lope_pair16 __attribute__((vector_size(16), may_alias));
 #define AT(p, off) (*(__typeof__(p))((uintptr_t)(p) + (uintptr_t)(off)))
+#define PAIR(p, off) (*(lope_pair *)((uintptr_t)(p) + (uintptr_t)(off)))
+#define PAIR16(p, off) (*(lope_pair16 *)((uintptr_t)(p) + (uintptr_t)(off)))
 
 /*
  * Not ready (g->head.read is read_cold()): closed, split (its parts are open,
@@ -175,7 +184,7 @@ read_user_values(struct lope_group *g, int64_t *values)
 	return 0;
 }
 
-/* read_kernel_values()'s read(2) returned @n, not sysread_len: EINTR,
+/* read_kernel()'s read(2) returned @n, not sysread_len: EINTR,
  * or fail. */
 static __attribute__((noinline)) int
 read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
@@ -195,12 +204,14 @@ read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 
 /*
  * A read(2) group's common case: one read(2), of the leader with
- * PERF_FORMAT_GROUP or of the one event, stamped for the reset rule; and
- * when the kernel did not multiplex the events (one enabled less running
- * time for all, as at the bases), a few instructions an event.
+ * PERF_FORMAT_GROUP (@one false) or of the one event (@one), stamped for
+ * the reset rule; and when the kernel did not multiplex the events (one
+ * enabled less running time for all, as at the bases), a few
+ * instructions an event: the top one alone if their number is odd, then
+ * two at a time down to the first (g->sysread_pairs_off).
  */
-static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
-							int64_t *values)
+static inline __attribute__((always_inline)) int
+read_kernel(struct lope_group *g, int64_t *values, bool one)
 {
 	const uint64_t *b, *v, *base;
 	ssize_t n;
@@ -219,13 +230,33 @@ static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
 		values_slow(g, values);
 		return 0;
 	}
-	v = g->sysread_vals;
-	base = g->sysread_bases;
-	off = g->sysread_last_off;
-	do /* an open group has an event */
+	if (one) {
+		values[0] = (int64_t)(g->ev[0].sample.val - g->ev[0].base.val);
+		return 0;
+	}
+	v = b + 3;
+	base = g->bases;
+	if (g->nr & 1) {
+		off = g->sysread_last_off;
 		AT(values, off) = (int64_t)(AT(v, off) - AT(base, off));
-	while (MORE_EVENTS((off -= 8) >= 0));
+	}
+	off = g->sysread_pairs_off;
+	do /* a group read(2) has two events or more */
+		PAIR(values, off) = PAIR(v, off) - PAIR16(base, off);
+	while (MORE_EVENTS((off -= 16) >= 0));
 	return 0;
+}
+
+static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
+							int64_t *values)
+{
+	return read_kernel(g, values, false);
+}
+
+static __attribute__((noinline)) int read_one_value(struct lope_group *g,
+						    int64_t *values)
+{
+	return read_kernel(g, values, true);
 }
 
 static inline __attribute__((always_inline)) void choose(struct lope_group *g,
@@ -277,15 +308,18 @@ take_bases(struct lope_group *g, enum lope_sampler sampler)
 	const struct lope_event *last = g->sysread_last_ev;
 
 	if (sampler == LOPE_SAMPLE_GROUP) {
-		const uint64_t *b = g->buf, *v = b + 3;
+		const uint64_t *b = g->sysread_buf, *v = b + 3;
 		uint64_t *base = g->bases;
 		long off = g->sysread_last_off;
 
 		e->base.ena = b[1];
 		e->base.run = b[2];
-		do
+		if (g->nr & 1)
 			AT(base, off) = AT(v, off);
-		while (MORE_EVENTS((off -= 8) >= 0));
+		off = g->sysread_pairs_off;
+		do
+			PAIR16(base, off) = PAIR(v, off);
+		while (MORE_EVENTS((off -= 16) >= 0));
 	} else {
 		do
 			e->base = e->sample;
@@ -507,7 +541,7 @@ static int reset_one_ready(struct lope_group *g)
 		return 0;
 	}
 	n = lopelib_sys->read(g->leader_fd, &e->sample, sizeof(e->sample));
-	/* Loaded again after the call, as read_kernel_values() does. */
+	/* Loaded again after the call, as read_kernel() does. */
 	__asm__ __volatile__("" ::: "memory");
 	if (__builtin_expect(n != (ssize_t)sizeof(e->sample), 0))
 		return reset_failed(g, n);
@@ -557,7 +591,8 @@ void lopelib_group__choose(struct lope_group *g, bool ready)
 		g->ready_read = read_slow;
 		g->ready_reset = reset_any_state;
 	} else {
-		g->ready_read = read_kernel_values;
+		g->ready_read = g->grouped ? read_kernel_values :
+					     read_one_value;
 		g->ready_reset = g->grouped ? reset_kernel_ready :
 					      reset_one_ready;
 	}

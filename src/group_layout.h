@@ -105,17 +105,21 @@ struct lope_group {
 	/*
 	 * The one read(2) of a LOPE_SAMPLE_GROUP or one-event group: of
 	 * leader_fd into sysread_buf (g->buf, or event 0's sample),
-	 * sysread_len bytes (0: no such read), values at sysread_vals; the
-	 * enabled time at sysread_buf[1], the running time at sysread_buf[2]
-	 * in both layouts.
+	 * sysread_len bytes (0: no such read); the enabled time at
+	 * sysread_buf[1], the running time at sysread_buf[2] in both
+	 * layouts.
 	 */
 	uint64_t *sysread_buf;
-	const uint64_t *sysread_vals;
-	const uint64_t *sysread_bases; /* g->bases, or event 0's base.val */
 	size_t sysread_len;
-	/* The values loop runs down from the last event's, sysread_last_off
-	 * bytes into the values (nr - 1 values). */
+	/* A LOPE_SAMPLE_GROUP group's base values, side by side as in buf,
+	 * 16-aligned; its enabled and running times at the base are event
+	 * 0's base.ena and base.run. */
+	uint64_t *bases;
+	/* The loops over a group read(2)'s values and bases run down in
+	 * bytes: the last event alone at sysread_last_off ((nr - 1) * 8)
+	 * if nr is odd, then two at a time from sysread_pairs_off to 0. */
 	long sysread_last_off;
+	long sysread_pairs_off;
 	const struct lope_event *sysread_last_ev;
 	int leader_fd; /* event 0's: the leader's, whose ioctls switch it */
 	/* base.ena - base.run of the leader, event 0: a group read(2)
@@ -149,10 +153,6 @@ struct lope_group {
 	int nr_overflow; /* events with a period */
 	size_t page_size;
 	uint64_t *buf; /* group read(2) buffer: nr, ena, run, ev_cap values */
-	/* A LOPE_SAMPLE_GROUP group's base values, side by side as in buf
-	 * (its read subtracts them in one pass); its enabled and running
-	 * times at the base are event 0's base.ena and base.run. */
-	uint64_t *bases;
 	/* Hybrid CPUs (split.c).  A group split over core PMUs (parts set,
 	 * from cores) is the sum of its parts: groups of their own, each
 	 * all of one core PMU (core, of core_of) or of none (core -1). */

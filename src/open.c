@@ -69,6 +69,7 @@ static int grow(void *p, size_t n, size_t size)
 static int reserve(struct lope_group *g, int nr)
 {
 	size_t cap = g->ev_cap ? (size_t)g->ev_cap : 4;
+	void *bases;
 
 	if (nr <= g->ev_cap)
 		return 0;
@@ -76,8 +77,10 @@ static int reserve(struct lope_group *g, int nr)
 		cap *= 2;
 	if (grow(&g->ev, cap, sizeof(*g->ev)) ||
 	    grow(&g->buf, 3 + cap, sizeof(*g->buf)) ||
-	    grow(&g->bases, cap, sizeof(*g->bases)))
+	    posix_memalign(&bases, 16, cap * sizeof(*g->bases)))
 		return -ENOMEM;
+	free(g->bases); /* set when the group opens (opened()) */
+	g->bases = bases;
 	g->ev_cap = (int)cap;
 	return 0;
 }
@@ -273,9 +276,9 @@ static void plan_reads(struct lope_group *g, bool user)
 		g->sampler = g->grouped ? LOPE_SAMPLE_GROUP : LOPE_SAMPLE_EACH;
 	g->leader_fd = g->ev[0].fd;
 	g->sysread_buf = g->grouped ? g->buf : (uint64_t *)&g->ev[0].sample;
-	g->sysread_vals = g->sysread_buf + (g->grouped ? 3 : 0);
-	g->sysread_bases = g->grouped ? g->bases : &g->ev[0].base.val;
 	g->sysread_last_off = (long)((g->nr - 1) * sizeof(*g->buf));
+	g->sysread_pairs_off =
+		(((long)g->nr - 2) & ~1L) * (long)sizeof(*g->buf);
 	g->sysread_last_ev = &g->ev[g->nr - 1];
 	if (g->sampler == LOPE_SAMPLE_USER || (!g->grouped && g->nr > 1))
 		g->sysread_len = 0;
