@@ -94,33 +94,6 @@ int lope_group__read_raw(struct lope_group *g, struct lope_counts *c)
 	return err;
 }
 
-uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run)
-{
-	unsigned __int128 q;
-
-	if (run == 0 || ena == run)
-		return val;
-	q = (unsigned __int128)val * ena / run;
-	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
-}
-
-/* Any value: each event's own interval, scaled where the kernel multiplexed. */
-static __attribute__((noinline)) void values_slow(const struct lope_group *g,
-						  int64_t *values)
-{
-	int i;
-
-	for (i = 0; i < g->nr; i++) {
-		struct lope_counts c = lopelib_group__sample_of(g, i),
-				   b = lopelib_group__base_of(g, i);
-
-		values[i] = (int64_t)lopelib_scaled(c.val - b.val,
-						    c.ena - b.ena,
-						    c.run - b.run) +
-			    g->ev[i].offset;
-	}
-}
-
 /* The one slow path of lope_group__read(): any state, any sample. */
 static __attribute__((noinline)) int read_slow(struct lope_group *g,
 					       int64_t *values)
@@ -128,7 +101,7 @@ static __attribute__((noinline)) int read_slow(struct lope_group *g,
 	int err = lopelib_group__sample(g, true);
 
 	if (!err)
-		values_slow(g, values);
+		lopelib_group__values(g, values);
 	return err;
 }
 
@@ -139,7 +112,8 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
 	int err;
 
 	if (parked(g)) {
-		values_slow(g, values); /* what was written, as it was */
+		lopelib_group__values(g,
+				      values); /* what was written, as it was */
 		return 0;
 	}
 	if (!g->opened)
@@ -198,7 +172,7 @@ read_kernel_failed(struct lope_group *g, int64_t *values, ssize_t n)
 		return err;
 	}
 	g->last = LOPE_PATH_READ;
-	values_slow(g, values);
+	lopelib_group__values(g, values);
 	return 0;
 }
 
@@ -227,7 +201,7 @@ read_kernel(struct lope_group *g, int64_t *values, bool one)
 	g->last = LOPE_PATH_READ;
 	b = g->sysread_buf;
 	if (__builtin_expect(b[1] - b[2] != g->leader_base_gap, 0)) {
-		values_slow(g, values);
+		lopelib_group__values(g, values);
 		return 0;
 	}
 	if (one) {
@@ -732,7 +706,7 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 	if (unready(g)) {
 		if (parked(g)) { /* stopped already */
 			if (values)
-				values_slow(g, values);
+				lopelib_group__values(g, values);
 			return 0;
 		}
 		if (!g->opened)
@@ -749,7 +723,7 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 	if (err)
 		return err;
 	if (values)
-		values_slow(g, values);
+		lopelib_group__values(g, values);
 	if (g->listed)
 		park(g);
 	else

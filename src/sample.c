@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A group's sample: its counts now, from the events' pages in user space
- * or by read(2), into each event's sample (or the group's buffer).  What
- * the measured calls do with it, bases and values, is group.c's; the
- * common cases there read for themselves, inline, and come here for
- * everything else.
+ * or by read(2), into each event's sample (or the group's buffer); and
+ * the values from any sample, scaled (lope_scale()).  The measured calls'
+ * common cases, in group.c, read and subtract for themselves, inline, and
+ * come here for everything else; the bases are group.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -137,4 +137,30 @@ int lopelib_group__sample(struct lope_group *g, bool timed)
 		lopelib_arch_cycles_to(&g->read_end);
 	g->last = LOPE_PATH_READ;
 	return 0;
+}
+
+uint64_t lope_scale(uint64_t val, uint64_t ena, uint64_t run)
+{
+	unsigned __int128 q;
+
+	if (run == 0 || ena == run)
+		return val;
+	q = (unsigned __int128)val * ena / run;
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+/* Any value: each event's own interval, scaled where the kernel multiplexed. */
+void lopelib_group__values(const struct lope_group *g, int64_t *values)
+{
+	int i;
+
+	for (i = 0; i < g->nr; i++) {
+		struct lope_counts c = lopelib_group__sample_of(g, i),
+				   b = lopelib_group__base_of(g, i);
+
+		values[i] = (int64_t)lopelib_scaled(c.val - b.val,
+						    c.ena - b.ena,
+						    c.run - b.run) +
+			    g->ev[i].offset;
+	}
 }

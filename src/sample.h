@@ -24,4 +24,11 @@ int lopelib_group__sample(struct lope_group *g, bool timed);
  */
 int lopelib_group__read_again(int fd, void *buf, size_t len, ssize_t n);
 
+/*
+ * Every event's value from the latest sample: its own interval since its
+ * base, scaled where the kernel multiplexed, and what was written.  The
+ * slow path of a read; the common cases are group.c's.
+ */
+void lopelib_group__values(const struct lope_group *g, int64_t *values);
+
 #endif /* LOPE_SAMPLE_H */
