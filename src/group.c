@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An event group's measured calls: enable/disable, read in user space or
- * with read(2) (the common cases here, the general sample in sample.c),
- * and per-event bases that make reset, write and restart free of system
- * calls.  What lope_group__read() and lope_group__reset() do is chosen
- * when the group changes (lopelib_group__choose()): a common case of its
- * own for each way of sampling, and one slow path for everything else.
- * The whole story is doc/read-path.md.  Building and opening the group
- * is in open.c.
+ * with read(2) (the common cases here; the general sample and values in
+ * sample.c), and per-event bases that make reset, write and restart free
+ * of system calls.  What lope_group__read() and lope_group__reset() do is
+ * chosen when the group changes (lopelib_group__choose()): a common case
+ * of its own for each way of sampling, and one slow path for everything
+ * else.  The whole story is doc/read-path.md.  Building and opening the
+ * group is in open.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
