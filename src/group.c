@@ -40,6 +40,15 @@ static int read_cold(struct lope_group *g, int64_t *values);
 #define MORE_EVENTS(cond) __builtin_expect_with_probability((cond), 1, 0.8)
 
 /*
+ * A function of a measured call's common path starts on 16 bytes, as
+ * x86-64 aligns every function anyway: on arm64 the padding GCC puts
+ * before a loop or a jump table's label inside it then no longer depends
+ * on the size of the code before it in this file (a read of the cycle
+ * counter took a nop more when that code grew).
+ */
+#define MEASURED __attribute__((aligned(16)))
+
+/*
  * A group read(2)'s values, bases and the caller's values are walked down
  * in bytes, which every target adds to an address as it is (an index
  * would cost riscv64 a shift an event), and two events at a time: a
@@ -137,7 +146,7 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
  * event are nothing to it.  A thread whose id is not cached yet (0) takes
  * the slow path, which caches it.
  */
-static __attribute__((noinline)) LOPE_SCALAR_STORES int
+static __attribute__((noinline)) MEASURED LOPE_SCALAR_STORES int
 read_user_values(struct lope_group *g, int64_t *values)
 {
 	struct lope_event *e = g->ev;
@@ -221,14 +230,14 @@ read_kernel(struct lope_group *g, int64_t *values, bool one)
 	return 0;
 }
 
-static __attribute__((noinline)) int read_kernel_values(struct lope_group *g,
-							int64_t *values)
+static __attribute__((noinline)) MEASURED int
+read_kernel_values(struct lope_group *g, int64_t *values)
 {
 	return read_kernel(g, values, false);
 }
 
-static __attribute__((noinline)) int read_one_value(struct lope_group *g,
-						    int64_t *values)
+static __attribute__((noinline)) MEASURED int
+read_one_value(struct lope_group *g, int64_t *values)
 {
 	return read_kernel(g, values, true);
 }
@@ -248,7 +257,7 @@ static inline __attribute__((always_inline)) void choose(struct lope_group *g,
  * Only a test and a tail call, so that no path pays for another's stack
  * frame (the user-space read's least of all).
  */
-int lope_group__read(struct lope_group *g, int64_t *values)
+MEASURED int lope_group__read(struct lope_group *g, int64_t *values)
 {
 	if (__builtin_expect(!g || !values, 0))
 		return -EINVAL;
@@ -302,13 +311,20 @@ take_bases(struct lope_group *g, enum lope_sampler sampler)
 	g->leader_base_gap = g->ev[0].base.ena - g->ev[0].base.run;
 }
 
-/* Take the latest sample as every event's base, with @wr on top. */
+/* Take the latest sample as every event's base, with @wr on top;
+ * @sampler as take_bases()'s. */
+static inline __attribute__((always_inline)) void
+set_bases_of(struct lope_group *g, enum lope_sampler sampler, const int64_t *wr)
+{
+	take_bases(g, sampler);
+	if (__builtin_expect(wr || g->written, 0))
+		write_offsets(g, wr);
+}
+
 static inline __attribute__((always_inline)) void
 set_bases(struct lope_group *g, const int64_t *wr)
 {
-	take_bases(g, g->sampler);
-	if (__builtin_expect(wr || g->written, 0))
-		write_offsets(g, wr);
+	set_bases_of(g, g->sampler, wr);
 }
 
 /* Take the latest sample as every event's base; what was written stays.
@@ -324,7 +340,7 @@ static __attribute__((noinline)) void rebase(struct lope_group *g)
  * needs them or samples again (a demoted group samples again).  The
  * disable that left it costs no copy.  0 or -errno.
  */
-static __attribute__((noinline)) int settle(struct lope_group *g)
+static __attribute__((noinline)) MEASURED int settle(struct lope_group *g)
 {
 	int err;
 
@@ -424,7 +440,7 @@ static __attribute__((noinline)) int reset_failed(struct lope_group *g,
 
 /* A ready read(2) group's reset without a read to reuse: its one
  * read(2) (g->sysread_len), then the bases. */
-static __attribute__((noinline)) int reset_kernel(struct lope_group *g)
+static __attribute__((noinline)) MEASURED int reset_kernel(struct lope_group *g)
 {
 	ssize_t n;
 
@@ -488,7 +504,7 @@ static __attribute__((noinline)) int reset_any_state(struct lope_group *g)
  * offset is to be kept.  A read(2) group of several events, read at
  * once:
  */
-static int reset_kernel_ready(struct lope_group *g)
+static MEASURED int reset_kernel_ready(struct lope_group *g)
 {
 	if (reusable(g)) {
 		lopelib_group__forget_read(g);
@@ -503,7 +519,7 @@ static int reset_kernel_ready(struct lope_group *g)
  * event's sample, then copied to its base, with no loop (PAPI_reset of
  * one event below stock's, doc/read-path.md).
  */
-static int reset_one_ready(struct lope_group *g)
+static MEASURED int reset_one_ready(struct lope_group *g)
 {
 	struct lope_event *e = g->ev;
 	ssize_t n;
@@ -528,7 +544,7 @@ static int reset_one_ready(struct lope_group *g)
 }
 
 /* A ready user-space group: the pages straight into the bases. */
-static int reset_user_ready(struct lope_group *g)
+static MEASURED int reset_user_ready(struct lope_group *g)
 {
 	if (reusable(g)) {
 		lopelib_group__forget_read(g);
@@ -545,7 +561,7 @@ static int reset_user_ready(struct lope_group *g)
  * with g->ready_reset; any other state takes reset_any_state().  Only
  * tests and a tail call, as lope_group__read().
  */
-int lope_group__reset(struct lope_group *g)
+MEASURED int lope_group__reset(struct lope_group *g)
 {
 	if (__builtin_expect(!g, 0))
 		return -EINVAL;
@@ -602,7 +618,7 @@ int lope_group__write(struct lope_group *g, const int64_t *values)
  * while it was stopped stays.  A failed sample leaves it parked with the
  * values it had: every sample back to its base, which it equalled.
  */
-static __attribute__((noinline)) int unpark(struct lope_group *g)
+static __attribute__((noinline)) MEASURED int unpark(struct lope_group *g)
 {
 	int i, err;
 
@@ -625,7 +641,7 @@ static __attribute__((noinline)) int unpark(struct lope_group *g)
 	return 0;
 }
 
-int lope_group__enable(struct lope_group *g)
+MEASURED int lope_group__enable(struct lope_group *g)
 {
 	int err;
 
@@ -687,17 +703,20 @@ static inline void stopped(struct lope_group *g)
  * A lazy stop, after the sample that ends the interval: the counters stay
  * enabled in the kernel, and the group's values stand still from here.
  */
-static void park(struct lope_group *g)
+static MEASURED void park(struct lope_group *g)
 {
 	lopelib_set_running(g, false);
 	g->stop = LOPE_STOP_PARKED;
 	lopelib_group__forget_read(g);
-	set_bases(g, NULL); /* as settle() after a stop in the kernel */
+	/* As settle() after a stop in the kernel; a lazy group samples in
+	 * user space, and the constant spares its stop a group read(2)'s
+	 * copy, whose registers would cost it a stack frame. */
+	set_bases_of(g, LOPE_SAMPLE_USER, NULL);
 	choose(g, false);
 	LOPE_CHECK(g);
 }
 
-int lope_group__disable(struct lope_group *g, int64_t *values)
+MEASURED int lope_group__disable(struct lope_group *g, int64_t *values)
 {
 	int err;
 
@@ -732,7 +751,7 @@ int lope_group__disable(struct lope_group *g, int64_t *values)
 	return 0;
 }
 
-int lope_group__disable_after_read(struct lope_group *g)
+MEASURED int lope_group__disable_after_read(struct lope_group *g)
 {
 	int err;
 
