@@ -121,8 +121,8 @@ static __attribute__((noinline)) int read_cold(struct lope_group *g,
 	int err;
 
 	if (parked(g)) {
-		lopelib_group__values(g,
-				      values); /* what was written, as it was */
+		/* what was written, as it was */
+		lopelib_group__values(g, values);
 		return 0;
 	}
 	if (!g->opened)
