@@ -39,13 +39,9 @@ static int read_cold(struct lope_group *g, int64_t *values);
  */
 #define MORE_EVENTS(cond) __builtin_expect_with_probability((cond), 1, 0.8)
 
-/*
- * A function of a measured call's common path starts on 16 bytes, as
- * x86-64 aligns every function anyway: on arm64 the padding GCC puts
- * before a loop or a jump table's label inside it then no longer depends
- * on the size of the code before it in this file (a read of the cycle
- * counter took a nop more when that code grew).
- */
+/* A measured call's common path starts on 16 bytes, as every x86-64
+ * function does: arm64's padding inside it then no longer depends on the
+ * code before it in this file (doc/read-path.md). */
 #define MEASURED __attribute__((aligned(16)))
 
 /*
