@@ -27,7 +27,8 @@
 #
 # each with LD_LIBRARY_PATH unset and set to OURS, and rpath and runpath
 # with LD_PRELOAD=OURS/libpapi (as root, where the file system allows it,
-# runpath set-user-ID to another user too: secure-execution mode).  Per
+# a twin of runpath set-user-ID to another user too, its RUNPATH a copy
+# of STOCK that user can read: secure-execution mode).  Per
 # case: papi_which's "loads:" is the libpapi the program ran with;
 # "found by:" names the step the table expects; ours or stock as the file
 # is; an ld.so.cache answer is what ldconfig -p lists; and every "fix:" it
@@ -330,7 +331,11 @@ nobody=$(id -u nobody 2>/dev/null)
 if [ "$(id -u)" -ne 0 ] || [ -z "$nobody" ]; then
 	skip secure "needs root and a user nobody to make a set-user-ID program"
 else
-	cp -p "$tmp/bin/runpath" "$tmp/bin/suid"
+	# runpath's twin, its RUNPATH a copy of stock that nobody can read:
+	# the build may be out of nobody's reach (a clone under /root).
+	mkdir "$tmp/pub"
+	cp -L "$stock/$soname" "$tmp/pub/$soname"
+	build "$tmp/bin/suid" "$tmp/prog.c" "${L[@]}" $new -Wl,-rpath,"$tmp/pub"
 	chown "$nobody" "$tmp/bin/suid" && chmod 4755 "$tmp/bin/suid"
 	run=$(ran "$LLP" "$tmp/bin/suid")
 	if [ -n "$run" ] && [ "$(kind_of "$run")" = stock ]; then
