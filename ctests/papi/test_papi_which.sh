@@ -331,7 +331,7 @@ nobody=$(id -u nobody 2>/dev/null)
 if [ "$(id -u)" -ne 0 ] || [ -z "$nobody" ]; then
 	skip secure "needs root and a user nobody to make a set-user-ID program"
 else
-	# runpath's twin, its RUNPATH a copy of stock that nobody can read:
+	# runpath's twin, its RUNPATH a copy of stock the user nobody can read:
 	# the build may be out of nobody's reach (a clone under /root).
 	mkdir "$tmp/pub"
 	cp -L "$stock/$soname" "$tmp/pub/$soname"
